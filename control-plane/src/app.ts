@@ -1,0 +1,89 @@
+import type { Db } from "@stake/db/client";
+import { newId } from "@stake/db/ids";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import { sql } from "drizzle-orm";
+import express, { type Express, type Router } from "express";
+import type { Redis } from "ioredis";
+import { pinoHttp } from "pino-http";
+import { createPasswordHasher } from "./auth/password.ts";
+import type { Config } from "./config.ts";
+import { AppError, errorHandler, type Presenter, presentStandard, presentV1 } from "./errors.ts";
+import { createAccountV1Router } from "./features/account-v1/routes.ts";
+import { createAccountV1Service } from "./features/account-v1/service.ts";
+import { createAccountsRepo } from "./features/account-v2/repo.ts";
+import { createAccountV2Router } from "./features/account-v2/routes.ts";
+import { createAccountService } from "./features/account-v2/service.ts";
+import { createAbuseLimits } from "./http/abuse-limits.ts";
+import type { Logger } from "./log.ts";
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  db: Db;
+  redis: Redis;
+}
+
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+
+/**
+ * Builds the control-plane HTTP app. Each spec area is mounted at its spec base path with its own JSON
+ * parser and error presenter, so a body error is rendered in that area's format. Order matters where
+ * prefixes nest: /api/v1/staking before /api/v1.
+ */
+export function createApp(deps: AppDeps): Express {
+  const { config, logger, db, redis } = deps;
+  const keys = createRedisKeys(config.redisPrefix);
+  const accountsRepo = createAccountsRepo(db);
+  const passwords = createPasswordHasher(config.argon2);
+  const limits = createAbuseLimits({ redis, keys, config });
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers["request-id"];
+        const id = typeof given === "string" && REQUEST_ID.test(given) ? given : newId("request");
+        res.setHeader("request-id", id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    }),
+  );
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const checks = await Promise.allSettled([db.execute(sql`select 1`), redis.ping()]);
+    const [pg, rd] = checks.map((c) => (c.status === "fulfilled" ? "ok" : "unreachable"));
+    const ready = pg === "ok" && rd === "ok";
+    res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "unavailable", postgres: pg, redis: rd });
+  });
+
+  // Any content type is read as JSON, so `curl -d '{...}'` works without a Content-Type header.
+  const json = express.json({ limit: config.jsonBodyLimit, type: () => true });
+  const mount = (path: string, router: Router, present: Presenter) =>
+    app.use(path, json, router, errorHandler(present, logger));
+
+  mount(
+    "/user",
+    createAccountV2Router({ accounts: createAccountService({ accounts: accountsRepo, passwords, limits }) }),
+    presentStandard,
+  );
+  mount(
+    "/api/public",
+    createAccountV1Router({
+      accounts: createAccountV1Service({ accounts: accountsRepo, passwords, limits }),
+    }),
+    presentV1,
+  );
+
+  app.use(() => {
+    throw new AppError("NOT_FOUND", "No such endpoint");
+  });
+  app.use(errorHandler(presentStandard, logger));
+  return app;
+}

@@ -1,0 +1,144 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable the control plane reads, described once. `loadConfig` is called once, in
+ * main.ts; the frozen result is passed down. `scripts/env-example.ts` renders `.env.example` from this.
+ */
+export const ControlPlaneEnv = z.object({
+  CONTROL_PLANE_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(3000)
+    .describe("HTTP port of the control plane."),
+  CONTROL_PLANE_HOST: z.string().default("0.0.0.0").describe("Interface the control plane listens on."),
+  DATABASE_URL: z.url().describe("Postgres connection URL (the system of record)."),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(10)
+    .describe("Postgres connections per process."),
+  REDIS_URL: z.url().describe("Redis connection URL (rate limits, caches, job queues, ledger hot path)."),
+  REDIS_PREFIX: z
+    .string()
+    .default("stake:")
+    .describe("Prefix of every Redis key, to share one Redis between deployments."),
+  NETWORK: z
+    .enum(["testnet", "mainnet"])
+    .default("testnet")
+    .describe("The chain environment this deployment serves."),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino log level."),
+  JSON_BODY_LIMIT: z
+    .string()
+    .default("100kb")
+    .describe("Largest accepted JSON body (body-parser size syntax)."),
+  TRUST_PROXY: z
+    .string()
+    .default("loopback")
+    .describe(
+      "Express `trust proxy` setting: which hops may set X-Forwarded-For (client address for rate limits).",
+    ),
+  ARGON2_MEMORY_KIB: z.coerce
+    .number()
+    .int()
+    .min(8192)
+    .default(19456)
+    .describe("argon2id memory cost in KiB (OWASP minimum 19 MiB)."),
+  ARGON2_ITERATIONS: z.coerce.number().int().min(1).default(2).describe("argon2id time cost."),
+  SIGNUP_LIMIT_PER_IP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe("Sign-ups allowed per client address per window."),
+  SIGNUP_LIMIT_PER_EMAIL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(30)
+    .describe("Sign-up attempts allowed per e-mail per window."),
+  AUTH_FAILURE_LIMIT_PER_IP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(200)
+    .describe("Failed Basic-auth attempts allowed per client address per window."),
+  AUTH_FAILURE_LIMIT_PER_EMAIL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe("Failed Basic-auth attempts allowed per e-mail per window."),
+  ABUSE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(900)
+    .describe("Window of the sign-up and auth-failure limits."),
+});
+
+export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databasePoolSize: number;
+  redisUrl: string;
+  redisPrefix: string;
+  network: "testnet" | "mainnet";
+  logLevel: ControlPlaneEnv["LOG_LEVEL"];
+  jsonBodyLimit: string;
+  trustProxy: string;
+  argon2: { memoryCost: number; timeCost: number };
+  abuse: {
+    windowSeconds: number;
+    signupPerIp: number;
+    signupPerEmail: number;
+    authFailuresPerIp: number;
+    authFailuresPerEmail: number;
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = ControlPlaneEnv.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid control-plane configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return deepFreeze({
+    port: e.CONTROL_PLANE_PORT,
+    host: e.CONTROL_PLANE_HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    network: e.NETWORK,
+    logLevel: e.LOG_LEVEL,
+    jsonBodyLimit: e.JSON_BODY_LIMIT,
+    trustProxy: e.TRUST_PROXY,
+    argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_ITERATIONS },
+    abuse: {
+      windowSeconds: e.ABUSE_WINDOW_SECONDS,
+      signupPerIp: e.SIGNUP_LIMIT_PER_IP,
+      signupPerEmail: e.SIGNUP_LIMIT_PER_EMAIL,
+      authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
+      authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
+    },
+  });
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

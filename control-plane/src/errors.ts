@@ -1,0 +1,130 @@
+import type { ErrorRequestHandler } from "express";
+import { z } from "zod";
+import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * One error vocabulary for the whole control plane (DESIGN §4). Codes are append-only: never rename one,
+ * clients match on them. Each feature declares its own codes in `features/<area>/errors.ts`; they are merged
+ * here so the status of every code is decided in one table.
+ */
+export const CORE_ERRORS = {
+  INVALID_JSON: 400,
+  VALIDATION_ERROR: 400,
+  BAD_REQUEST: 400,
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  ORGANISATION_NOT_APPROVED: 403,
+  ADDRESS_NOT_IN_SCOPE: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  UPSTREAM_UNAVAILABLE: 502,
+  UPSTREAM_TIMEOUT: 504,
+} as const;
+
+export const ERROR_STATUS = { ...CORE_ERRORS, ...ACCOUNT_ERRORS } as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  /** Extra response headers, e.g. Retry-After on 429. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** zod issues → the spec's `details: [{field, message}]`; a missing field reads "Required". */
+export function validationError(error: z.ZodError, root = "body"): AppError {
+  const details = error.issues.map((issue) => ({
+    field: issue.path.length ? issue.path.join(".") : root,
+    message: issue.message,
+  }));
+  const first = details[0];
+  const message = first ? `Invalid ${first.field}: ${first.message}` : "Invalid request";
+  return new AppError("VALIDATION_ERROR", message, { details });
+}
+
+/** Custom zod messages used by every schema parse: the spec's "Required" for absent values. */
+export const zodMessages: z.core.$ZodErrorMap = (issue) =>
+  issue.code === "invalid_type" && issue.input === undefined ? "Required" : undefined;
+
+/** Parses `input` with `schema`, throwing the area-neutral VALIDATION_ERROR on failure. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = "body"): z.output<S> {
+  const result = schema.safeParse(input, { error: zodMessages });
+  if (!result.success) throw validationError(result.error, root);
+  return result.data;
+}
+
+/** Converts whatever reached the error middleware into an AppError; unknown faults become a 500. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof z.ZodError) return validationError(err);
+  const type = (err as { type?: unknown } | null)?.type;
+  switch (type) {
+    case "entity.parse.failed":
+      return new AppError("INVALID_JSON", "Request body is not valid JSON");
+    case "entity.too.large":
+      return new AppError("PAYLOAD_TOO_LARGE", "Request body is too large");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new AppError("UNSUPPORTED_MEDIA_TYPE", "Unsupported request body encoding");
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return new AppError("BAD_REQUEST", "Malformed request body");
+  }
+  return new AppError("INTERNAL_SERVER_ERROR", "Internal server error", { cause: err });
+}
+
+/** A presenter renders an AppError as one area's wire body (the spec fixes a body shape per area). */
+export type Presenter = (error: AppError) => unknown;
+
+/** Account v2 and every area without its own format: `{error, code, details?}`. */
+export const presentStandard: Presenter = (e) =>
+  e.details ? { error: e.message, code: e.code, details: e.details } : { error: e.message, code: e.code };
+
+/** Account v1: `{success: false, code, message}`. */
+export const presentV1: Presenter = (e) => ({ success: false, code: e.code, message: e.message });
+
+/** Gateway account API: `{message}`. */
+export const presentMessage: Presenter = (e) => ({ message: e.message });
+
+/** The only place that writes error bodies; internals (stacks, SQL) go to the log, never to the client. */
+export function errorHandler(present: Presenter, logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = toAppError(err);
+    const log = (req as { log?: Logger }).log ?? logger;
+    if (error.status >= 500) log.error({ err: error.cause ?? err, code: error.code }, "request failed");
+    else log.debug({ code: error.code }, error.message);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error.headers) res.set(error.headers);
+    res.status(error.status).json(present(error));
+  };
+}

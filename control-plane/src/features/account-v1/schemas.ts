@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { Email } from "../account-v2/schemas.ts";
+
+/** v1 chains, as the spec lists them. */
+export const V1_CHAINS = ["ethereum", "bitcoin", "sui", "polygon", "solana"] as const;
+
+const AddressList = z.array(z.string().trim().min(1).max(128)).max(1000);
+
+export const AllowedAddresses = z.partialRecord(z.enum(V1_CHAINS), AddressList).superRefine((value, ctx) => {
+  // partialRecord ignores unknown keys only with a loose object; refuse them explicitly with a clear message.
+  for (const key of Object.keys(value)) {
+    if (!(V1_CHAINS as readonly string[]).includes(key)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `Unsupported chain; use one of ${V1_CHAINS.join(", ")}`,
+      });
+    }
+  }
+});
+
+export const RegisterRequest = z.object({
+  orgName: z.string().trim().min(1, { message: "Must not be empty" }).max(200),
+  email: Email,
+  // v1 keeps the spec's general limit (at least 8 characters); v2 adds the character-class rule.
+  password: z.string().min(8, { message: "Must be at least 8 characters" }).max(256),
+  allowedAddresses: AllowedAddresses,
+});
+export type RegisterRequest = z.infer<typeof RegisterRequest>;

@@ -1,0 +1,11 @@
+/** Account codes: the spec's account-v2 table verbatim, plus the approval states it leaves open. */
+export const ACCOUNT_ERRORS = {
+  MISSING_BASIC_AUTH: 401,
+  INVALID_BASIC_AUTH: 401,
+  INVALID_CREDENTIALS: 401,
+  ORGANISATION_PENDING: 403,
+  ORGANISATION_REJECTED: 403,
+  ORGANISATION_SUSPENDED: 403,
+  API_KEY_NOT_FOUND: 404,
+  USER_EXISTS: 409,
+} as const;

@@ -1,0 +1,72 @@
+import { issueApiKey } from "@stake/db/api-key";
+import type { PasswordHasher } from "../../auth/password.ts";
+import { AppError } from "../../errors.ts";
+import type { AbuseLimits } from "../../http/abuse-limits.ts";
+import type { BasicCredentials } from "../../http/basic-auth.ts";
+import type { AccountsRepo } from "./repo.ts";
+import type { SignupRequest } from "./schemas.ts";
+
+export function createAccountService(deps: {
+  accounts: AccountsRepo;
+  passwords: PasswordHasher;
+  limits: AbuseLimits;
+}) {
+  const { accounts, passwords, limits } = deps;
+
+  return {
+    async signup(input: SignupRequest, ip: string): Promise<void> {
+      await limits.consumeSignup(ip, input.email);
+      const passwordHash = await passwords.hash(input.password);
+      const org = await accounts.insertOrganisation({
+        orgName: input.org,
+        email: input.email,
+        passwordHash,
+        scope: input.scope,
+        signedUpVia: "v2",
+      });
+      if (!org) throw new AppError("USER_EXISTS", "An account with this e-mail already exists");
+    },
+
+    /** Basic-auth login for the key endpoints: only approved organisations get through. */
+    async authenticate(credentials: BasicCredentials, ip: string) {
+      await limits.assertAuthAllowed(ip, credentials.email);
+      const org = await accounts.findOrganisationByEmail(credentials.email);
+      const ok = org
+        ? await passwords.verify(org.passwordHash, credentials.password)
+        : await passwords.verifyDummy(credentials.password);
+      if (!org || !ok) {
+        await limits.recordAuthFailure(ip, credentials.email);
+        throw new AppError("INVALID_CREDENTIALS", "Invalid e-mail or password");
+      }
+      switch (org.status) {
+        case "approved":
+          return org;
+        case "pending":
+          throw new AppError("ORGANISATION_PENDING", "Organisation is awaiting approval");
+        case "rejected":
+          throw new AppError("ORGANISATION_REJECTED", "Organisation was rejected");
+        case "suspended":
+          throw new AppError("ORGANISATION_SUSPENDED", "Organisation is suspended");
+      }
+    },
+
+    async createKey(organisationId: string, label: string) {
+      const issued = issueApiKey("staking");
+      const row = await accounts.insertKey({ organisationId, label, issued });
+      return { keyId: row.id, label: row.label, apiKey: issued.key };
+    },
+
+    async listKeys(organisationId: string) {
+      const rows = await accounts.listActiveKeys(organisationId);
+      return rows.map((r) => ({ keyId: r.keyId, label: r.label, createdAt: r.createdAt.toISOString() }));
+    },
+
+    async revokeKey(organisationId: string, keyId: string): Promise<void> {
+      if (!(await accounts.revokeKey(keyId, organisationId))) {
+        throw new AppError("API_KEY_NOT_FOUND", "API key not found");
+      }
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,79 @@
+import type { OrganisationScope } from "@stake/db/schema/accounts";
+import type { RequestHandler } from "express";
+import { AppError } from "../errors.ts";
+import type { AccountsRepo } from "../features/account-v2/repo.ts";
+
+/** Who is calling a staking area: the approved organisation behind the presented API key. */
+export interface StakingAuth {
+  organisationId: string;
+  keyId: string;
+  scope: OrganisationScope;
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by `createApiKeyAuth` on the staking areas. */
+      auth?: StakingAuth;
+    }
+  }
+}
+
+/**
+ * Authentication for the staking areas. Each area names the header(s) it accepts (`api-key`, `x-api-key`,
+ * or both). Keys are looked up by SHA-256 hash on every request (no cache), so a revoked or rotated key
+ * stops working at once. Apply it per route, not per router: several areas share path prefixes.
+ */
+export function createApiKeyAuth(deps: {
+  accounts: AccountsRepo;
+  headers: readonly string[];
+}): RequestHandler {
+  const names = deps.headers.map((h) => h.toLowerCase());
+  return async (req, _res, next) => {
+    const presented = names.map((n) => req.headers[n]).find((v) => v !== undefined);
+    const key = Array.isArray(presented) ? undefined : presented?.trim();
+    if (presented === undefined || key === "") {
+      throw new AppError("MISSING_API_KEY", `Missing API key header (${names.join(" or ")})`);
+    }
+    if (!key) throw new AppError("INVALID_API_KEY", "API key header must be given once");
+    const found = await deps.accounts.findActiveKey(key);
+    if (!found) throw new AppError("INVALID_API_KEY", "Invalid or revoked API key");
+    if (found.organisation.status !== "approved") {
+      throw new AppError(
+        "ORGANISATION_NOT_APPROVED",
+        `Organisation is ${found.organisation.status}, not approved`,
+      );
+    }
+    req.auth = { organisationId: found.organisation.id, keyId: found.keyId, scope: found.organisation.scope };
+    next();
+  };
+}
+
+/** The request's auth, for handlers mounted behind `createApiKeyAuth`. */
+export function requireAuth(req: { auth?: StakingAuth }): StakingAuth {
+  if (!req.auth) throw new AppError("INTERNAL_SERVER_ERROR", "Route is missing API-key authentication");
+  return req.auth;
+}
+
+/**
+ * Scope rule (DESIGN §3): when the organisation lists addresses of `kind` for `chain`, `address` must be one
+ * of them; an absent or empty list means no restriction. Hex addresses compare case-insensitively.
+ */
+export function assertInScope(
+  auth: StakingAuth,
+  chain: string,
+  address: string,
+  kind: "delegator" | "validator" = "delegator",
+): void {
+  const list =
+    auth.scope[chain]?.[kind === "delegator" ? "delegator_addresses" : "validator_addresses"] ?? [];
+  if (list.length === 0) return;
+  const norm = (a: string) => (/^0x[0-9a-fA-F]+$/.test(a) ? a.toLowerCase() : a);
+  const wanted = norm(address);
+  if (!list.some((a) => norm(a) === wanted)) {
+    throw new AppError(
+      "ADDRESS_NOT_IN_SCOPE",
+      `Address ${address} is not in the organisation's ${chain} scope`,
+    );
+  }
+}

@@ -1,0 +1,47 @@
+import type { Server } from "node:http";
+import { createDb } from "@stake/db/client";
+import { createRedis } from "@stake/db/redis/client";
+import { createApp } from "./app.ts";
+import { type Config, loadConfig } from "./config.ts";
+import { createLogger, type Logger } from "./log.ts";
+
+/** Composition root: config → logger → db → redis → app. Returns a handle that drains and closes. */
+export async function start(options: { config: Readonly<Config>; logger: Logger }) {
+  const { config, logger } = options;
+  const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
+  const redis = createRedis(config.redisUrl, { name: "control-plane" });
+  const app = createApp({ config, logger, db: pg.db, redis });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  logger.info({ port }, "control plane listening");
+  return {
+    port,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.allSettled([pg.close(), redis.quit()]);
+    },
+  };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+  const logger = createLogger({ level: config.logLevel, service: "control-plane" });
+  const handle = await start({ config, logger });
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, async () => {
+      logger.info({ signal }, "draining");
+      await handle.close();
+      process.exit(0);
+    });
+  }
+}

@@ -1,0 +1,40 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { base58 } from "@scure/base";
+
+/**
+ * API-key format: `<prefix>_<base58 of 32 random bytes>` (256-bit secret). Only the SHA-256 hash and a short
+ * display start are stored (unkey keys/v1.ts); the raw key is shown once, at issue time.
+ * A fast hash is right here: the secret has 256 bits of entropy, so there is nothing to brute-force,
+ * and the lookup sits on every authenticated request.
+ */
+export const KEY_PREFIXES = {
+  staking: "stk",
+  gateway: "gwk",
+} as const;
+
+export type KeyKind = keyof typeof KEY_PREFIXES;
+
+export interface IssuedKey {
+  /** The secret, to be shown once and never stored. */
+  key: string;
+  /** Hex SHA-256 of the whole key string: the lookup column. */
+  hash: string;
+  /** Prefix plus the first characters of the secret, safe to display. */
+  start: string;
+}
+
+export function issueApiKey(kind: KeyKind): IssuedKey {
+  const key = `${KEY_PREFIXES[kind]}_${base58.encode(randomBytes(32))}`;
+  return { key, hash: hashApiKey(key), start: key.slice(0, KEY_PREFIXES[kind].length + 1 + 6) };
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** Constant-time equality of two hex digests of equal length (a length mismatch is not secret). */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}

@@ -1,0 +1,18 @@
+/**
+ * Every Redis key the platform uses, built in one place so the gateway (which debits) and the control
+ * plane (which credits and reads) can never disagree on the layout. `prefix` separates deployments and
+ * test runs sharing one Redis. Keys that one Lua script touches together share a `{hash tag}` so the
+ * script runs on Redis Cluster.
+ */
+export function createRedisKeys(prefix: string) {
+  const p = prefix;
+  return {
+    prefix: p,
+    /** rate-limiter-flexible key prefix for one limiter. */
+    rateLimit: (name: string) => `${p}rl:${name}`,
+    /** BullMQ queue prefix. */
+    queuePrefix: `${p}bull`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof createRedisKeys>;

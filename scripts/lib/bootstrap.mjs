@@ -1,0 +1,27 @@
+// Plain JavaScript on purpose: this runs before any dependency is installed.
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+/** Installs the workspace with pnpm 10 when node_modules is missing or older than the lockfile. */
+export function ensureInstalled() {
+  const marker = path.join(ROOT, "node_modules", ".modules.yaml");
+  const lock = path.join(ROOT, "pnpm-lock.yaml");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  const hasPnpm = spawnSync("pnpm", ["--version"], { stdio: "ignore" }).status === 0;
+  const [cmd, args] = hasPnpm ? ["pnpm", []] : ["npx", ["--yes", "pnpm@10"]];
+  console.error("installing dependencies (pnpm install --frozen-lockfile)…");
+  const r = spawnSync(cmd, [...args, "install", "--frozen-lockfile"], { cwd: ROOT, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+/** Runs a TypeScript entry with tsx, forwarding signals and the exit code. */
+export function runTs(entry, args = []) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  process.exit(r.status ?? 1);
+}

@@ -1,0 +1,5 @@
+// `npm test`: install, ensure Postgres and Redis, then typecheck, lint and run every test.
+import { ensureInstalled, runTs } from "./lib/bootstrap.mjs";
+
+ensureInstalled();
+runTs("scripts/test-run.ts", process.argv.slice(2));

@@ -1,0 +1,39 @@
+import { createApp } from "../../control-plane/src/app.ts";
+import { type Config, loadConfig } from "../../control-plane/src/config.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import { createTestDatabase } from "./pg.ts";
+import { createTestRedis } from "./redis.ts";
+
+/**
+ * Boots the real control-plane app (real Postgres, real Redis) for supertest. `env` overrides config
+ * variables, e.g. a chain node URL or a tighter rate limit.
+ */
+export async function createControlPlaneHarness(env: Record<string, string> = {}) {
+  const database = await createTestDatabase();
+  const redis = createTestRedis();
+  const config: Readonly<Config> = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    LOG_LEVEL: "silent",
+    // Cheap hashing keeps tests fast; production defaults are in config.ts.
+    ARGON2_MEMORY_KIB: "8192",
+    ARGON2_ITERATIONS: "1",
+    ...env,
+  });
+  const logger = createLogger({ level: config.logLevel, service: "control-plane" });
+  const app = createApp({ config, logger, db: database.db, redis: redis.redis });
+  return {
+    app,
+    config,
+    db: database.db,
+    sql: database.sql,
+    redis: redis.redis,
+    async close() {
+      await redis.cleanup();
+      await database.drop();
+    },
+  };
+}
+
+export type ControlPlaneHarness = Awaited<ReturnType<typeof createControlPlaneHarness>>;

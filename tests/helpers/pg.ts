@@ -1,0 +1,67 @@
+import { randomBytes } from "node:crypto";
+import { createDb } from "@stake/db/client";
+import { runMigrations } from "@stake/db/migrate";
+import postgres from "postgres";
+
+/**
+ * Tests never touch a developer's data: each test file gets a fresh database cloned from a migrated
+ * template (`CREATE DATABASE … TEMPLATE` copies files, so it is fast), dropped when the file is done.
+ */
+const TEMPLATE = "staking_test_template";
+
+export function adminUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Drops and re-creates the migrated template (the test runner calls this once per run). */
+export async function resetTestTemplate(url = adminUrl()): Promise<void> {
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
+    await admin.unsafe(`create database ${TEMPLATE}`);
+  } finally {
+    await admin.end();
+  }
+  await runMigrations(withDatabase(url, TEMPLATE));
+}
+
+async function ensureTemplate(admin: postgres.Sql, url: string): Promise<void> {
+  await admin`select pg_advisory_lock(727274)`;
+  try {
+    const [found] = await admin`select 1 from pg_database where datname = ${TEMPLATE}`;
+    if (!found) {
+      await admin.unsafe(`create database ${TEMPLATE}`);
+      await runMigrations(withDatabase(url, TEMPLATE));
+    }
+  } finally {
+    await admin`select pg_advisory_unlock(727274)`;
+  }
+}
+
+/** A fresh migrated database for one test file; call `drop()` in `after`. */
+export async function createTestDatabase() {
+  const url = adminUrl();
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await ensureTemplate(admin, url);
+  const name = `staking_test_${randomBytes(6).toString("hex")}`;
+  await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+  const databaseUrl = withDatabase(url, name);
+  const client = createDb(databaseUrl, { max: 10, applicationName: "tests" });
+  return {
+    url: databaseUrl,
+    ...client,
+    async drop() {
+      await client.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
