@@ -1,0 +1,90 @@
+import { issueApiKey } from "@stake/db/api-key";
+import { isId } from "@stake/db/ids";
+import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
+import { type Command, requirePositional, UsageError } from "./context.ts";
+
+const STATUSES = ["pending", "approved", "rejected", "suspended"] as const;
+type Status = (typeof STATUSES)[number];
+
+function setStatus(status: Status): Command["run"] {
+  return async (ctx, args) => {
+    const email = requirePositional(args, 0, "email").toLowerCase();
+    const org = await createAccountsRepo(ctx.db).setOrganisationStatus(email, status);
+    if (!org) throw new UsageError(`no organisation with e-mail ${email}`);
+    return {
+      data: { id: org.id, email: org.email, status: org.status },
+      text: `${org.email} is now ${org.status}`,
+    };
+  };
+}
+
+/** Organisations and their staking API keys. */
+export const accountCommands: Record<string, Command> = {
+  "orgs list": {
+    usage: "orgs list [--status pending|approved|rejected|suspended]",
+    summary: "list organisations",
+    async run(ctx, args) {
+      const status = args.flags.status;
+      if (status !== undefined && !STATUSES.includes(status as Status)) {
+        throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
+      }
+      const rows = await createAccountsRepo(ctx.db).listOrganisations(status as Status | undefined);
+      const data = rows.map((o) => ({
+        id: o.id,
+        orgName: o.orgName,
+        email: o.email,
+        status: o.status,
+        signedUpVia: o.signedUpVia,
+        scope: o.scope,
+        createdAt: o.createdAt.toISOString(),
+      }));
+      const text = data.length
+        ? data.map((o) => `${o.id}  ${o.status.padEnd(9)} ${o.email}  ${o.orgName}`).join("\n")
+        : "no organisations";
+      return { data, text };
+    },
+  },
+  "orgs approve": {
+    usage: "orgs approve <email>",
+    summary: "approve an organisation",
+    run: setStatus("approved"),
+  },
+  "orgs reject": {
+    usage: "orgs reject <email>",
+    summary: "reject an organisation",
+    run: setStatus("rejected"),
+  },
+  "orgs suspend": {
+    usage: "orgs suspend <email>",
+    summary: "suspend an organisation",
+    run: setStatus("suspended"),
+  },
+  "keys issue": {
+    usage: "keys issue <email> [--label L]",
+    summary: "issue a staking API key (the secret is printed once)",
+    async run(ctx, args) {
+      const email = requirePositional(args, 0, "email").toLowerCase();
+      const repo = createAccountsRepo(ctx.db);
+      const org = await repo.findOrganisationByEmail(email);
+      if (!org) throw new UsageError(`no organisation with e-mail ${email}`);
+      const label = typeof args.flags.label === "string" ? args.flags.label : "operator-issued";
+      const issued = issueApiKey("staking");
+      const row = await repo.insertKey({ organisationId: org.id, label, issued });
+      const data = { keyId: row.id, label: row.label, apiKey: issued.key, organisationId: org.id };
+      const warn =
+        org.status === "approved" ? "" : `\n(note: ${email} is ${org.status}; the key works once approved)`;
+      return { data, text: `${row.id}  ${issued.key}\nstore the key now: it is not shown again${warn}` };
+    },
+  },
+  "keys revoke": {
+    usage: "keys revoke <keyId>",
+    summary: "revoke a staking API key",
+    async run(ctx, args) {
+      const keyId = requirePositional(args, 0, "keyId");
+      if (!isId("apiKey", keyId)) throw new UsageError(`malformed keyId ${keyId}`);
+      const revoked = await createAccountsRepo(ctx.db).revokeKey(keyId);
+      if (!revoked) throw new UsageError(`no active key ${keyId}`);
+      return { data: { keyId, revoked: true }, text: `${keyId} revoked` };
+    },
+  },
+};

@@ -1,0 +1,45 @@
+import { parseArgs } from "node:util";
+import { accountCommands } from "./accounts.ts";
+import { type Command, createOperatorContext, UsageError } from "./context.ts";
+
+/**
+ * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
+ * a command's key is its two-word name.
+ */
+const COMMANDS: Record<string, Command> = { ...accountCommands };
+
+function help(): string {
+  const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);
+  return `usage: npm run operator -- <command> [--json]\n\n${rows.join("\n")}\n\nDATABASE_URL and REDIS_URL select the deployment.`;
+}
+
+const { positionals, values } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  strict: false,
+});
+const json = values.json === true;
+const name = positionals.slice(0, 2).join(" ");
+const command = COMMANDS[name];
+if (!command || values.help) {
+  console.log(help());
+  process.exit(command || values.help ? 0 : 2);
+}
+
+const { ctx, close } = createOperatorContext(process.env, json);
+let code = 0;
+try {
+  const flags = Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]),
+  );
+  const result = await command.run(ctx, { positionals: positionals.slice(2), flags });
+  console.log(json ? JSON.stringify(result.data, null, 2) : result.text);
+} catch (err) {
+  code = err instanceof UsageError ? 2 : 1;
+  const message = err instanceof Error ? err.message : String(err);
+  if (json) console.log(JSON.stringify({ error: message }));
+  else console.error(`error: ${message}${err instanceof UsageError ? `\n\nusage: ${command.usage}` : ""}`);
+} finally {
+  await close();
+}
+process.exit(code);
