@@ -1,5 +1,9 @@
 import { z } from "zod";
 
+/** Public, well-known values so `npm start` works out of the box. Never for real funds. */
+export const DEMO_ETH_OPERATOR_SEED = "0x" + "de".repeat(32);
+export const DEMO_ETH_KEY_ENCRYPTION_KEY = "0x" + "0d".repeat(32);
+
 /**
  * Every environment variable the control plane reads, described once. `loadConfig` is called once, in
  * main.ts; the frozen result is passed down. `scripts/env-example.ts` renders `.env.example` from this.
@@ -81,6 +85,40 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the sign-up and auth-failure limits."),
+  ETH_NETWORK: z
+    .enum(["mainnet", "hoodi"])
+    .optional()
+    .describe(
+      "Beacon network of deposits (fork version, contracts). Default: mainnet if NETWORK=mainnet, else hoodi.",
+    ),
+  ETH_OPERATOR_SEED: z
+    .string()
+    .regex(/^(0x)?([0-9a-fA-F]{2}){32,}$/, "hex, at least 32 bytes")
+    .default(DEMO_ETH_OPERATOR_SEED)
+    .describe(
+      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK=mainnet.",
+    ),
+  ETH_KEY_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32-byte hex")
+    .default(DEMO_ETH_KEY_ENCRYPTION_KEY)
+    .describe(
+      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK=mainnet.",
+    ),
+  ETH_BEACON_URL: z
+    .url()
+    .default("http://127.0.0.1:5052")
+    .describe("Beacon-node REST API (validators, balances, pending deposits) used by add-stake."),
+  ETH_DEPOSIT_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional()
+    .describe("Override of the deposit contract address (default: the network's, chain notes §1.4)."),
+  ETH_BATCH_DEPOSITOR: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional()
+    .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -104,6 +142,16 @@ export interface Config {
     authFailuresPerIp: number;
     authFailuresPerEmail: number;
   };
+  eth: {
+    network: "mainnet" | "hoodi";
+    /** Hex without 0x. Secret: never log or return it. */
+    operatorSeed: string;
+    /** Hex without 0x. Secret. */
+    keyEncryptionKey: string;
+    beaconUrl: string;
+    depositContract: string | undefined;
+    batchDepositor: string | undefined;
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -113,6 +161,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`invalid control-plane configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const strip0x = (h: string) => h.replace(/^0x/, "").toLowerCase();
+  if (
+    e.NETWORK === "mainnet" &&
+    (strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) ||
+      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY))
+  ) {
+    throw new Error(
+      "invalid control-plane configuration:\n  ETH_OPERATOR_SEED/ETH_KEY_ENCRYPTION_KEY: demo values on mainnet",
+    );
+  }
   return deepFreeze({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
@@ -131,6 +189,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       signupPerEmail: e.SIGNUP_LIMIT_PER_EMAIL,
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
+    },
+    eth: {
+      network: e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi"),
+      operatorSeed: strip0x(e.ETH_OPERATOR_SEED),
+      keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
+      beaconUrl: e.ETH_BEACON_URL,
+      depositContract: e.ETH_DEPOSIT_CONTRACT,
+      batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },
   });
 }
