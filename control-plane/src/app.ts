@@ -1,7 +1,6 @@
 import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { Queue } from "bullmq";
 import { sql } from "drizzle-orm";
 import express, { type Express, type Router } from "express";
 import type { Redis } from "ioredis";
@@ -15,10 +14,10 @@ import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
 import { createBeaconClient } from "./features/beacon-provisioning/client.ts";
-import { PROVISION_QUEUE } from "./features/beacon-provisioning/job.ts";
 import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
 import { createBeaconProvisioningRouter } from "./features/beacon-provisioning/routes.ts";
 import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
+import { createProvisionQueue } from "./features/beacon-provisioning/worker.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import type { Logger } from "./log.ts";
@@ -96,7 +95,7 @@ export function createApp(deps: AppDeps): Express {
       auth: createApiKeyAuth({ accounts: accountsRepo, headers: ["api-key"] }),
       service: createProvisioningService({
         repo: provisioningRepo,
-        queue: new Queue(PROVISION_QUEUE, { connection: redis, prefix: keys.queuePrefix }),
+        queue: createProvisionQueue(redis, config.redisPrefix),
         beacon: createBeaconClient(config.eth.beaconUrl),
         eth: config.eth,
       }),

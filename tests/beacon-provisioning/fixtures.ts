@@ -86,7 +86,8 @@ export function reverifyDepositData(d: {
   withdrawal_credentials: string;
   amount: number;
   signature: string;
-  deposit_message_root: string;
+  /** Absent for a bare calldata check: then only the data root and signature are compared. */
+  deposit_message_root?: string;
   deposit_data_root: string;
   fork_version: string;
 }): void {
@@ -96,7 +97,8 @@ export function reverifyDepositData(d: {
     amount: BigInt(d.amount),
   };
   const msgRoot = DepositMessage.hashTreeRoot(msg);
-  if (hex(msgRoot) !== d.deposit_message_root) throw new Error("deposit_message_root differs");
+  if (d.deposit_message_root !== undefined && hex(msgRoot) !== d.deposit_message_root)
+    throw new Error("deposit_message_root differs");
   if (hex(DepositData.hashTreeRoot({ ...msg, signature: b(d.signature) })) !== d.deposit_data_root) {
     throw new Error("deposit_data_root differs");
   }

@@ -45,7 +45,7 @@ export function createProvisionProcessor(deps: {
 
   return async function process(provisionId: string): Promise<void> {
     const provision = await deps.repo.findProvision(provisionId);
-    if (!provision || provision.status !== "IN_PROGRESS") return;
+    if (provision?.status !== "IN_PROGRESS") return;
     const a = provision.attributes;
     const wc = withdrawalCredentials(a.withdrawalAddress, a.compounding);
     const amountGwei = BigInt(a.amountPerValidatorGwei);

@@ -107,7 +107,7 @@ export function createProvisioningService(deps: {
         );
       }
       const onChain = await deps.beacon.validator(pubkey);
-      if (!onChain || onChain.status !== "active_ongoing") {
+      if (onChain?.status !== "active_ongoing") {
         throw new AppError(
           "VALIDATOR_NOT_ACTIVE",
           `Validator is ${onChain?.status ?? "not on the beacon chain"}, not active`,

@@ -1,6 +1,6 @@
 import type { Db } from "@stake/db/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { Worker } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
@@ -44,4 +44,12 @@ export function createProvisionWorker(deps: {
   );
   worker.on("error", (err) => deps.logger.error({ err }, "provision worker error"));
   return worker;
+}
+
+/** The queue the HTTP side enqueues provision jobs on (same name and prefix as the worker). */
+export function createProvisionQueue(connection: Redis, redisPrefix: string): Queue<ProvisionJobData> {
+  return new Queue<ProvisionJobData>(PROVISION_QUEUE, {
+    connection,
+    prefix: createRedisKeys(redisPrefix).queuePrefix,
+  });
 }
