@@ -1,4 +1,4 @@
-import { createHash, hkdfSync } from "node:crypto";
+import { createHash, hash, hkdfSync } from "node:crypto";
 
 /** BLS12-381 group order r: every secret key is reduced modulo it (EIP-2333). */
 export const BLS_CURVE_ORDER = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
@@ -31,12 +31,13 @@ function hkdfModR(ikm: Uint8Array, keyInfo: Uint8Array = new Uint8Array(0)): big
   return sk;
 }
 
-/** 255 chunks of 32 bytes from HKDF(salt, ikm); 255·32 = 8160 is exactly HKDF-SHA256's output limit. */
-function lamportHashes(ikm: Uint8Array, salt: Uint8Array): Buffer[] {
+/**
+ * Feeds SHA256 of each of the 255 32-byte chunks of HKDF(salt, ikm) into `acc` (255·32 = 8160 is exactly
+ * HKDF-SHA256's output limit). The one-shot `crypto.hash` avoids a Hash object per chunk (510 per level).
+ */
+function addLamportHashes(acc: ReturnType<typeof createHash>, ikm: Uint8Array, salt: Uint8Array): void {
   const okm = Buffer.from(hkdfSync("sha256", ikm, salt, Buffer.alloc(0), 255 * 32));
-  const out: Buffer[] = [];
-  for (let i = 0; i < 255; i++) out.push(sha256(okm.subarray(i * 32, i * 32 + 32)));
-  return out;
+  for (let i = 0; i < 255; i++) acc.update(hash("sha256", okm.subarray(i * 32, i * 32 + 32), "buffer"));
 }
 
 /** EIP-2333 parent_SK_to_lamport_PK: the compressed Lamport public key of the parent, salted by index. */
@@ -45,7 +46,10 @@ function parentToLamportPk(parent: bigint, index: number): Buffer {
   salt.writeUInt32BE(index);
   const ikm = Buffer.from(secretKeyToBytes(parent));
   const notIkm = Buffer.from(ikm.map((b) => b ^ 0xff));
-  return sha256(Buffer.concat([...lamportHashes(ikm, salt), ...lamportHashes(notIkm, salt)]));
+  const acc = createHash("sha256");
+  addLamportHashes(acc, ikm, salt);
+  addLamportHashes(acc, notIkm, salt);
+  return acc.digest();
 }
 
 /** EIP-2333 derive_master_SK. The seed must be at least 32 bytes. */
