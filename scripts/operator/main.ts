@@ -1,12 +1,13 @@
 import { parseArgs } from "node:util";
 import { accountCommands } from "./accounts.ts";
+import { beaconCommands } from "./beacon.ts";
 import { type Command, createOperatorContext, UsageError } from "./context.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
  * a command's key is its two-word name.
  */
-const COMMANDS: Record<string, Command> = { ...accountCommands };
+const COMMANDS: Record<string, Command> = { ...accountCommands, ...beaconCommands };
 
 function help(): string {
   const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);

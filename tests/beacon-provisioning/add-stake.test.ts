@@ -1,12 +1,23 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
 import { keyIndexAllocator, provisions, validators } from "@stake/db/schema/provisioning";
 import { eq } from "drizzle-orm";
 import supertest from "supertest";
 import { decodeFunctionData, parseAbi } from "viem";
+import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
+import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
 import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/job.ts";
+import {
+  decryptKeystore,
+  type Keystore,
+} from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
 import { createProvisionQueue } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
+import { beaconCommands } from "../../scripts/operator/beacon.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../devnet/beacon/server.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { approvedOrg, HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
@@ -189,5 +200,46 @@ describe("a failing job", () => {
     assert.equal((await h.db.select().from(validators).where(eq(validators.provisionId, id))).length, 0);
     const [afterRow] = await h.db.select().from(keyIndexAllocator);
     assert.equal(afterRow?.nextIndex, before?.nextIndex);
+  });
+});
+
+describe("operator keystores export", () => {
+  test("writes EIP-2335 keystores that decrypt to keys of the listed pubkeys, and the deposit data", async () => {
+    const out = mkdtempSync(path.join(tmpdir(), "keystores-"));
+    try {
+      const [row] = await h.db
+        .select()
+        .from(validators)
+        .where(eq(validators.pubkey, pk(0)));
+      const provisionId = row?.provisionId ?? "";
+      const ctx = {
+        db: h.db,
+        redis: h.redis,
+        keys: createRedisKeys(h.config.redisPrefix),
+        env: { KEYSTORE_PASSWORD: "pw" },
+        json: true,
+      };
+      const cmd = beaconCommands["keystores export"];
+      assert.ok(cmd);
+      const { data } = (await cmd.run(ctx, {
+        positionals: [provisionId],
+        flags: { out, iterations: "16" },
+      })) as {
+        data: { keystores: string[]; depositData: string };
+      };
+      assert.equal(data.keystores.length, 4);
+      for (const file of data.keystores) {
+        const ks = JSON.parse(readFileSync(file, "utf8")) as Keystore;
+        const secret = decryptKeystore(ks, "pw");
+        assert.equal(hexOf(blsKeyFromSecret(BigInt(hexOf(secret))).publicKey), `0x${ks.pubkey}`);
+        assert.match(ks.path, /^m\/12381\/3600\/\d+\/0\/0$/);
+      }
+      const deposits = JSON.parse(readFileSync(data.depositData, "utf8"));
+      assert.equal(deposits.length, 4);
+      for (const d of deposits) reverifyDepositData(d);
+      await assert.rejects(cmd.run(ctx, { positionals: [provisionId], flags: {} }), /--out/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
