@@ -167,6 +167,43 @@ describe("validator listings not shown in the spec", () => {
   });
 });
 
+describe("a provision still in progress", () => {
+  test("lists no validators and no deposit input yet", async () => {
+    const id = "0f0f0f0f-0000-4000-8000-000000000002";
+    await h.db.insert(provisions).values({
+      id,
+      organisationId: a.id,
+      network: "hoodi",
+      requestHash: "y",
+      attributes: {
+        withdrawalAddress: WD,
+        controllerAddress: null,
+        feeRecipient: null,
+        validatorsCount: 3,
+        batch: true,
+        compounding: false,
+        amountPerValidatorGwei: "32000000000",
+      },
+    });
+    const res = await supertest(h.app)
+      .get("/api/validators")
+      .query({ provisionId: id })
+      .set("api-key", a.key);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.provisionStatus, "IN_PROGRESS");
+    assert.deepEqual(
+      [res.body.results, res.body.total, res.body.depositInput, res.body.validatorsCount],
+      [[], 0, null, 3],
+    );
+    const details = await supertest(h.app)
+      .get("/api/deposit-details")
+      .query({ provisionId: id })
+      .set("api-key", a.key);
+    assert.deepEqual(details.body.results, []);
+    await h.db.delete(provisions).where(eq(provisions.id, id));
+  });
+});
+
 describe("a failing job", () => {
   test("ends FAILED with a reason, leaves no validator rows and frees its key indices", async () => {
     const [before] = await h.db.select().from(keyIndexAllocator);
