@@ -81,6 +81,25 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the sign-up and auth-failure limits."),
+  HYPERLIQUID_API_URL: z
+    .url()
+    .default("http://127.0.0.1:3001")
+    .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
+  HYPERLIQUID_VALIDATOR_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
+    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
+    .transform((a) => a.toLowerCase())
+    .describe(
+      "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
+    ),
+  HYPERLIQUID_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60000)
+    .default(5000)
+    .describe("Timeout of each Hyperliquid API call; past it the request fails with 502."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -104,6 +123,7 @@ export interface Config {
     authFailuresPerIp: number;
     authFailuresPerEmail: number;
   };
+  hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -131,6 +151,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       signupPerEmail: e.SIGNUP_LIMIT_PER_EMAIL,
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
+    },
+    hyperliquid: {
+      apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
+      validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
+      timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
   });
 }

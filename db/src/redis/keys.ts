@@ -12,6 +12,10 @@ export function createRedisKeys(prefix: string) {
     rateLimit: (name: string) => `${p}rl:${name}`,
     /** BullMQ queue prefix. */
     queuePrefix: `${p}bull`,
+    /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
+    hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,
+    /** Marks a signed Hyperliquid action (signer, nonce) as in flight or relayed, to refuse replays. */
+    hyperliquidRelayed: (signer: string, nonce: number) => `${p}hl:relayed:${signer.toLowerCase()}:${nonce}`,
   };
 }
 
