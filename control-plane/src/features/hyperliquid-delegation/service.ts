@@ -169,8 +169,17 @@ export function createHyperliquidService(deps: {
     } catch (err) {
       throw new AppError("INVALID_SIGNATURE", "Signature does not recover to an address", { cause: err });
     }
-    // A tampered action recovers a different address, so the scope check also catches tampering.
-    assertInScope(auth, SCOPE_CHAIN, signer, "delegator");
+    try {
+      assertInScope(auth, SCOPE_CHAIN, signer, "delegator");
+    } catch (err) {
+      // A changed action recovers a different address, so this check also catches tampering.
+      throw new AppError(
+        "ADDRESS_NOT_IN_SCOPE",
+        `Signer ${signer} recovered from the signature is not in the organisation's hyperliquid scope ` +
+          "(a wrong key, or an action changed after signing)",
+        { cause: err },
+      );
+    }
     if (!(await repo.claimRelay(signer, action.nonce))) {
       throw new AppError("NONCE_ALREADY_USED", `Nonce ${action.nonce} was already broadcast for ${signer}`);
     }
