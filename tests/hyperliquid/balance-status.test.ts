@@ -5,7 +5,6 @@ import { createHyperliquidClient } from "../../control-plane/src/features/hyperl
 import { createHyperliquidRepo } from "../../control-plane/src/features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidService } from "../../control-plane/src/features/hyperliquid-delegation/service.ts";
 import { type HyperliquidDevnet, startHyperliquidDevnet } from "../devnet/hyperliquid/server.ts";
-import { DAY_MS } from "../devnet/hyperliquid/state.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 import { decodeUnsigned, signUnsigned } from "./setup.ts";
 
