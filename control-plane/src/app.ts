@@ -19,6 +19,7 @@ import { createHyperliquidRouter } from "./features/hyperliquid-delegation/route
 import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
+import { createMetrics } from "./http/metrics.ts";
 import type { Logger } from "./log.ts";
 
 export interface AppDeps {
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   const passwords = createPasswordHasher(config.argon2);
   const limits = createAbuseLimits({ redis, keys, config });
 
+  const metrics = createMetrics();
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
@@ -58,6 +60,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(metrics.track);
+  app.get("/metrics", metrics.serve);
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -88,8 +88,8 @@ export const ControlPlaneEnv = z.object({
   HYPERLIQUID_VALIDATOR_ADDRESS: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
-    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
     .transform((a) => a.toLowerCase())
+    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
     .describe(
       "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
     ),
