@@ -170,6 +170,19 @@ test("unpadded r/s and v as 0/1 are accepted, as Hyperliquid accepts them", asyn
   }
 });
 
+test("when the history entry is not visible yet, the hash is null and the status says pending", async () => {
+  s.devnet.setHistoryLag(60_000);
+  try {
+    const signed = await signUnsigned(await unsignedFor("transfer"), s.inScope.wallet);
+    const res = await api(s).broadcast(signed);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.result.transactionHash, null);
+    assert.match(res.body.result.status, /^pending/);
+  } finally {
+    s.devnet.setHistoryLag(0);
+  }
+});
+
 test("nonces are millisecond times, strictly increasing per delegator under concurrency", async () => {
   const results = await Promise.all(
     Array.from({ length: 20 }, () =>

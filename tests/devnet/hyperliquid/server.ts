@@ -73,6 +73,7 @@ export async function startHyperliquidDevnet(opts: HyperliquidDevnetOptions = {}
   const chain = opts.chain ?? "Testnet";
   let offset = 0;
   let stalled = false;
+  let historyLagMs = 0;
   const now = () => Date.now() + offset;
   const ledger = createLedger({ now, validators: DEVNET_VALIDATORS });
   const requests: LoggedRequest[] = [];
@@ -93,7 +94,7 @@ export async function startHyperliquidDevnet(opts: HyperliquidDevnetOptions = {}
       case "delegations":
         return user ? ledger.delegations(user) : undefined;
       case "delegatorHistory":
-        return user ? ledger.history(user) : undefined;
+        return user ? ledger.history(user).filter((e) => e.time + historyLagMs <= now()) : undefined;
     }
     return undefined;
   }
@@ -190,6 +191,10 @@ export async function startHyperliquidDevnet(opts: HyperliquidDevnetOptions = {}
       offset += ms;
     },
     fund: ledger.fund,
+    /** Indexing delay: history entries show in delegatorHistory only `ms` after they happened. */
+    setHistoryLag(ms: number) {
+      historyLagMs = ms;
+    },
     stall(on: boolean) {
       stalled = on;
     },

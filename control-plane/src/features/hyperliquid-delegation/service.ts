@@ -26,9 +26,10 @@ interface HistoryEntry {
 
 /** Decimal HYPE string from the info API → the spec's number (display only; money math stays in wei). */
 const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
-const hype = (wei: number) => {
-  const s = BigInt(wei).toString().padStart(9, "0");
-  return Number(`${s.slice(0, -8)}.${s.slice(-8)}`);
+/** Decimal HYPE string → wei, exactly (history matching compares money, so no floats); NaN-safe. */
+const weiOf = (s: string | undefined): bigint | undefined => {
+  const m = s === undefined ? null : /^(\d+)(?:\.(\d{1,8}))?$/.exec(s);
+  return m ? BigInt((m[1] ?? "0") + (m[2] ?? "").padEnd(8, "0")) : undefined;
 };
 
 export function createHyperliquidService(deps: {
@@ -119,17 +120,17 @@ export function createHyperliquidService(deps: {
   /** Matches the history entry our action produced: same kind, amount, validator and a time near the relay. */
   function matches(entry: HistoryEntry, action: StakingAction, since: number): boolean {
     if (entry.time < since - 60_000) return false;
-    const amount = hype(action.wei);
+    const amount = BigInt(action.wei);
     const d = entry.delta;
     if (action.type !== "tokenDelegate") {
-      if (action.type === "cDeposit") return num(d.cDeposit?.amount) === amount;
-      return d.withdrawal?.phase === "initiated" && num(d.withdrawal.amount) === amount;
+      if (action.type === "cDeposit") return weiOf(d.cDeposit?.amount) === amount;
+      return d.withdrawal?.phase === "initiated" && weiOf(d.withdrawal.amount) === amount;
     }
     const del = d.delegate;
     return (
       del?.validator?.toLowerCase() === action.validator &&
       del.isUndelegate === action.isUndelegate &&
-      num(del.amount) === amount
+      weiOf(del.amount) === amount
     );
   }
 
