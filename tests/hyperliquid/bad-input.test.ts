@@ -183,6 +183,25 @@ test("when the history entry is not visible yet, the hash is null and the status
   }
 });
 
+test("two identical broadcasts at once each get their own history hash", async () => {
+  const signed = await Promise.all(
+    [unsignedFor("transfer", 2), unsignedFor("transfer", 2)].map(async (u) =>
+      signUnsigned(await u, s.inScope.wallet),
+    ),
+  );
+  const [a, b] = await Promise.all(signed.map((tx) => api(s).broadcast(tx)));
+  assert.equal(a?.status, 200);
+  assert.equal(b?.status, 200);
+  const hashes = [a?.body.result.transactionHash, b?.body.result.transactionHash];
+  assert.notEqual(hashes[0], hashes[1]);
+  const res = await fetch(`${s.devnet.url}/info`, {
+    method: "POST",
+    body: JSON.stringify({ type: "delegatorHistory", user: s.inScope.address }),
+  });
+  const known = ((await res.json()) as { hash: string }[]).map((e) => e.hash);
+  for (const h of hashes) assert.ok(known.includes(h), `${h} is a real history hash`);
+});
+
 test("nonces are millisecond times, strictly increasing per delegator under concurrency", async () => {
   const results = await Promise.all(
     Array.from({ length: 20 }, () =>

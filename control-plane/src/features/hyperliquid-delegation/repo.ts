@@ -23,6 +23,10 @@ export function createHyperliquidRepo(deps: { redis: Redis; keys: RedisKeys }) {
         (await redis.set(keys.hyperliquidRelayed(signer, nonce), "1", "PX", RELAYED_TTL_MS, "NX")) === "OK"
       );
     },
+    /** Reserves a delegatorHistory hash for one broadcast answer; false if another broadcast reported it. */
+    async claimHash(hash: string): Promise<boolean> {
+      return (await redis.set(keys.hyperliquidHashReported(hash), "1", "PX", RELAYED_TTL_MS, "NX")) === "OK";
+    },
     /** Gives a claim back when Hyperliquid refused the action or could not be reached, so it may be retried. */
     async releaseRelay(signer: string, nonce: number): Promise<void> {
       await redis.del(keys.hyperliquidRelayed(signer, nonce));

@@ -140,8 +140,9 @@ export function createHyperliquidService(deps: {
       const history = await client
         .info<HistoryEntry[]>({ type: "delegatorHistory", user: signer })
         .catch(() => []);
-      const hit = history.find((e) => !seen.has(e.hash) && matches(e, action, since));
-      if (hit) return hit.hash;
+      // Oldest match first; a hash claimed by a concurrent identical broadcast is not reported twice.
+      const candidates = history.filter((e) => !seen.has(e.hash) && matches(e, action, since)).reverse();
+      for (const e of candidates) if (await repo.claimHash(e.hash)) return e.hash;
     }
     return null;
   }
