@@ -18,6 +18,10 @@ import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
 import { createBeaconProvisioningRouter } from "./features/beacon-provisioning/routes.ts";
 import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
 import { createProvisionQueue } from "./features/beacon-provisioning/worker.ts";
+import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
+import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
+import { createHyperliquidRouter } from "./features/hyperliquid-delegation/routes.ts";
+import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import { createMetrics } from "./http/metrics.ts";
@@ -78,6 +82,22 @@ export function createApp(deps: AppDeps): Express {
   const mount = (path: string, router: Router, present: Presenter) =>
     app.use(path, json, router, errorHandler(present, logger));
 
+  mount(
+    "/api/v1/staking",
+    createHyperliquidRouter({
+      service: createHyperliquidService({
+        client: createHyperliquidClient({
+          baseUrl: config.hyperliquid.apiUrl,
+          timeoutMs: config.hyperliquid.timeoutMs,
+        }),
+        repo: createHyperliquidRepo({ redis, keys }),
+        network: config.network,
+        validator: config.hyperliquid.validatorAddress,
+      }),
+      auth: createApiKeyAuth({ accounts: accountsRepo, headers: ["api-key"] }),
+    }),
+    presentStandard,
+  );
   mount(
     "/user",
     createAccountV2Router({ accounts: createAccountService({ accounts: accountsRepo, passwords, limits }) }),

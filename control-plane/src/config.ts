@@ -119,6 +119,25 @@ export const ControlPlaneEnv = z.object({
     .regex(/^0x[0-9a-fA-F]{40}$/)
     .optional()
     .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
+  HYPERLIQUID_API_URL: z
+    .url()
+    .default("http://127.0.0.1:3001")
+    .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
+  HYPERLIQUID_VALIDATOR_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
+    .transform((a) => a.toLowerCase())
+    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
+    .describe(
+      "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
+    ),
+  HYPERLIQUID_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60000)
+    .default(5000)
+    .describe("Timeout of each Hyperliquid API call; past it the request fails with 502."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -152,6 +171,7 @@ export interface Config {
     depositContract: string | undefined;
     batchDepositor: string | undefined;
   };
+  hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -197,6 +217,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       beaconUrl: e.ETH_BEACON_URL,
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
+    },
+    hyperliquid: {
+      apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
+      validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
+      timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
   });
 }

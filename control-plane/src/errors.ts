@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
 import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
+import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -28,10 +29,12 @@ export const CORE_ERRORS = {
   UPSTREAM_TIMEOUT: 504,
 } as const;
 
-export const ERROR_STATUS = { ...CORE_ERRORS, ...ACCOUNT_ERRORS, ...BEACON_ERRORS } as const satisfies Record<
-  string,
-  number
->;
+export const ERROR_STATUS = {
+  ...CORE_ERRORS,
+  ...ACCOUNT_ERRORS,
+  ...HYPERLIQUID_ERRORS,
+  ...BEACON_ERRORS,
+} as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
