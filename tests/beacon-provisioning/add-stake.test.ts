@@ -253,7 +253,7 @@ describe("operator keystores export", () => {
         db: h.db,
         redis: h.redis,
         keys: createRedisKeys(h.config.redisPrefix),
-        env: { KEYSTORE_PASSWORD: "pw" },
+        env: { KEYSTORE_PASSWORD: "pw", ETH_KEY_ENCRYPTION_KEY: h.config.eth.keyEncryptionKey },
         json: true,
       };
       const cmd = beaconCommands["keystores export"];
