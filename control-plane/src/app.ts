@@ -13,6 +13,7 @@ import { createAccountV1Service } from "./features/account-v1/service.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
+import { createSolanaStakeArea } from "./features/solana-stake/area.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import type { Logger } from "./log.ts";
 
@@ -80,6 +81,10 @@ export function createApp(deps: AppDeps): Express {
     }),
     presentV1,
   );
+
+  const solana = createSolanaStakeArea({ config, db, accounts: accountsRepo });
+  mount("/api/v1", solana, presentStandard);
+  mount("/v1", solana, presentStandard);
 
   app.use(() => {
     throw new AppError("NOT_FOUND", "No such endpoint");

@@ -81,6 +81,20 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the sign-up and auth-failure limits."),
+  SOLANA_RPC_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Solana JSON-RPC endpoint of the stake-account area (the simulated node listens on 8899)."),
+  SOLANA_MEV_API_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Base URL of the Jito-style MEV staker-rewards API (GET <url>/api/v1/staker_rewards)."),
+  SOLANA_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10000)
+    .describe("Timeout of one Solana RPC or MEV API call, in milliseconds."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -104,6 +118,7 @@ export interface Config {
     authFailuresPerIp: number;
     authFailuresPerEmail: number;
   };
+  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -132,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
     },
+    solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
   });
 }
 
