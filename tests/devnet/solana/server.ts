@@ -40,7 +40,8 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
   const ctx = () => ({ context: { slot: Number(chain.slot), apiVersion: "2.3.0" } });
   const account = (address: string) => {
     const a = chain.svm.getAccount(address as never);
-    if (!a.exists) return null;
+    // A real node reports an account with no lamports as absent (LiteSVM hands back an empty default).
+    if (!a.exists || BigInt(a.lamports) === 0n) return null;
     return {
       lamports: Number(a.lamports),
       owner: a.programAddress,
