@@ -97,10 +97,17 @@ describe("stake-account area rejects bad input clearly", () => {
     const unknown = await post("/api/v1/deactivate", {
       ...body,
       walletPubKey: alice.pubkey,
-      stakeAccountPubKey: mallory.pubkey,
+      stakeAccountPubKey: testWallet(0x77).pubkey,
     });
     assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
     assert.equal(unknown.body.code, "STAKE_ACCOUNT_NOT_FOUND");
+    const notStake = await post("/api/v1/deactivate", {
+      ...body,
+      walletPubKey: alice.pubkey,
+      stakeAccountPubKey: mallory.pubkey,
+    });
+    assert.equal(notStake.status, 400);
+    assert.equal(notStake.body.code, "NOT_A_STAKE_ACCOUNT");
   });
 
   it("refuses to withdraw from an active account", async () => {
