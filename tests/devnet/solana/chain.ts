@@ -107,10 +107,10 @@ export class SolanaChain {
     } as never);
   }
 
-  /** Deterministic validator: identity and vote keys from fixed seeds, a real Vote-program account. */
+  /** Deterministic validator: identity and vote keys from seeds 32×0xE0+i / 0xF0+i (test wallets use lower bytes). */
   private createValidator(i: number): void {
-    const identity = Keypair.fromSeed(new Uint8Array(32).fill(0x30 + i));
-    const vote = Keypair.fromSeed(new Uint8Array(32).fill(0x40 + i));
+    const identity = Keypair.fromSeed(new Uint8Array(32).fill(0xe0 + i));
+    const vote = Keypair.fromSeed(new Uint8Array(32).fill(0xf0 + i));
     this.airdrop(identity.publicKey.toBase58(), 10_000_000_000n);
     const tx = new Transaction({
       feePayer: identity.publicKey,

@@ -4,6 +4,7 @@ import type { Config } from "../../config.ts";
 import { createApiKeyAuth } from "../../http/api-key-auth.ts";
 import type { AccountsRepo } from "../account-v2/repo.ts";
 import { createSolanaRpc } from "./client.ts";
+import { createSolanaRewardsRepo } from "./repo.ts";
 import { createSolanaStakeRouter } from "./routes.ts";
 import { createSolanaStakeService } from "./service.ts";
 
@@ -18,5 +19,7 @@ export function createSolanaStakeArea(deps: {
     auth: createApiKeyAuth({ accounts: deps.accounts, headers: ["x-api-key", "api-key"] }),
     service: createSolanaStakeService({ rpc }),
     rpc,
+    repo: createSolanaRewardsRepo(deps.db),
+    mevApiUrl: deps.config.solana.mevApiUrl.replace(/\/+$/, ""),
   });
 }

@@ -4,10 +4,13 @@ import { parseOrThrow } from "../../errors.ts";
 import { assertInScope, requireAuth } from "../../http/api-key-auth.ts";
 import { balance } from "./balance.ts";
 import type { SolanaRpc } from "./client.ts";
+import type { SolanaRewardsRepo } from "./repo.ts";
+import { rewards } from "./rewards.ts";
 import {
   BalanceRequest,
   DeactivateRequest,
   normaliseKeys,
+  RewardsQuery,
   StakeRequest,
   WithdrawRequest,
 } from "./schemas.ts";
@@ -23,6 +26,8 @@ export function createSolanaStakeRouter(deps: {
   auth: RequestHandler;
   service: SolanaStakeService;
   rpc: SolanaRpc;
+  repo: SolanaRewardsRepo;
+  mevApiUrl: string;
 }): Router {
   const router = Router();
   const { auth, service, rpc } = deps;
@@ -55,6 +60,12 @@ export function createSolanaStakeRouter(deps: {
     const input = parseOrThrow(BalanceRequest, normaliseKeys(req.body));
     const a = requireAuth(req);
     res.json({ success: true, data: await balance(rpc, input, (addr) => assertInScope(a, CHAIN, addr)) });
+  });
+
+  router.get("/rewards", auth, async (req, res) => {
+    const q = parseOrThrow(RewardsQuery, req.query, "query");
+    const a = requireAuth(req);
+    res.json(await rewards(deps, q, (addr) => assertInScope(a, CHAIN, addr)));
   });
 
   return router;

@@ -55,3 +55,36 @@ export const BalanceRequest = z.object({
   walletPubKey: pubkey.optional(),
   stakeAccountPubKeys: z.array(pubkey).min(1).max(1000).optional(),
 });
+
+const unix = z.coerce.number().int().nonnegative().max(32_503_680_000);
+/** Repeated (`?stake_accounts=a&stake_accounts=b`) or comma-separated (`?stake_accounts=a,b`), as in the sample. */
+const accountList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(","))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string()).min(1).max(1000));
+
+export const RewardsQuery = z.object({
+  start_time: unix,
+  end_time: unix,
+  period: z.enum(["epoch", "weekly", "monthly"]).default("epoch"),
+  wallet_address: z.string().trim().min(1).optional(),
+  stake_accounts: accountList.optional(),
+});
+
+export const HistoryQuery = z.object({
+  start_time: unix,
+  end_time: unix,
+  wallet_address: z.string().trim().min(1).optional(),
+  stake_accounts: accountList.optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(50),
+  excluded_event_type: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
+    .optional(),
+});
