@@ -15,6 +15,7 @@ import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
 import { createSolanaStakeArea } from "./features/solana-stake/area.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
+import { createMetrics } from "./http/metrics.ts";
 import type { Logger } from "./log.ts";
 
 export interface AppDeps {
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
   const passwords = createPasswordHasher(config.argon2);
   const limits = createAbuseLimits({ redis, keys, config });
 
+  const metrics = createMetrics();
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
@@ -54,6 +56,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(metrics.track);
+  app.get("/metrics", metrics.serve);
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
