@@ -6,6 +6,8 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 import { approvedKey, testWallet } from "./setup.ts";
 
 const wallet = testWallet(0x21);
+const GENESIS = 1_750_000_000;
+const EPOCH_SECONDS = 432_000 * 0.4;
 
 describe("stake-account area end to end on the simulated node", () => {
   let dev: SolanaDevnet;
@@ -28,7 +30,10 @@ describe("stake-account area end to end on the simulated node", () => {
   const lamports = () => dev.chain.svm.getBalance(wallet.pubkey as never) as bigint;
 
   before(async () => {
-    dev = await startSolanaDevnet({ fund: [{ pubkey: wallet.pubkey, lamports: 20_000_000_000n }] });
+    dev = await startSolanaDevnet({
+      genesisUnix: BigInt(GENESIS),
+      fund: [{ pubkey: wallet.pubkey, lamports: 20_000_000_000n }],
+    });
     h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
     key = await approvedKey(h, "sol-e2e@example.com");
   });
@@ -72,6 +77,74 @@ describe("stake-account area end to end on the simulated node", () => {
     assert.ok(Number(sa.balance.active_sol) > 3, sa.balance.active_sol);
     assert.ok(Number(sa.balance.rewards_sol) > 0);
     assert.match(sa.created_at, /^\d{4}-\d\d-\d\dT/);
+
+    const rw = await request(h.app)
+      .get("/v1/rewards")
+      .set("x-api-key", key)
+      .query({
+        start_time: GENESIS,
+        end_time: GENESIS + 10 * 86_400,
+        period: "monthly",
+        wallet_address: wallet.pubkey,
+      });
+    assert.equal(rw.status, 200, JSON.stringify(rw.body));
+    const perEpoch = rw.body.data.rewards as {
+      epoch: number;
+      reward_types: { inflation_rewards: { sol: string }; mev_rewards: { sol: string } };
+    }[];
+    assert.deepEqual(
+      perEpoch.map((e) => e.epoch),
+      [0, 1, 2],
+    );
+    for (const e of perEpoch.slice(1)) {
+      assert.ok(Number(e.reward_types.inflation_rewards.sol) > 0);
+      assert.ok(Number(e.reward_types.mev_rewards.sol) > 0);
+    }
+
+    const hq = { start_time: GENESIS, end_time: GENESIS + 30 * 86_400, wallet_address: wallet.pubkey };
+    const hist = await request(h.app).get("/api/v1/history/events").set("x-api-key", key).query(hq);
+    assert.equal(hist.status, 200, JSON.stringify(hist.body));
+    const types = (hist.body.data.history as { event_type: string }[]).map((e) => e.event_type);
+    assert.deepEqual(types, ["account_created", "delegation_activated", "rewards_earned", "rewards_earned"]);
+    const created = hist.body.data.history[0];
+    assert.equal(created.details.initial_stake_sol, "3");
+    assert.equal(created.details.validator_vote_key, vote);
+    assert.equal(created.details.withdraw_authority, wallet.pubkey);
+    assert.equal(hist.body.data.history[1].epoch, 1);
+    assert.equal(
+      hist.body.data.history[1].timestamp,
+      new Date((GENESIS + EPOCH_SECONDS) * 1000).toISOString(),
+    );
+    assert.equal(hist.body.data.summary.epochs_active, 2);
+    assert.equal(hist.body.data.summary.total_rewards_earned.sol, sa.balance.rewards_sol);
+    assert.equal(hist.body.data.validators[0].vote_account, vote);
+    assert.equal(hist.body.data.validators[0].identity, dev.chain.validators[0]?.identity);
+    assert.equal(hist.body.data.validators[0].epochs_delegated, 2);
+    assert.deepEqual(hist.body.pagination, { page: 1, page_size: 50, total_events: 4, has_more: false });
+    const paged = await request(h.app)
+      .get("/api/v1/history/events")
+      .set("x-api-key", key)
+      .query({ ...hq, excluded_event_type: "rewards_earned", page_size: 1, page: 2 });
+    assert.equal(paged.status, 200);
+    assert.deepEqual(
+      paged.body.data.history.map((e: { event_type: string }) => e.event_type),
+      ["delegation_activated"],
+    );
+    assert.deepEqual(paged.body.pagination, { page: 2, page_size: 1, total_events: 2, has_more: false });
+    for (const page_size of [0, 1000]) {
+      const bad = await request(h.app)
+        .get("/api/v1/history/events")
+        .set("x-api-key", key)
+        .query({ ...hq, page_size });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.code, "VALIDATION_ERROR");
+      assert.equal(bad.body.details[0].field, "page_size");
+    }
+    const inverted = await request(h.app)
+      .get("/api/v1/history/events")
+      .set("x-api-key", key)
+      .query({ ...hq, end_time: GENESIS - 1 });
+    assert.equal(inverted.body.code, "INVALID_TIME_RANGE");
 
     const early = await request(h.app)
       .post("/api/v1/withdraw")

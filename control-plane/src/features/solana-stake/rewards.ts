@@ -79,7 +79,7 @@ interface MevRow {
  * per call), MEV from the staker-rewards API by stake authority. Rows are written even for zero rewards, so a
  * past epoch is never asked for twice.
  */
-async function fill(deps: Deps, stakes: LoadedStake[], epoch: number) {
+export async function fill(deps: Deps, stakes: LoadedStake[], epoch: number) {
   const accounts = stakes.map((s) => s.pubkey);
   const have = await deps.repo.cachedAccounts(accounts, epoch);
   const missing = stakes.filter((s) => !have.has(s.pubkey));

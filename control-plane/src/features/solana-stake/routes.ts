@@ -4,11 +4,13 @@ import { parseOrThrow } from "../../errors.ts";
 import { assertInScope, requireAuth } from "../../http/api-key-auth.ts";
 import { balance } from "./balance.ts";
 import type { SolanaRpc } from "./client.ts";
+import { history } from "./history.ts";
 import type { SolanaRewardsRepo } from "./repo.ts";
 import { rewards } from "./rewards.ts";
 import {
   BalanceRequest,
   DeactivateRequest,
+  HistoryQuery,
   normaliseKeys,
   RewardsQuery,
   StakeRequest,
@@ -66,6 +68,12 @@ export function createSolanaStakeRouter(deps: {
     const q = parseOrThrow(RewardsQuery, req.query, "query");
     const a = requireAuth(req);
     res.json(await rewards(deps, q, (addr) => assertInScope(a, CHAIN, addr)));
+  });
+
+  router.get("/history/events", auth, async (req, res) => {
+    const q = parseOrThrow(HistoryQuery, req.query, "query");
+    const a = requireAuth(req);
+    res.json(await history(deps, q, (addr) => assertInScope(a, CHAIN, addr)));
   });
 
   return router;
