@@ -163,7 +163,7 @@ export class SolanaChain {
   stakeAccounts(): { pubkey: string; lamports: bigint; data: Uint8Array }[] {
     return this.svm
       .getProgramAccounts(STAKE_PROGRAM as never)
-      .map((a) => ({ pubkey: a.address, lamports: BigInt(a.lamports), data: Uint8Array.from(a.data) }));
+      .map((a) => ({ pubkey: a.address, lamports: BigInt(a.lamports), data: a.data as Uint8Array }));
   }
 
   /** Closes the current epoch: pays inflation (compounding) and MEV (plain lamports), then moves the clock. */

@@ -92,7 +92,17 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
             return true;
           }),
         )
-        .map((a) => ({ pubkey: a.pubkey, account: account(a.pubkey) }));
+        .map((a) => ({
+          pubkey: a.pubkey,
+          account: {
+            lamports: Number(a.lamports),
+            owner: STAKE_PROGRAM,
+            data: [Buffer.from(a.data).toString("base64"), "base64"],
+            executable: false,
+            rentEpoch: 0,
+            space: a.data.length,
+          },
+        }));
     },
     getEpochInfo: () => ({
       absoluteSlot: Number(chain.slot),
