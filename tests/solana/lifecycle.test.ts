@@ -201,6 +201,23 @@ describe("stake-account area end to end on the simulated node", () => {
       .send({ stakeAccountPubKeys: [acct] });
     assert.equal(gone.status, 404);
     assert.equal(gone.body.code, "STAKE_ACCOUNT_NOT_FOUND");
+    const closed = await request(h.app)
+      .get("/api/v1/history/events")
+      .set("x-api-key", key)
+      .query({ start_time: GENESIS, end_time: GENESIS + 30 * 86_400, stake_accounts: acct });
+    assert.equal(closed.status, 200, JSON.stringify(closed.body));
+    const last = closed.body.data.history.slice(-2) as {
+      event_type: string;
+      details: Record<string, string>;
+    }[];
+    assert.deepEqual(
+      last.map((e) => e.event_type),
+      ["deactivated", "withdrawn"],
+    );
+    assert.equal(last[1]?.details.recipient, wallet.pubkey);
+    assert.equal(last[1]?.details.amount_sol, held.balance.total_sol);
+    assert.equal(closed.body.data.summary.ending_balance.sol, "0");
+
     // Every lamport is accounted for: principal back, rewards earned, three fees paid.
     const rewards = all - 3_002_282_880n;
     assert.ok(rewards > 0n);

@@ -92,7 +92,15 @@ export async function walletStakeAccounts(rpc: SolanaRpc, wallet: string): Promi
   return [...seen.values()].sort((a, b) => a.pubkey.localeCompare(b.pubkey));
 }
 
-export async function loadStakes(rpc: SolanaRpc, pubkeys: string[]): Promise<LoadedStake[]> {
+/**
+ * Stake accounts by address (getMultipleAccounts, 100 per call). With `allowClosed`, a missing account is
+ * returned empty (history and rewards of a closed account still exist); otherwise it is a 404.
+ */
+export async function loadStakes(
+  rpc: SolanaRpc,
+  pubkeys: string[],
+  opts: { allowClosed?: boolean } = {},
+): Promise<LoadedStake[]> {
   const out: LoadedStake[] = [];
   for (let i = 0; i < pubkeys.length; i += 100) {
     const chunk = pubkeys.slice(i, i + 100);
@@ -101,7 +109,8 @@ export async function loadStakes(rpc: SolanaRpc, pubkeys: string[]): Promise<Loa
       { encoding: "base64" },
     ]);
     chunk.forEach((k, j) => {
-      out.push(toStake(k, r.value[j] ?? null));
+      const a = r.value[j] ?? null;
+      out.push(!a && opts.allowClosed ? closedStake(k) : toStake(k, a));
     });
   }
   return out;
@@ -143,4 +152,12 @@ export async function balance(
   const stakes = await loadStakes(rpc, list);
   for (const s of stakes) if (s.state.withdrawer) inScope(s.state.withdrawer);
   return { stakeAccounts: await Promise.all(stakes.map((s) => present(rpc, s, epoch))) };
+}
+
+function closedStake(pubkey: string): LoadedStake {
+  return {
+    pubkey,
+    lamports: 0n,
+    state: { kind: "uninitialized", staker: null, withdrawer: null, lockup: null, delegation: null },
+  };
 }

@@ -30,8 +30,9 @@ export async function selectAccounts(rpc: SolanaRpc, q: Selector, inScope: (a: s
   list.forEach((k, i) => {
     assertPubkey(`stake_accounts.${i}`, k, false);
   });
-  const stakes = await loadStakes(rpc, list);
-  for (const s of stakes) if (s.state.withdrawer) inScope(s.state.withdrawer);
+  const stakes = await loadStakes(rpc, list, { allowClosed: true });
+  // A closed account has no authority left to check, so its own address must be in scope.
+  for (const s of stakes) inScope(s.state.withdrawer ?? s.pubkey);
   return { address: list.join(","), stakes };
 }
 
