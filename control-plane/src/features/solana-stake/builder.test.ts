@@ -17,6 +17,7 @@ import {
   stakeSeed,
 } from "./builder.ts";
 import { base58Decode, base58Encode, compactU16, decodePubkey, isOnCurve, lamportsToSol } from "./codec.ts";
+import { decodeLegacyTransaction } from "./message.ts";
 import { decodeStakeState, stakeStatus } from "./stake-state.ts";
 
 // Chain notes §2: wallet seed 32×0x01, vote seed 32×0x02, blockhash 32×0x07.
@@ -164,5 +165,30 @@ describe("stake state", () => {
     assert.equal(stakeStatus(t, 5n), "deactivating");
     assert.equal(stakeStatus(t, 6n), "inactive");
     assert.throws(() => decodeStakeState(Buffer.alloc(199)));
+  });
+});
+
+describe("legacy transaction decoder", () => {
+  it("reads back the golden stake transaction", () => {
+    const tx = decodeLegacyTransaction(Buffer.from(V_STAKE, "base64"));
+    assert.equal(tx.signatures.length, 1);
+    assert.equal(tx.accountKeys[0], wallet);
+    assert.equal(tx.recentBlockhash, blockhash);
+    assert.deepEqual(
+      tx.instructions.map((i) => [i.programId, i.accounts.length, i.data[0]]),
+      [
+        ["11111111111111111111111111111111", 2, 3],
+        ["Stake11111111111111111111111111111111111111", 2, 0],
+        ["Stake11111111111111111111111111111111111111", 6, 2],
+      ],
+    );
+    assert.equal(tx.instructions[0]?.accounts[1], stakeAccount);
+  });
+  it("rejects truncated and versioned input", () => {
+    const bytes = Buffer.from(V_DEACTIVATE, "base64");
+    assert.throws(() => decodeLegacyTransaction(bytes.subarray(0, bytes.length - 3)), /truncated/);
+    const v0 = Buffer.from(bytes);
+    v0[65] = 0x80;
+    assert.throws(() => decodeLegacyTransaction(v0), /versioned/);
   });
 });
