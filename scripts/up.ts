@@ -7,11 +7,27 @@
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import postgres from "postgres";
+import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
 import { seedDemo } from "./seed-demo.ts";
 
 const CONTROL_PLANE_PORT = Number(process.env.CONTROL_PLANE_PORT ?? 3000);
+const NETWORK = process.env.NETWORK ?? "testnet";
+
+/**
+ * Simulated chain nodes on loopback (tests/devnet). Each prints `READY <url>`; the URL goes to the
+ * control plane in `urlEnv`. A node whose URL variable is already set is not started: that deployment
+ * talks to a real node.
+ */
+const DEVNETS = [
+  {
+    name: "hyperliquid-devnet",
+    entry: "tests/devnet/hyperliquid/main.ts",
+    port: 3001,
+    urlEnv: "HYPERLIQUID_API_URL",
+  },
+];
 
 const infra = await ensureInfra();
 const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(infra.databaseUrl, "staking"));
@@ -38,9 +54,22 @@ const baseEnv: NodeJS.ProcessEnv = {
   DATABASE_URL: databaseUrl,
   REDIS_URL: infra.redisUrl,
   CONTROL_PLANE_PORT: String(CONTROL_PLANE_PORT),
+  NETWORK,
 };
 
 try {
+  const nodes: string[] = [];
+  for (const d of DEVNETS) {
+    if (process.env[d.urlEnv]) continue;
+    const node = await startProcess({
+      name: d.name,
+      entry: d.entry,
+      env: { ...baseEnv, PORT: String(d.port) },
+    });
+    started.push(node);
+    baseEnv[d.urlEnv] = node.url;
+    nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
+  }
   const cp = await startProcess({
     name: "control-plane",
     entry: "control-plane/src/main.ts",
@@ -50,18 +79,24 @@ try {
   started.push(cp);
   for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
 
+  const hypeWallet = demoWallets(1)[0]!;
   console.log(`
-The staking platform is up.
+The staking platform is up (NETWORK=${NETWORK}).
 
-  control plane   ${cp.url}
-  Postgres        ${redact(databaseUrl)}
-  Redis           ${infra.redisUrl}
+  control plane        ${cp.url}
+  Postgres             ${redact(databaseUrl)}
+  Redis                ${infra.redisUrl}
+${nodes.join("\n")}
 
 Demo organisation (approved): ${demo.email} / ${demo.password}
 Demo staking API key (shown once): ${demo.apiKey}
 
 Try it:
   curl -s -u '${demo.email}:${demo.password}' ${cp.url}/user/api-keys
+  curl -s -X POST ${cp.url}/api/v1/staking/delegate -H 'api-key: ${demo.apiKey}' \\
+    -d '{"amount": 1.5, "delegatorAddress": "${hypeWallet.address}"}'
+
+Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
 
 Operator CLI: DATABASE_URL='${databaseUrl}' npm run operator -- orgs list
 Ctrl-C stops everything.`);

@@ -13,8 +13,13 @@ import { createAccountV1Service } from "./features/account-v1/service.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
+import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
+import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
+import { createHyperliquidRouter } from "./features/hyperliquid-delegation/routes.ts";
+import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
 import { createSolanaStakeArea } from "./features/solana-stake/area.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
+import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import { createMetrics } from "./http/metrics.ts";
 import type { Logger } from "./log.ts";
 
@@ -73,6 +78,22 @@ export function createApp(deps: AppDeps): Express {
   const mount = (path: string, router: Router, present: Presenter) =>
     app.use(path, json, router, errorHandler(present, logger));
 
+  mount(
+    "/api/v1/staking",
+    createHyperliquidRouter({
+      service: createHyperliquidService({
+        client: createHyperliquidClient({
+          baseUrl: config.hyperliquid.apiUrl,
+          timeoutMs: config.hyperliquid.timeoutMs,
+        }),
+        repo: createHyperliquidRepo({ redis, keys }),
+        network: config.network,
+        validator: config.hyperliquid.validatorAddress,
+      }),
+      auth: createApiKeyAuth({ accounts: accountsRepo, headers: ["api-key"] }),
+    }),
+    presentStandard,
+  );
   mount(
     "/user",
     createAccountV2Router({ accounts: createAccountService({ accounts: accountsRepo, passwords, limits }) }),

@@ -95,6 +95,25 @@ export const ControlPlaneEnv = z.object({
     .min(100)
     .default(10000)
     .describe("Timeout of one Solana RPC or MEV API call, in milliseconds."),
+  HYPERLIQUID_API_URL: z
+    .url()
+    .default("http://127.0.0.1:3001")
+    .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
+  HYPERLIQUID_VALIDATOR_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
+    .transform((a) => a.toLowerCase())
+    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
+    .describe(
+      "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
+    ),
+  HYPERLIQUID_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60000)
+    .default(5000)
+    .describe("Timeout of each Hyperliquid API call; past it the request fails with 502."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -119,6 +138,7 @@ export interface Config {
     authFailuresPerEmail: number;
   };
   solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
+  hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -148,6 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
     },
     solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
+    hyperliquid: {
+      apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
+      validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
+      timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
+    },
   });
 }
 

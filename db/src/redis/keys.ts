@@ -12,6 +12,12 @@ export function createRedisKeys(prefix: string) {
     rateLimit: (name: string) => `${p}rl:${name}`,
     /** BullMQ queue prefix. */
     queuePrefix: `${p}bull`,
+    /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
+    hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,
+    /** Marks a signed Hyperliquid action (signer, nonce) as in flight or relayed, to refuse replays. */
+    /** A delegatorHistory hash already reported as some broadcast's transactionHash. */
+    hyperliquidHashReported: (hash: string) => `${p}hl:hash:${hash.toLowerCase()}`,
+    hyperliquidRelayed: (signer: string, nonce: number) => `${p}hl:relayed:${signer.toLowerCase()}:${nonce}`,
   };
 }
 
