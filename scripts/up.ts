@@ -4,9 +4,12 @@
  * and migrated; the demo organisation is seeded; every process is started and its URL printed.
  * Ctrl-C stops everything this command started.
  */
+
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import postgres from "postgres";
+import { base58Encode } from "../control-plane/src/features/solana-stake/codec.ts";
 import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
@@ -27,7 +30,10 @@ const DEVNETS = [
     port: 3001,
     urlEnv: "HYPERLIQUID_API_URL",
   },
+  { name: "solana-devnet", entry: "tests/devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
 ];
+/** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
+const solanaKey = (fill: number) => base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
 
 const infra = await ensureInfra();
 const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(infra.databaseUrl, "staking"));
@@ -68,6 +74,7 @@ try {
     });
     started.push(node);
     baseEnv[d.urlEnv] = node.url;
+    if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
     nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
   }
   const cp = await startProcess({
@@ -95,6 +102,9 @@ Try it:
   curl -s -u '${demo.email}:${demo.password}' ${cp.url}/user/api-keys
   curl -s -X POST ${cp.url}/api/v1/staking/delegate -H 'api-key: ${demo.apiKey}' \\
     -d '{"amount": 1.5, "delegatorAddress": "${hypeWallet.address}"}'
+
+  curl -s -X POST ${cp.url}/api/v1/stake -H 'x-api-key: ${demo.apiKey}' \\
+    -d '{"validatorPubKey": "${solanaKey(0xf0)}", "walletPubKey": "${solanaKey(0x01)}", "amount": 2000000000}'
 
 Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
 

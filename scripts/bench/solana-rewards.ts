@@ -7,9 +7,9 @@ import { performance } from "node:perf_hooks";
 import { runMigrations } from "@stake/db/migrate";
 import request from "supertest";
 import { buildStakeTx } from "../../control-plane/src/features/solana-stake/builder.ts";
-import { startSolanaDevnet } from "../devnet/solana/server.ts";
-import { createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { startSolanaDevnet } from "../../tests/devnet/solana/server.ts";
+import { createControlPlaneHarness } from "../../tests/helpers/control-plane.ts";
+import { approvedKey, testWallet } from "../../tests/solana/setup.ts";
 
 const ACCOUNTS = Number(process.env.ACCOUNTS ?? 1000);
 const EPOCHS = Number(process.env.EPOCHS ?? 100);
