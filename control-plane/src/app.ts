@@ -22,6 +22,7 @@ import { createHyperliquidClient } from "./features/hyperliquid-delegation/clien
 import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidRouter } from "./features/hyperliquid-delegation/routes.ts";
 import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
+import { createSolanaStakeArea } from "./features/solana-stake/area.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import { createMetrics } from "./http/metrics.ts";
@@ -110,6 +111,10 @@ export function createApp(deps: AppDeps): Express {
     }),
     presentV1,
   );
+
+  const solana = createSolanaStakeArea({ config, db, accounts: accountsRepo });
+  mount("/api/v1", solana, presentStandard);
+  mount("/v1", solana, presentStandard);
 
   const provisioningRepo = createProvisioningRepo(db);
   mount(

@@ -119,6 +119,20 @@ export const ControlPlaneEnv = z.object({
     .regex(/^0x[0-9a-fA-F]{40}$/)
     .optional()
     .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
+  SOLANA_RPC_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Solana JSON-RPC endpoint of the stake-account area (the simulated node listens on 8899)."),
+  SOLANA_MEV_API_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Base URL of the Jito-style MEV staker-rewards API (GET <url>/api/v1/staker_rewards)."),
+  SOLANA_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10000)
+    .describe("Timeout of one Solana RPC or MEV API call, in milliseconds."),
   HYPERLIQUID_API_URL: z
     .url()
     .default("http://127.0.0.1:3001")
@@ -171,6 +185,7 @@ export interface Config {
     depositContract: string | undefined;
     batchDepositor: string | undefined;
   };
+  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
   hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
 
@@ -218,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },
+    solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
     hyperliquid: {
       apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
       validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,

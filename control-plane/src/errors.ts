@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
 import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
 import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
+import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -32,6 +33,7 @@ export const CORE_ERRORS = {
 export const ERROR_STATUS = {
   ...CORE_ERRORS,
   ...ACCOUNT_ERRORS,
+  ...SOLANA_STAKE_ERRORS,
   ...HYPERLIQUID_ERRORS,
   ...BEACON_ERRORS,
 } as const satisfies Record<string, number>;

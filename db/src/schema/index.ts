@@ -1,2 +1,3 @@
 export * from "./accounts.ts";
 export * from "./provisioning.ts";
+export * from "./solana.ts";
