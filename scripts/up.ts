@@ -31,7 +31,9 @@ const DEVNETS = [
     urlEnv: "HYPERLIQUID_API_URL",
   },
   { name: "solana-devnet", entry: "tests/devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
+  { name: "beacon-devnet", entry: "tests/devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
 ];
+const WORKER_PORT = Number(process.env.WORKER_PORT ?? 3002);
 /** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
 const solanaKey = (fill: number) => base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
 
@@ -84,6 +86,13 @@ try {
     readyUrl: `http://127.0.0.1:${CONTROL_PLANE_PORT}`,
   });
   started.push(cp);
+  const worker = await startProcess({
+    name: "worker",
+    entry: "control-plane/src/worker.ts",
+    env: { ...baseEnv, WORKER_PORT: String(WORKER_PORT) },
+    readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
+  });
+  started.push(worker);
   for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
 
   const hypeWallet = demoWallets(1)[0]!;
@@ -91,6 +100,7 @@ try {
 The staking platform is up (NETWORK=${NETWORK}).
 
   control plane        ${cp.url}
+  worker (jobs)        ${worker.url}/healthz
   Postgres             ${redact(databaseUrl)}
   Redis                ${infra.redisUrl}
 ${nodes.join("\n")}
@@ -105,6 +115,9 @@ Try it:
 
   curl -s -X POST ${cp.url}/api/v1/stake -H 'x-api-key: ${demo.apiKey}' \\
     -d '{"validatorPubKey": "${solanaKey(0xf0)}", "walletPubKey": "${solanaKey(0x01)}", "amount": 2000000000}'
+  curl -s -X POST ${cp.url}/api/provision -H 'api-key: ${demo.apiKey}' \\
+    -d '{"attributes": {"withdrawalAddress": "0x00000000219ab540356cBB839Cbe05303d7705Fa", "validatorsCount": 2, "batch": true}}'
+  curl -s "${cp.url}/api/validators?provisionId=<provisionId from the answer above>" -H 'api-key: ${demo.apiKey}'
 
 Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
 

@@ -17,6 +17,13 @@ export const ControlPlaneEnv = z.object({
     .default(3000)
     .describe("HTTP port of the control plane."),
   CONTROL_PLANE_HOST: z.string().default("0.0.0.0").describe("Interface the control plane listens on."),
+  WORKER_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(3002)
+    .describe("Port of the worker's /healthz and /readyz (the worker serves no API)."),
   DATABASE_URL: z.url().describe("Postgres connection URL (the system of record)."),
   DATABASE_POOL_SIZE: z.coerce
     .number()
@@ -159,6 +166,7 @@ export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
 export interface Config {
   port: number;
   host: string;
+  workerPort: number;
   databaseUrl: string;
   databasePoolSize: number;
   redisUrl: string;
@@ -209,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   return deepFreeze({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
+    workerPort: e.WORKER_PORT,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,

@@ -1,5 +1,7 @@
+import { createServer } from "node:http";
 import { createDb } from "@stake/db/client";
 import { createRedis } from "@stake/db/redis/client";
+import { sql } from "drizzle-orm";
 import { type Config, loadConfig } from "./config.ts";
 import { createProvisionWorker } from "./features/beacon-provisioning/worker.ts";
 import { createLogger } from "./log.ts";
@@ -16,10 +18,26 @@ const logger = createLogger({ level: config.logLevel, service: "control-plane-wo
 const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plane-worker" });
 const connection = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true });
 const worker = createProvisionWorker({ db: pg.db, connection, config, logger });
-logger.info("provision worker running");
+
+// Liveness and readiness for orchestrators and `npm start`; the worker serves nothing else.
+const health = createServer(async (req, res) => {
+  const send = (status: number, body: unknown) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  if (req.url === "/healthz") return send(200, { status: "ok" });
+  if (req.url === "/readyz") {
+    const checks = await Promise.allSettled([pg.db.execute(sql`select 1`), connection.ping()]);
+    const [postgres, redis] = checks.map((c) => (c.status === "fulfilled" ? "ok" : "unreachable"));
+    const ready = postgres === "ok" && redis === "ok" && worker.isRunning();
+    return send(ready ? 200 : 503, { status: ready ? "ok" : "unavailable", postgres, redis });
+  }
+  send(404, { error: "No such endpoint", code: "NOT_FOUND" });
+});
+health.listen(config.workerPort, config.host);
+logger.info({ port: config.workerPort }, "provision worker running");
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, async () => {
     logger.info({ signal }, "draining");
+    health.close();
     await worker.close();
     await Promise.allSettled([pg.close(), connection.quit()]);
     process.exit(0);
