@@ -36,6 +36,7 @@ export function forward(args: {
     let status = 0;
     let abortUpstream: ((err: Error) => void) | undefined;
     let resume: (() => void) | undefined;
+    let bodyless = false;
     const settle = (o: ForwardOutcome) => {
       if (!settled) {
         settled = true;
@@ -44,8 +45,9 @@ export function forward(args: {
     };
     const onClientClose = () => {
       if (res.writableFinished) return;
-      abortUpstream?.(new Error("client closed the connection"));
+      // Settle first: aborting can call onError synchronously, which must not count as a provider failure.
       settle(status ? { kind: "response", status, complete: false } : { kind: "client-aborted" });
+      abortUpstream?.(new Error("client closed the connection"));
     };
     res.once("close", onClientClose);
 
@@ -75,20 +77,30 @@ export function forward(args: {
           const headers = responseHeaders(raw);
           if (statusText) res.writeHead(statusCode, statusText, headers);
           else res.writeHead(statusCode, headers);
+          if (statusCode === 204 || statusCode === 304 || req.method === "HEAD") {
+            // No body can follow. undici 7 reports a 304 that carries the entity's Content-Length as a
+            // length mismatch, so the exchange is complete here and anything later is ignored.
+            bodyless = true;
+            res.off("close", onClientClose);
+            res.end();
+            settle({ kind: "response", status, complete: true });
+          }
           return true;
         },
         onData(chunk: Buffer) {
-          if (res.destroyed) return false;
+          if (res.destroyed || bodyless) return !bodyless;
           const ok = res.write(chunk);
           if (!ok) res.once("drain", () => resume?.());
           return ok;
         },
         onComplete() {
+          if (bodyless) return;
           res.off("close", onClientClose);
           if (!res.destroyed) res.end();
           settle({ kind: "response", status, complete: true });
         },
         onError(error: Error) {
+          if (bodyless) return;
           res.off("close", onClientClose);
           const code = upstreamErrorCode(error);
           if (status) {
