@@ -5,14 +5,26 @@ import { sql } from "drizzle-orm";
 import express, { type Express, type Router } from "express";
 import type { Redis } from "ioredis";
 import { pinoHttp } from "pino-http";
+import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
 import type { Config } from "./config.ts";
-import { AppError, errorHandler, type Presenter, presentStandard, presentV1 } from "./errors.ts";
+import {
+  AppError,
+  errorHandler,
+  type Presenter,
+  presentMessage,
+  presentStandard,
+  presentV1,
+} from "./errors.ts";
 import { createAccountV1Router } from "./features/account-v1/routes.ts";
 import { createAccountV1Service } from "./features/account-v1/service.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
+import { createRequestLimit } from "./features/gateway-account/limit.ts";
+import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
+import { createGatewayAccountRouters } from "./features/gateway-account/routes.ts";
+import { createGatewayAccountService } from "./features/gateway-account/service.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import type { Logger } from "./log.ts";
 
@@ -80,6 +92,32 @@ export function createApp(deps: AppDeps): Express {
     }),
     presentV1,
   );
+
+  // Gateway account API: each exact prefix is mounted (other areas live under /api too).
+  const gw = config.gatewayAccount;
+  const jwt = createJwt({
+    secret: gw.jwtSecret,
+    issuer: "stake-gateway-account",
+    audience: "stake-gateway-account-api",
+    ttlSeconds: gw.jwtTtlSeconds,
+  });
+  const gwRouters = createGatewayAccountRouters({
+    accounts: createGatewayAccountService({
+      repo: createGatewayAccountRepo(db),
+      passwords,
+      jwt,
+      redis,
+      keys,
+    }),
+    jwt,
+    limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
+  });
+  mount("/api/onboarding", gwRouters.onboarding, presentMessage);
+  mount("/api/party", gwRouters.party, presentMessage);
+  mount("/api/api-key", gwRouters.apiKey, presentMessage);
+  mount("/api/balance", gwRouters.balance, presentMessage);
+  mount("/api/reservations", gwRouters.reservations, presentMessage);
+  mount("/api/health", gwRouters.health, presentMessage);
 
   app.use(() => {
     throw new AppError("NOT_FOUND", "No such endpoint");

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
+import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -27,7 +28,11 @@ export const CORE_ERRORS = {
   UPSTREAM_TIMEOUT: 504,
 } as const;
 
-export const ERROR_STATUS = { ...CORE_ERRORS, ...ACCOUNT_ERRORS } as const satisfies Record<string, number>;
+export const ERROR_STATUS = {
+  ...CORE_ERRORS,
+  ...ACCOUNT_ERRORS,
+  ...GATEWAY_ACCOUNT_ERRORS,
+} as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
