@@ -77,6 +77,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const logger = createGatewayLogger(config.logLevel);
   const gateway = await start({ config, logger });
   process.stdout.write(`READY ${gateway.url}\n`);
-  process.once("SIGTERM", () => void gateway.close().then(() => process.exit(0)));
-  process.once("SIGINT", () => void gateway.close().then(() => process.exit(0)));
+  const stop = () =>
+    void gateway.close().then(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
