@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
 import { resetTestTemplate } from "../tests/helpers/pg.ts";
 import { ensureInfra, ROOT } from "./lib/infra.ts";
 
@@ -26,15 +28,9 @@ try {
   const bin = (name: string) => `${ROOT}/node_modules/.bin/${name}`;
   step("typecheck", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
   step("lint", bin("biome"), ["check", "."]);
-  const only = process.argv.slice(2);
-  const files = only.length
-    ? only
-    : [
-        "gateway/src/**/*.test.ts",
-        "control-plane/src/**/*.test.ts",
-        "db/src/**/*.test.ts",
-        "tests/**/*.test.ts",
-      ];
+  // Node 20's runner does not expand globs: collect *.test.ts under the given folders (default: all).
+  const roots = process.argv.slice(2);
+  const files = findTests(roots.length ? roots : ["db", "gateway", "control-plane", "tests"]);
   step("tests", process.execPath, ["--import", "tsx", "--test", "--test-timeout=300000", ...files]);
 } catch (err) {
   console.error(err);
@@ -43,3 +39,17 @@ try {
   infra.stop();
 }
 process.exit(code);
+
+function findTests(roots: string[]): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    if (statSync(p).isFile()) {
+      if (p.endsWith(".test.ts")) out.push(p);
+      return;
+    }
+    for (const entry of readdirSync(p))
+      if (entry !== "node_modules" && !entry.startsWith(".")) walk(path.join(p, entry));
+  };
+  for (const r of roots) walk(path.resolve(ROOT, r));
+  return out.sort();
+}

@@ -25,7 +25,14 @@ import { createRequestLimit } from "./features/gateway-account/limit.ts";
 import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
 import { createGatewayAccountRouters } from "./features/gateway-account/routes.ts";
 import { createGatewayAccountService } from "./features/gateway-account/service.ts";
+import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
+import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
+import { createHyperliquidRouter } from "./features/hyperliquid-delegation/routes.ts";
+import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
+import { createSolanaStakeArea } from "./features/solana-stake/area.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
+import { createApiKeyAuth } from "./http/api-key-auth.ts";
+import { createMetrics } from "./http/metrics.ts";
 import type { Logger } from "./log.ts";
 
 export interface AppDeps {
@@ -49,6 +56,7 @@ export function createApp(deps: AppDeps): Express {
   const passwords = createPasswordHasher(config.argon2);
   const limits = createAbuseLimits({ redis, keys, config });
 
+  const metrics = createMetrics();
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
@@ -65,6 +73,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(metrics.track);
+  app.get("/metrics", metrics.serve);
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -80,6 +90,22 @@ export function createApp(deps: AppDeps): Express {
   const mount = (path: string, router: Router, present: Presenter) =>
     app.use(path, json, router, errorHandler(present, logger));
 
+  mount(
+    "/api/v1/staking",
+    createHyperliquidRouter({
+      service: createHyperliquidService({
+        client: createHyperliquidClient({
+          baseUrl: config.hyperliquid.apiUrl,
+          timeoutMs: config.hyperliquid.timeoutMs,
+        }),
+        repo: createHyperliquidRepo({ redis, keys }),
+        network: config.network,
+        validator: config.hyperliquid.validatorAddress,
+      }),
+      auth: createApiKeyAuth({ accounts: accountsRepo, headers: ["api-key"] }),
+    }),
+    presentStandard,
+  );
   mount(
     "/user",
     createAccountV2Router({ accounts: createAccountService({ accounts: accountsRepo, passwords, limits }) }),
@@ -118,6 +144,9 @@ export function createApp(deps: AppDeps): Express {
   mount("/api/balance", gwRouters.balance, presentMessage);
   mount("/api/reservations", gwRouters.reservations, presentMessage);
   mount("/api/health", gwRouters.health, presentMessage);
+  const solana = createSolanaStakeArea({ config, db, accounts: accountsRepo });
+  mount("/api/v1", solana, presentStandard);
+  mount("/v1", solana, presentStandard);
 
   app.use(() => {
     throw new AppError("NOT_FOUND", "No such endpoint");

@@ -105,6 +105,39 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the gateway account API rate limit."),
+  SOLANA_RPC_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Solana JSON-RPC endpoint of the stake-account area (the simulated node listens on 8899)."),
+  SOLANA_MEV_API_URL: z
+    .url()
+    .default("http://127.0.0.1:8899")
+    .describe("Base URL of the Jito-style MEV staker-rewards API (GET <url>/api/v1/staker_rewards)."),
+  SOLANA_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10000)
+    .describe("Timeout of one Solana RPC or MEV API call, in milliseconds."),
+  HYPERLIQUID_API_URL: z
+    .url()
+    .default("http://127.0.0.1:3001")
+    .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
+  HYPERLIQUID_VALIDATOR_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
+    .transform((a) => a.toLowerCase())
+    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
+    .describe(
+      "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
+    ),
+  HYPERLIQUID_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60000)
+    .default(5000)
+    .describe("Timeout of each Hyperliquid API call; past it the request fails with 502."),
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -134,6 +167,8 @@ export interface Config {
     rateLimit: number;
     rateWindowSeconds: number;
   };
+  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
+  hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -167,6 +202,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
       rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
       rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
+    },
+    solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
+    hyperliquid: {
+      apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
+      validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
+      timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
   });
 }

@@ -2,6 +2,8 @@ import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
 import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
+import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
+import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -32,6 +34,8 @@ export const ERROR_STATUS = {
   ...CORE_ERRORS,
   ...ACCOUNT_ERRORS,
   ...GATEWAY_ACCOUNT_ERRORS,
+  ...SOLANA_STAKE_ERRORS,
+  ...HYPERLIQUID_ERRORS,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -50,13 +50,14 @@ async function ensurePostgres(log: Log, stops: Array<() => void>): Promise<strin
   };
   mkdirSync(DATA, { recursive: true });
   if (!existsSync(path.join(dir, "PG_VERSION"))) {
-    log(`starting project-local Postgres in ${dir}`);
+    log(`initialising project-local Postgres in ${dir}`);
     mkdirSync(dir, { recursive: true });
     if (process.getuid?.() === 0) execFileSync("chown", ["-R", "postgres:postgres", dir]);
     run(
       ...(asPg("initdb", ["-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8"]) as [string, string[]]),
     );
   }
+  log(`starting project-local Postgres on port ${LOCAL_PG_PORT}`);
   const logFile = path.join(DATA, "pg.log");
   if (process.getuid?.() === 0) {
     execFileSync("touch", [logFile]);

@@ -23,6 +23,7 @@ export const accountCommands: Record<string, Command> = {
   "orgs list": {
     usage: "orgs list [--status pending|approved|rejected|suspended]",
     summary: "list organisations",
+    valueFlags: ["status"],
     async run(ctx, args) {
       const status = args.flags.status;
       if (status !== undefined && !STATUSES.includes(status as Status)) {
@@ -62,6 +63,7 @@ export const accountCommands: Record<string, Command> = {
   "keys issue": {
     usage: "keys issue <email> [--label L]",
     summary: "issue a staking API key (the secret is printed once)",
+    valueFlags: ["label"],
     async run(ctx, args) {
       const email = requirePositional(args, 0, "email").toLowerCase();
       const repo = createAccountsRepo(ctx.db);

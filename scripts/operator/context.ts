@@ -22,6 +22,8 @@ export interface ParsedArgs {
 export interface Command {
   usage: string;
   summary: string;
+  /** Flags that take a value (`--label L`); every other flag is boolean. */
+  valueFlags?: readonly string[];
   run(ctx: OperatorContext, args: ParsedArgs): Promise<{ data: unknown; text: string }>;
 }
 

@@ -14,10 +14,12 @@ function help(): string {
   return `usage: npm run operator -- <command> [--json]\n\n${rows.join("\n")}\n\nDATABASE_URL and REDIS_URL select the deployment.`;
 }
 
+const valueFlags = new Set(Object.values(COMMANDS).flatMap((c) => c.valueFlags ?? []));
 const { positionals, values } = parseArgs({
   args: process.argv.slice(2),
   allowPositionals: true,
   strict: false,
+  options: Object.fromEntries([...valueFlags].map((f) => [f, { type: "string" as const }])),
 });
 const json = values.json === true;
 // Commands are one or two words ("fund", "providers add"); the longer match wins.

@@ -22,3 +22,14 @@ test("unknown path is a JSON 404", async () => {
   assert.equal(res.status, 404);
   assert.deepEqual(res.body, { error: "No such endpoint", code: "NOT_FOUND" });
 });
+
+test("metrics are exposed in Prometheus text format with route patterns", async () => {
+  await request(h.app).get("/healthz");
+  const res = await request(h.app).get("/metrics");
+  assert.equal(res.status, 200);
+  assert.match(
+    res.text,
+    /http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/,
+  );
+  assert.match(res.text, /process_cpu_seconds_total/);
+});

@@ -24,6 +24,12 @@ export function createRedisKeys(prefix: string) {
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },
+    /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
+    hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,
+    /** Marks a signed Hyperliquid action (signer, nonce) as in flight or relayed, to refuse replays. */
+    /** A delegatorHistory hash already reported as some broadcast's transactionHash. */
+    hyperliquidHashReported: (hash: string) => `${p}hl:hash:${hash.toLowerCase()}`,
+    hyperliquidRelayed: (signer: string, nonce: number) => `${p}hl:relayed:${signer.toLowerCase()}:${nonce}`,
   };
 }
 

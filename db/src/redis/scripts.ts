@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
+import { luaScript } from "./lua.ts";
 
 /**
  * Registers the ledger Lua scripts on one ioredis client (EVALSHA with a transparent EVAL fallback).
@@ -7,9 +7,9 @@ import type { Redis } from "ioredis";
  */
 const SCRIPTS = { gwReserve: 3, gwFinalize: 2, gwCredit: 2 } as const;
 const FILES: Record<keyof typeof SCRIPTS, string> = {
-  gwReserve: "reserve.lua",
-  gwFinalize: "finalize.lua",
-  gwCredit: "credit.lua",
+  gwReserve: "reserve",
+  gwFinalize: "finalize",
+  gwCredit: "credit",
 };
 
 export interface LedgerScripts {
@@ -21,7 +21,7 @@ export interface LedgerScripts {
 export function defineLedgerScripts(redis: Redis): Redis & LedgerScripts {
   for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [keyof typeof SCRIPTS, number][]) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === "function") continue;
-    const lua = readFileSync(new URL(`./lua/${FILES[name]}`, import.meta.url), "utf8");
+    const lua = luaScript(FILES[name]);
     redis.defineCommand(name, { numberOfKeys, lua });
   }
   return redis as Redis & LedgerScripts;

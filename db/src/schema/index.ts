@@ -1,2 +1,3 @@
 export * from "./accounts.ts";
 export * from "./gateway.ts";
+export * from "./solana.ts";

@@ -1,0 +1,163 @@
+import { AppError } from "../../errors.ts";
+import { IDS } from "./builder.ts";
+import { assertPubkey, currentEpoch, type LoadedStake, toStake } from "./chain-reads.ts";
+import type { RpcAccount, SolanaRpc } from "./client.ts";
+import { lamportsToSol } from "./codec.ts";
+import { decodeLegacyTransaction } from "./message.ts";
+import { stakeStatus } from "./stake-state.ts";
+
+interface SigInfo {
+  signature: string;
+  blockTime: number | null;
+}
+
+const iso = (t: number | null | undefined) => (t == null ? null : new Date(t * 1000).toISOString());
+
+/**
+ * Lamports the account was created with, read from its first transaction (CreateAccountWithSeed or
+ * CreateAccount funding it); null when the account came from elsewhere (split, merge) or history is gone.
+ */
+async function initialFunding(
+  rpc: SolanaRpc,
+  pubkey: string,
+  first: SigInfo | undefined,
+): Promise<bigint | null> {
+  if (!first) return null;
+  const tx = await rpc.call<{ transaction: [string, string] } | null>("getTransaction", [
+    first.signature,
+    { encoding: "base64", maxSupportedTransactionVersion: 0 },
+  ]);
+  if (!tx) return null;
+  const decoded = decodeLegacyTransaction(Buffer.from(tx.transaction[0], "base64"));
+  for (const ix of decoded.instructions) {
+    if (ix.programId !== IDS.system || ix.accounts[1] !== pubkey) continue;
+    const b = Buffer.from(ix.data);
+    const tag = b.readUInt32LE(0);
+    if (tag === 0) return b.readBigUInt64LE(4);
+    if (tag === 3) return b.readBigUInt64LE(4 + 32 + 8 + Number(b.readBigUInt64LE(36)));
+  }
+  return null;
+}
+
+/**
+ * One stake account in the spec's shape. status: `active` while stake is effective (active or
+ * deactivating), `inactive` otherwise (activating, inactive); `activation_state` gives the four-way value.
+ * rewards_sol: lamports above what the account was funded with (inflation compounds into the delegation,
+ * MEV tips sit as plain lamports), i.e. rewards still held by the account.
+ */
+async function present(rpc: SolanaRpc, stake: LoadedStake, epoch: bigint) {
+  const sigs = await rpc.call<SigInfo[]>("getSignaturesForAddress", [stake.pubkey, { limit: 1000 }]);
+  const funding = await initialFunding(rpc, stake.pubkey, sigs.at(-1));
+  const state = stakeStatus(stake.state, epoch);
+  const d = stake.state.delegation;
+  const active = d && (state === "active" || state === "deactivating") ? d.stake : 0n;
+  const rewards = funding !== null && stake.lamports > funding ? stake.lamports - funding : 0n;
+  return {
+    pubkey: stake.pubkey,
+    status: active > 0n ? "active" : "inactive",
+    activation_state: state,
+    balance: {
+      total_sol: lamportsToSol(stake.lamports),
+      active_sol: lamportsToSol(active),
+      inactive_sol: lamportsToSol(stake.lamports - active),
+      rewards_sol: lamportsToSol(rewards),
+    },
+    lamports: {
+      total: stake.lamports.toString(),
+      active: active.toString(),
+      delegated: (d?.stake ?? 0n).toString(),
+    },
+    authorities: { stake_authority: stake.state.staker, withdraw_authority: stake.state.withdrawer },
+    epochs: {
+      activation_epoch: d ? Number(d.activationEpoch) : null,
+      deactivation_epoch: d?.deactivationEpoch != null ? Number(d.deactivationEpoch) : null,
+      current_epoch: Number(epoch),
+    },
+    voter: d?.voter ?? null,
+    created_at: iso(sigs.at(-1)?.blockTime),
+    updated_at: iso(sigs[0]?.blockTime),
+  };
+}
+
+export async function walletStakeAccounts(rpc: SolanaRpc, wallet: string): Promise<LoadedStake[]> {
+  const byOffset = (offset: number) =>
+    rpc.call<{ pubkey: string; account: RpcAccount }[]>("getProgramAccounts", [
+      IDS.stake,
+      { encoding: "base64", filters: [{ dataSize: 200 }, { memcmp: { offset, bytes: wallet } }] },
+    ]);
+  // Withdrawer (44) and staker (12) may differ after an authorize; merge both lists.
+  const [w, s] = await Promise.all([byOffset(44), byOffset(12)]);
+  const seen = new Map<string, LoadedStake>();
+  for (const r of [...w, ...s]) if (!seen.has(r.pubkey)) seen.set(r.pubkey, toStake(r.pubkey, r.account));
+  return [...seen.values()].sort((a, b) => a.pubkey.localeCompare(b.pubkey));
+}
+
+/**
+ * Stake accounts by address (getMultipleAccounts, 100 per call). With `allowClosed`, a missing account is
+ * returned empty (history and rewards of a closed account still exist); otherwise it is a 404.
+ */
+export async function loadStakes(
+  rpc: SolanaRpc,
+  pubkeys: string[],
+  opts: { allowClosed?: boolean } = {},
+): Promise<LoadedStake[]> {
+  const out: LoadedStake[] = [];
+  for (let i = 0; i < pubkeys.length; i += 100) {
+    const chunk = pubkeys.slice(i, i + 100);
+    const r = await rpc.call<{ value: (RpcAccount | null)[] }>("getMultipleAccounts", [
+      chunk,
+      { encoding: "base64" },
+    ]);
+    chunk.forEach((k, j) => {
+      const a = r.value[j] ?? null;
+      out.push(!a && opts.allowClosed ? closedStake(k) : toStake(k, a));
+    });
+  }
+  return out;
+}
+
+export async function balance(
+  rpc: SolanaRpc,
+  input: { walletPubKey?: string | undefined; stakeAccountPubKeys?: string[] | undefined },
+  inScope: (withdrawer: string) => void,
+) {
+  const { walletPubKey: wallet, stakeAccountPubKeys: accounts } = input;
+  if (wallet !== undefined && accounts !== undefined) {
+    throw new AppError(
+      "SELECTOR_CONFLICT",
+      "Give exactly one of walletPubKey or stakeAccountPubKeys, not both",
+    );
+  }
+  if (wallet === undefined && accounts === undefined) {
+    throw new AppError("SELECTOR_REQUIRED", "Give exactly one of walletPubKey or stakeAccountPubKeys");
+  }
+  const epoch = await currentEpoch(rpc);
+  if (wallet !== undefined) {
+    assertPubkey("walletPubKey", wallet, true);
+    inScope(wallet);
+    const [bal, stakes] = await Promise.all([
+      rpc.call<{ value: number }>("getBalance", [wallet, { commitment: "confirmed" }]),
+      walletStakeAccounts(rpc, wallet),
+    ]);
+    return {
+      walletPubkey: wallet,
+      balance: bal.value,
+      stakeAccounts: await Promise.all(stakes.map((s) => present(rpc, s, epoch))),
+    };
+  }
+  const list = [...new Set(accounts)];
+  list.forEach((k, i) => {
+    assertPubkey(`stakeAccountPubKeys.${i}`, k, false);
+  });
+  const stakes = await loadStakes(rpc, list);
+  for (const s of stakes) if (s.state.withdrawer) inScope(s.state.withdrawer);
+  return { stakeAccounts: await Promise.all(stakes.map((s) => present(rpc, s, epoch))) };
+}
+
+function closedStake(pubkey: string): LoadedStake {
+  return {
+    pubkey,
+    lamports: 0n,
+    state: { kind: "uninitialized", staker: null, withdrawer: null, lockup: null, delegation: null },
+  };
+}

@@ -1,0 +1,132 @@
+import { createHash } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
+
+const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
+
+/** Bitcoin-alphabet base58; leading zero bytes map to leading "1"s (a Solana key of 32 zero bytes is 32 ones). */
+export function base58Encode(bytes: Uint8Array): string {
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  let out = "";
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+/** Strict decode: throws on characters outside the alphabet. */
+export function base58Decode(text: string): Uint8Array {
+  let n = 0n;
+  for (const c of text) {
+    const v = INDEX.get(c);
+    if (v === undefined) throw new Error(`invalid base58 character '${c}'`);
+    n = n * 58n + BigInt(v);
+  }
+  const body: number[] = [];
+  while (n > 0n) {
+    body.unshift(Number(n & 0xffn));
+    n >>= 8n;
+  }
+  let zeros = 0;
+  while (text[zeros] === "1") zeros++;
+  return Uint8Array.from([...new Array(zeros).fill(0), ...body]);
+}
+
+/** A 32-byte Solana address; `null` when the text is not base58 of exactly 32 bytes. */
+export function decodePubkey(text: string): Uint8Array | null {
+  if (text.length < 32 || text.length > 44) return null;
+  try {
+    const bytes = base58Decode(text);
+    return bytes.length === 32 ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when the 32 bytes are a valid ed25519 point. Wallets and vote accounts are keypairs (on the curve);
+ * seed-derived and program-derived addresses usually are not, and nobody can sign for an off-curve key.
+ */
+export function isOnCurve(bytes: Uint8Array): boolean {
+  try {
+    ed25519.Point.fromBytes(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `CreateAccountWithSeed` address: sha256(base ‖ seed ‖ owner). Not a PDA, so no off-curve requirement;
+ * the seed is at most 32 bytes (the system program rejects longer ones with MaxSeedLengthExceeded).
+ */
+export function createWithSeed(base: Uint8Array, seed: string, owner: Uint8Array): Uint8Array {
+  const seedBytes = Buffer.from(seed, "utf8");
+  if (seedBytes.length > 32) throw new Error("seed longer than 32 bytes");
+  return new Uint8Array(createHash("sha256").update(base).update(seedBytes).update(owner).digest());
+}
+
+/** compact-u16: 7 bits per byte, least significant group first, high bit = continuation (1–3 bytes). */
+export function compactU16(n: number): number[] {
+  if (!Number.isInteger(n) || n < 0 || n > 0xffff) throw new Error(`compact-u16 out of range: ${n}`);
+  const out: number[] = [];
+  let rest = n;
+  for (;;) {
+    const low = rest & 0x7f;
+    rest >>= 7;
+    if (rest === 0) {
+      out.push(low);
+      return out;
+    }
+    out.push(low | 0x80);
+  }
+}
+
+/** Little-endian byte writer for bincode-style instruction data. */
+export class Writer {
+  private readonly parts: Uint8Array[] = [];
+  u8(v: number): this {
+    this.parts.push(Uint8Array.of(v));
+    return this;
+  }
+  u32(v: number): this {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    this.parts.push(b);
+    return this;
+  }
+  u64(v: bigint): this {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(v);
+    this.parts.push(b);
+    return this;
+  }
+  i64(v: bigint): this {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64LE(v);
+    this.parts.push(b);
+    return this;
+  }
+  bytes(v: Uint8Array | readonly number[]): this {
+    this.parts.push(Uint8Array.from(v));
+    return this;
+  }
+  done(): Uint8Array {
+    return new Uint8Array(Buffer.concat(this.parts));
+  }
+}
+
+/** Lamports → decimal SOL string (9 decimals, trailing zeros trimmed) without floating point. */
+export function lamportsToSol(lamports: bigint): string {
+  const neg = lamports < 0n;
+  const abs = neg ? -lamports : lamports;
+  const whole = abs / 1_000_000_000n;
+  const frac = (abs % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
+  return `${neg ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`;
+}

@@ -1,0 +1,265 @@
+import { IDS } from "./builder.ts";
+import type { LoadedStake } from "./chain-reads.ts";
+import { base58Encode, lamportsToSol } from "./codec.ts";
+import { epochClock } from "./epochs.ts";
+import { decodeLegacyTransaction } from "./message.ts";
+import { assertSpan, type Deps, fill, type Selector, selectAccounts } from "./rewards.ts";
+
+interface Event {
+  event_type: string;
+  timestamp: string;
+  epoch: number;
+  stake_account: string;
+  details: Record<string, unknown>;
+  /** Unix seconds, for sorting and the time filter. */
+  t: number;
+}
+interface Sig {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  err: unknown;
+}
+
+const STAKE_EVENTS: Record<number, string> = {
+  2: "delegated",
+  3: "split",
+  4: "withdrawn",
+  5: "deactivated",
+  7: "merged",
+  1: "authorized",
+  8: "authorized",
+  10: "authorized",
+  11: "authorized",
+};
+
+async function signatures(deps: Deps, account: string): Promise<Sig[]> {
+  const all: Sig[] = [];
+  for (let before: string | undefined; ; ) {
+    const page = await deps.rpc.call<Sig[]>("getSignaturesForAddress", [
+      account,
+      before ? { limit: 1000, before } : { limit: 1000 },
+    ]);
+    all.push(...page);
+    if (page.length < 1000) return all;
+    before = page.at(-1)?.signature;
+  }
+}
+
+/** Events decoded from one stake account's own transactions (oldest first). */
+async function txEvents(
+  deps: Deps,
+  stake: LoadedStake,
+  rent: bigint,
+  slotsPerEpoch: number,
+): Promise<Event[]> {
+  const out: Event[] = [];
+  const sigs = (await signatures(deps, stake.pubkey)).filter((s) => !s.err).reverse();
+  for (const s of sigs) {
+    const tx = await deps.rpc.call<{ transaction: [string, string]; blockTime: number | null } | null>(
+      "getTransaction",
+      [s.signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }],
+    );
+    if (!tx) continue;
+    const decoded = decodeLegacyTransaction(Buffer.from(tx.transaction[0], "base64"));
+    const t = s.blockTime ?? tx.blockTime ?? 0;
+    const base = {
+      timestamp: new Date(t * 1000).toISOString(),
+      epoch: Math.floor(s.slot / slotsPerEpoch),
+      stake_account: stake.pubkey,
+      t,
+    };
+    const vote = decoded.instructions.find((i) => i.programId === IDS.stake && i.data[0] === 2)?.accounts[1];
+    for (const ix of decoded.instructions) {
+      const b = Buffer.from(ix.data);
+      if (ix.programId === IDS.system && ix.accounts[1] === stake.pubkey && b.length >= 4) {
+        const tag = b.readUInt32LE(0);
+        const lamports =
+          tag === 0
+            ? b.readBigUInt64LE(4)
+            : tag === 3
+              ? b.readBigUInt64LE(44 + Number(b.readBigUInt64LE(36)))
+              : null;
+        if (lamports === null) continue;
+        const init = decoded.instructions.find(
+          (i) => i.programId === IDS.stake && i.data[0] === 0 && i.accounts[0] === stake.pubkey,
+        );
+        out.push({
+          ...base,
+          event_type: "account_created",
+          details: {
+            initial_stake_sol: lamportsToSol(lamports > rent ? lamports - rent : 0n),
+            validator_vote_key: vote ?? null,
+            stake_authority: init ? base58Encode(init.data.subarray(4, 36)) : null,
+            withdraw_authority: init ? base58Encode(init.data.subarray(36, 68)) : null,
+            signature: s.signature,
+          },
+        });
+      }
+      if (ix.programId !== IDS.stake || ix.accounts[0] !== stake.pubkey || b.length < 4) continue;
+      const type = STAKE_EVENTS[b.readUInt32LE(0)];
+      if (!type) continue;
+      const details: Record<string, unknown> = { signature: s.signature };
+      if (type === "delegated") details.validator_vote_key = ix.accounts[1];
+      if (type === "withdrawn")
+        Object.assign(details, {
+          amount_sol: lamportsToSol(b.readBigUInt64LE(4)),
+          recipient: ix.accounts[1],
+        });
+      if (type === "split")
+        Object.assign(details, {
+          amount_sol: lamportsToSol(b.readBigUInt64LE(4)),
+          new_stake_account: ix.accounts[1],
+        });
+      if (type === "merged") details.source_stake_account = ix.accounts[1];
+      if (type === "authorized" && b.length >= 40) details.new_authority = base58Encode(b.subarray(4, 36));
+      // The create transaction's Delegate is part of account_created.
+      if (type === "delegated" && out.at(-1)?.details.signature === s.signature) continue;
+      out.push({ ...base, event_type: type, details });
+    }
+  }
+  return out;
+}
+
+/**
+ * History of stake accounts: events decoded from their transactions plus two synthetic kinds —
+ * `delegation_activated` (the epoch after activation, when the stake becomes effective) and `rewards_earned`
+ * (one per completed epoch with rewards, from the same Postgres-cached data as /rewards). Oldest first.
+ */
+export async function history(
+  deps: Deps,
+  q: Selector & {
+    start_time: number;
+    end_time: number;
+    page: number;
+    page_size: number;
+    excluded_event_type?: string[] | undefined;
+  },
+  inScope: (a: string) => void,
+) {
+  assertSpan(q.start_time, q.end_time, null, "");
+  const clock = await epochClock(deps.rpc, deps.repo);
+  const { address, stakes } = await selectAccounts(deps.rpc, q, inScope);
+  const [rent, votes] = await Promise.all([
+    deps.rpc.call<number>("getMinimumBalanceForRentExemption", [200]),
+    deps.rpc.call<{
+      current: { votePubkey: string; nodePubkey: string }[];
+      delinquent: { votePubkey: string; nodePubkey: string }[];
+    }>("getVoteAccounts"),
+  ]);
+  const identity = new Map([...votes.current, ...votes.delinquent].map((v) => [v.votePubkey, v.nodePubkey]));
+  const events: Event[] = [];
+  let minEpoch = clock.current;
+  for (const s of stakes) {
+    const own = await txEvents(deps, s, BigInt(rent), clock.slotsPerEpoch);
+    events.push(...own);
+    const d = s.state.delegation;
+    if (d) minEpoch = Math.min(minEpoch, Number(d.activationEpoch));
+    const activeAt = d ? Number(d.activationEpoch) + 1 : null;
+    if (d && activeAt !== null && activeAt <= clock.current && d.deactivationEpoch !== d.activationEpoch) {
+      const t = (await clock.starts(activeAt, activeAt)).get(activeAt) ?? 0;
+      const created = own.find((e) => e.event_type === "account_created");
+      events.push({
+        event_type: "delegation_activated",
+        timestamp: new Date(t * 1000).toISOString(),
+        epoch: activeAt,
+        stake_account: s.pubkey,
+        t,
+        details: {
+          status_changed_from: "activating",
+          status_changed_to: "active",
+          active_stake_sol: created?.details.initial_stake_sol ?? lamportsToSol(d.stake),
+          validator_vote_key: d.voter,
+        },
+      });
+    }
+  }
+  // Rewards for completed epochs since the first activation (filled into the cache if missing).
+  const accounts = stakes.map((s) => s.pubkey);
+  const last = clock.current - 1;
+  const starts = await clock.starts(minEpoch, clock.current);
+  const inWindow = (e: number) => {
+    const t = starts.get(e + 1);
+    return t !== undefined && t >= q.start_time && t <= q.end_time;
+  };
+  for (let e = minEpoch; e <= last && accounts.length; e++) if (inWindow(e)) await fill(deps, stakes, e);
+  const rows = accounts.length ? await deps.repo.rowsFor(accounts, minEpoch, last) : [];
+  const validators = new Map<string, { epochs: Set<number>; lamports: bigint }>();
+  for (const r of rows) {
+    const amount = r.inflationLamports + r.mevLamports;
+    if (amount === 0n || !inWindow(r.epoch)) continue;
+    const t = starts.get(r.epoch + 1) as number;
+    events.push({
+      event_type: "rewards_earned",
+      timestamp: new Date(t * 1000).toISOString(),
+      epoch: r.epoch,
+      stake_account: r.stakeAccount,
+      t,
+      details: {
+        rewards_sol: lamportsToSol(amount),
+        inflation_rewards_sol: lamportsToSol(r.inflationLamports),
+        mev_rewards_sol: lamportsToSol(r.mevLamports),
+        new_balance_sol: lamportsToSol((r.postBalanceLamports ?? 0n) + r.mevLamports),
+      },
+    });
+    if (r.voter) {
+      const v = validators.get(r.voter) ?? { epochs: new Set<number>(), lamports: 0n };
+      v.epochs.add(r.epoch);
+      v.lamports += amount;
+      validators.set(r.voter, v);
+    }
+  }
+  const inRange = events
+    .filter((e) => e.t >= q.start_time && e.t <= q.end_time)
+    .sort((a, b) => a.t - b.t || a.epoch - b.epoch);
+  const excluded = new Set(q.excluded_event_type ?? []);
+  const shown = inRange.filter((e) => !excluded.has(e.event_type));
+  const rewardEvents = inRange.filter((e) => e.event_type === "rewards_earned");
+  const totalRewards = rewardEvents.reduce((n, e) => n + solToLamports(e.details.rewards_sol as string), 0n);
+  const firstReward = rewardEvents[0];
+  const startBal = firstReward
+    ? solToLamports(firstReward.details.new_balance_sol as string) -
+      solToLamports(firstReward.details.rewards_sol as string)
+    : 0n;
+  const endBal = stakes.reduce((n, s) => n + s.lamports, 0n);
+  const pageItems = shown.slice((q.page - 1) * q.page_size, q.page * q.page_size);
+  return {
+    status: "success",
+    data: {
+      address,
+      time_range: {
+        start: new Date(q.start_time * 1000).toISOString(),
+        end: new Date(q.end_time * 1000).toISOString(),
+      },
+      summary: {
+        total_rewards_earned: { sol: lamportsToSol(totalRewards) },
+        starting_balance: { sol: lamportsToSol(startBal) },
+        ending_balance: { sol: lamportsToSol(endBal) },
+        epochs_active: new Set(rewardEvents.map((e) => e.epoch)).size,
+        status_changes: inRange.filter((e) =>
+          ["account_created", "delegation_activated", "deactivated", "withdrawn"].includes(e.event_type),
+        ).length,
+      },
+      history: pageItems.map(({ t: _t, ...e }) => e),
+      validators: [...validators].map(([vote, v]) => ({
+        vote_account: vote,
+        identity: identity.get(vote) ?? null,
+        epochs_delegated: v.epochs.size,
+        total_rewards_from_validator: { sol: lamportsToSol(v.lamports) },
+      })),
+    },
+    pagination: {
+      page: q.page,
+      page_size: q.page_size,
+      total_events: shown.length,
+      has_more: q.page * q.page_size < shown.length,
+    },
+    metadata: { query_time: new Date().toISOString() },
+  };
+}
+
+/** Inverse of lamportsToSol for our own strings (exact, no floats). */
+function solToLamports(sol: string): bigint {
+  const [w = "0", f = ""] = sol.split(".");
+  return BigInt(w) * 1_000_000_000n + BigInt((f + "000000000").slice(0, 9));
+}

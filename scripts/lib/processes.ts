@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { ROOT } from "./infra.ts";
+
+export interface Started {
+  name: string;
+  child: ChildProcess;
+  url: string;
+}
+
+/**
+ * Starts a TypeScript entry as a child process and waits until it is ready: either it prints
+ * `READY <url>` (the devnets) or `readyUrl` answers 200 (the deployables). Logs go to the parent's stderr
+ * with a name prefix; a child that exits early fails the start.
+ */
+export function startProcess(opts: {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  readyUrl?: string;
+  timeoutMs?: number;
+}): Promise<Started> {
+  const child = spawn(process.execPath, ["--import", "tsx", opts.entry], {
+    cwd: ROOT,
+    env: opts.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const prefix = `[${opts.name}] `;
+  createInterface({ input: child.stderr! }).on("line", (l) => process.stderr.write(prefix + l + "\n"));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (err: Error | null, url?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        child.kill("SIGTERM");
+        reject(err);
+      } else resolve({ name: opts.name, child, url: url! });
+    };
+    const timer = setTimeout(
+      () => finish(new Error(`${opts.name} did not become ready`)),
+      opts.timeoutMs ?? 30_000,
+    );
+    child.once("exit", (code) => finish(new Error(`${opts.name} exited with code ${code}`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const ready = /^READY (\S+)/.exec(line);
+      if (ready?.[1] && !opts.readyUrl) finish(null, ready[1]);
+      else if (!settled || line.trim()) process.stderr.write(prefix + line + "\n");
+    });
+    if (opts.readyUrl) {
+      const url = opts.readyUrl;
+      const poll = async () => {
+        while (!settled) {
+          const ok = await fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (ok) return finish(null, url);
+          await new Promise((r) => setTimeout(r, 150));
+        }
+      };
+      void poll();
+    }
+  });
+}
+
+export function stopAll(started: Started[]): Promise<void> {
+  return Promise.all(
+    started.reverse().map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.child.exitCode !== null) return resolve();
+          s.child.once("exit", () => resolve());
+          s.child.kill("SIGTERM");
+          setTimeout(() => s.child.kill("SIGKILL"), 5000).unref();
+        }),
+    ),
+  ).then(() => undefined);
+}

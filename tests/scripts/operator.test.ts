@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import request from "supertest";
+import { uniqueEmail } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+
+let h: ControlPlaneHarness;
+before(async () => {
+  h = await createControlPlaneHarness();
+});
+after(() => h.close());
+
+async function operator(...args: string[]) {
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", "tsx", "scripts/operator/main.ts", ...args, "--json"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: h.config.databaseUrl,
+        REDIS_URL: h.config.redisUrl,
+        REDIS_PREFIX: h.config.redisPrefix,
+      },
+    },
+  );
+  return JSON.parse(stdout);
+}
+
+test("sign-up → orgs list → approve → keys issue → the key works → keys revoke → it stops working", async () => {
+  const email = uniqueEmail("cli");
+  await request(h.app)
+    .post("/user/signup")
+    .send({ email, password: "Sup3rSecret", org: "CLI Org", scope: {} })
+    .expect(202);
+
+  const pending = await operator("orgs", "list", "--status", "pending");
+  assert.ok(pending.some((o: { email: string }) => o.email === email));
+
+  const approved = await operator("orgs", "approve", email);
+  assert.equal(approved.status, "approved");
+
+  const issued = await operator("keys", "issue", email, "--label", "first");
+  assert.match(issued.apiKey, /^stk_/);
+  assert.equal(issued.label, "first");
+
+  const rotate = await request(h.app).post("/api/public/generate-api-key").set("x-api-key", issued.apiKey);
+  assert.equal(rotate.status, 200, "the issued key authenticates");
+
+  const listed = await request(h.app).get("/user/api-keys").auth(email, "Sup3rSecret");
+  const current = listed.body.keys[0].keyId;
+  assert.deepEqual(await operator("keys", "revoke", current), { keyId: current, revoked: true });
+  const revoked = await request(h.app)
+    .post("/api/public/generate-api-key")
+    .set("x-api-key", rotate.body.apiKey);
+  assert.equal(revoked.status, 401);
+
+  const rejected = await operator("orgs", "reject", email);
+  assert.equal(rejected.status, "rejected");
+});
+
+test("usage errors exit non-zero with a JSON error", async () => {
+  await assert.rejects(
+    operator("orgs", "approve", "nobody@example.com"),
+    (err: { code: number; stdout: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(JSON.parse(err.stdout).error, /no organisation/);
+      return true;
+    },
+  );
+});
