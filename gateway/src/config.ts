@@ -5,7 +5,7 @@ export const GatewayEnv = z.object({
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("HTTP port of the gateway."),
   GATEWAY_HOST: z.string().default("0.0.0.0").describe("Interface the gateway listens on."),
   DATABASE_URL: z.url().describe("Postgres URL (keys, parties, providers, coin rate)."),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5).describe("Postgres connections."),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10).describe("Postgres connections."),
   REDIS_URL: z.url().describe("Redis URL (balances, reservations, cache invalidation)."),
   REDIS_PREFIX: z.string().default("stake:").describe("Prefix of every Redis key."),
   LOG_LEVEL: z
