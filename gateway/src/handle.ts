@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { usdToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
@@ -8,6 +9,7 @@ import { type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import type { Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
+import { tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
 import { forwardableHeaders } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
@@ -22,6 +24,15 @@ export interface HandleDeps {
   upstreams: Upstreams;
   upstreamTimeoutMs: number;
 }
+
+type Admission =
+  | {
+      ok: true;
+      provider: ProviderRecord;
+      target: { path: string; query: string };
+      reservation: ReservationHandle;
+    }
+  | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
 
 interface AccessLog {
   reqId: string;
@@ -42,12 +53,12 @@ interface AccessLog {
 export function createHandler(deps: HandleDeps) {
   const { logger, ledger } = deps;
 
-  async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
-    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>) => {
+  /** Stages before the proxy: authenticate → route → idempotency → reserve. */
+  async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
+    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>): Admission => {
       log.outcome = code;
-      writeError(res, code, log.reqId, extra);
+      return { ok: false, code, ...(extra ? { extra } : {}) };
     };
-
     const auth = await authenticate(req.headers, deps.keys);
     if (!auth.ok) return fail(auth.code);
     log.party = auth.partyId;
@@ -77,6 +88,18 @@ export function createHandler(deps: HandleDeps) {
         : fail(reserved.code);
     }
     log.reservation = reserved.reservation.id;
+    return { ok: true, provider, target, reservation: reserved.reservation };
+  }
+
+  async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
+    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>) => {
+      log.outcome = code;
+      writeError(res, code, log.reqId, extra);
+    };
+
+    const admitted = await admit(req, log);
+    if (!admitted.ok) return fail(admitted.code, admitted.extra);
+    const { provider, target, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
 
     let outcome: "registered" | "failed" = "failed";
@@ -106,7 +129,7 @@ export function createHandler(deps: HandleDeps) {
           break;
       }
     } finally {
-      await finalize(reserved.reservation, outcome);
+      await finalize(reservation, outcome);
     }
   }
 
@@ -115,7 +138,40 @@ export function createHandler(deps: HandleDeps) {
     if (!done.ok) logger.error({ reservation: r.id, done }, "finalize found no in-flight reservation");
   }
 
-  return function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
+  /**
+   * Upgrade requests go through the same stages; charged once per connection, registered on the
+   * provider's 101 and released when the upgrade fails.
+   */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
+    const run = async () => {
+      const admitted = await admit(req, log);
+      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.extra);
+      const { provider, target, reservation } = admitted;
+      const result = await tunnel({
+        req,
+        socket,
+        head,
+        dispatcher: deps.upstreams.get(provider.origin),
+        path: joinBasePath(provider.basePath, target.path) + target.query,
+        headers: forwardableHeaders(req.rawHeaders),
+        timeoutMs: deps.upstreamTimeoutMs,
+      });
+      log.status = result.ok ? 101 : 502;
+      log.outcome = result.ok ? "registered" : `failed:${result.code}`;
+      if (!result.ok) writeSocketError(socket, result.code);
+      await finalize(reservation, result.ok ? "registered" : "failed");
+    };
+    run()
+      .catch((err: unknown) => {
+        log.outcome = "INTERNAL";
+        log.error = err instanceof Error ? err.message : String(err);
+        writeSocketError(socket, "INTERNAL");
+      })
+      .finally(() => logger.info(log, "access"));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
     const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: req.method };
     run(req, res, expectContinue, log)
@@ -129,5 +185,7 @@ export function createHandler(deps: HandleDeps) {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         logger.info({ ...log, ms }, "access");
       });
-  };
+  }
+
+  return { handle, upgrade };
 }

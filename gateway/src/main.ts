@@ -36,7 +36,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     connections: config.upstreamConnections,
     connectTimeoutMs: config.upstreamConnectTimeoutMs,
   });
-  const handle = createHandler({
+  const { handle, upgrade } = createHandler({
     logger,
     keys: keyCache,
     providers: providerCache,
@@ -47,6 +47,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   });
   const server = createGatewayServer({
     handle,
+    upgrade,
     ready: async () => {
       await Promise.all([pg.db.execute(sql`select 1`), redis.ping()]);
       return true;

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 
 /**
  * Raw node:http server: /healthz and /readyz for the platform, everything else through `handle`.
@@ -6,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  */
 export function createGatewayServer(deps: {
   handle: (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   ready: () => Promise<boolean>;
 }): Server {
   const route = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean) => {
@@ -36,5 +38,8 @@ export function createGatewayServer(deps: {
     res.sendDate = false;
     route(req, res, true);
   });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    deps.upgrade(req, socket, head),
+  );
   return server;
 }

@@ -28,7 +28,9 @@ const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 
 function startProcess(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit.
+  const profile = process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/") ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
