@@ -21,6 +21,11 @@ import { createAccountV1Service } from "./features/account-v1/service.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountV2Router } from "./features/account-v2/routes.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
+import { createBeaconClient } from "./features/beacon-provisioning/client.ts";
+import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
+import { createBeaconProvisioningRouter } from "./features/beacon-provisioning/routes.ts";
+import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
+import { createProvisionQueue } from "./features/beacon-provisioning/worker.ts";
 import { createRequestLimit } from "./features/gateway-account/limit.ts";
 import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
 import { createGatewayAccountRouters } from "./features/gateway-account/routes.ts";
@@ -147,6 +152,22 @@ export function createApp(deps: AppDeps): Express {
   const solana = createSolanaStakeArea({ config, db, accounts: accountsRepo });
   mount("/api/v1", solana, presentStandard);
   mount("/v1", solana, presentStandard);
+
+  const provisioningRepo = createProvisioningRepo(db);
+  mount(
+    "/api",
+    createBeaconProvisioningRouter({
+      repo: provisioningRepo,
+      auth: createApiKeyAuth({ accounts: accountsRepo, headers: ["api-key"] }),
+      service: createProvisioningService({
+        repo: provisioningRepo,
+        queue: createProvisionQueue(redis, config.redisPrefix),
+        beacon: createBeaconClient(config.eth.beaconUrl),
+        eth: config.eth,
+      }),
+    }),
+    presentStandard,
+  );
 
   app.use(() => {
     throw new AppError("NOT_FOUND", "No such endpoint");

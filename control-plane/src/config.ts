@@ -1,5 +1,9 @@
 import { z } from "zod";
 
+/** Public, well-known values so `npm start` works out of the box. Never for real funds. */
+export const DEMO_ETH_OPERATOR_SEED = "0x" + "de".repeat(32);
+export const DEMO_ETH_KEY_ENCRYPTION_KEY = "0x" + "0d".repeat(32);
+
 /**
  * Every environment variable the control plane reads, described once. `loadConfig` is called once, in
  * main.ts; the frozen result is passed down. `scripts/env-example.ts` renders `.env.example` from this.
@@ -105,6 +109,40 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the gateway account API rate limit."),
+  ETH_NETWORK: z
+    .enum(["mainnet", "hoodi"])
+    .optional()
+    .describe(
+      "Beacon network of deposits (fork version, contracts). Default: mainnet if NETWORK=mainnet, else hoodi.",
+    ),
+  ETH_OPERATOR_SEED: z
+    .string()
+    .regex(/^(0x)?([0-9a-fA-F]{2}){32,}$/, "hex, at least 32 bytes")
+    .default(DEMO_ETH_OPERATOR_SEED)
+    .describe(
+      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK=mainnet.",
+    ),
+  ETH_KEY_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32-byte hex")
+    .default(DEMO_ETH_KEY_ENCRYPTION_KEY)
+    .describe(
+      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK=mainnet.",
+    ),
+  ETH_BEACON_URL: z
+    .url()
+    .default("http://127.0.0.1:5052")
+    .describe("Beacon-node REST API (validators, balances, pending deposits) used by add-stake."),
+  ETH_DEPOSIT_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional()
+    .describe("Override of the deposit contract address (default: the network's, chain notes §1.4)."),
+  ETH_BATCH_DEPOSITOR: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional()
+    .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
   SOLANA_RPC_URL: z
     .url()
     .default("http://127.0.0.1:8899")
@@ -167,6 +205,16 @@ export interface Config {
     rateLimit: number;
     rateWindowSeconds: number;
   };
+  eth: {
+    network: "mainnet" | "hoodi";
+    /** Hex without 0x. Secret: never log or return it. */
+    operatorSeed: string;
+    /** Hex without 0x. Secret. */
+    keyEncryptionKey: string;
+    beaconUrl: string;
+    depositContract: string | undefined;
+    batchDepositor: string | undefined;
+  };
   solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
   hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
 }
@@ -178,6 +226,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new Error(`invalid control-plane configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const strip0x = (h: string) => h.replace(/^0x/, "").toLowerCase();
+  if (
+    e.NETWORK === "mainnet" &&
+    (strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) ||
+      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY))
+  ) {
+    throw new Error(
+      "invalid control-plane configuration:\n  ETH_OPERATOR_SEED/ETH_KEY_ENCRYPTION_KEY: demo values on mainnet",
+    );
+  }
   return deepFreeze({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
@@ -202,6 +260,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
       rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
       rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
+    },
+    eth: {
+      network: e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi"),
+      operatorSeed: strip0x(e.ETH_OPERATOR_SEED),
+      keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
+      beaconUrl: e.ETH_BEACON_URL,
+      depositContract: e.ETH_DEPOSIT_CONTRACT,
+      batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },
     solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
     hyperliquid: {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
+import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
 import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
 import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
@@ -36,6 +37,7 @@ export const ERROR_STATUS = {
   ...GATEWAY_ACCOUNT_ERRORS,
   ...SOLANA_STAKE_ERRORS,
   ...HYPERLIQUID_ERRORS,
+  ...BEACON_ERRORS,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

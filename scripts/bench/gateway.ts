@@ -29,7 +29,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 
 function startProcess(args: string[], env: Record<string, string> = {}) {
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit.
-  const profile = process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/") ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile =
+    process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
   const child = spawn(process.execPath, [...profile, "--import", "tsx", ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },

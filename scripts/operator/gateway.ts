@@ -57,6 +57,7 @@ export const gatewayCommands: Record<string, Command> = {
   "providers add": {
     usage: "providers add <key> --url <origin[/base]> --cost <usd> [--status active|disabled|degraded]",
     summary: "register a gateway provider",
+    valueFlags: ["url", "cost", "status"],
     async run(ctx, args) {
       const key = requirePositional(args, 0, "key");
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(key))
@@ -87,6 +88,7 @@ export const gatewayCommands: Record<string, Command> = {
     usage:
       "providers update <key> [--url <origin[/base]>] [--cost <usd>] [--status active|disabled|degraded]",
     summary: "change a provider (takes effect on every gateway within a second)",
+    valueFlags: ["url", "cost", "status"],
     async run(ctx, args) {
       const key = requirePositional(args, 0, "key");
       const url = flag(args, "url");
@@ -144,6 +146,7 @@ export const gatewayCommands: Record<string, Command> = {
   fund: {
     usage: "fund <partyId> <amount-in-coins> --ref <unique-ref>",
     summary: "credit a party (ledger entry in Postgres, applied to Redis once per ref)",
+    valueFlags: ["ref"],
     async run(ctx, args) {
       const partyId = requirePositional(args, 0, "partyId");
       const amountText = requirePositional(args, 1, "amount-in-coins");

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { accountCommands } from "./accounts.ts";
+import { beaconCommands } from "./beacon.ts";
 import { type Command, createOperatorContext, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
 
@@ -7,7 +8,7 @@ import { gatewayCommands } from "./gateway.ts";
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
  * a command's key is its two-word name.
  */
-const COMMANDS: Record<string, Command> = { ...accountCommands, ...gatewayCommands };
+const COMMANDS: Record<string, Command> = { ...accountCommands, ...gatewayCommands, ...beaconCommands };
 
 function help(): string {
   const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createApp } from "../../control-plane/src/app.ts";
 import { type Config, loadConfig } from "../../control-plane/src/config.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
@@ -19,6 +20,9 @@ export async function createControlPlaneHarness(env: Record<string, string> = {}
     // Cheap hashing keeps tests fast; production defaults are in config.ts.
     ARGON2_MEMORY_KIB: "8192",
     ARGON2_ITERATIONS: "1",
+    // Fresh beacon secrets per harness: config refuses the public demo values when NETWORK=mainnet.
+    ETH_OPERATOR_SEED: randomBytes(32).toString("hex"),
+    ETH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
     ...env,
   });
   const logger = createLogger({ level: config.logLevel, service: "control-plane" });

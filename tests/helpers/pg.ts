@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import postgres from "postgres";
@@ -8,20 +8,14 @@ import postgres from "postgres";
  * Tests never touch a developer's data: each test file gets a fresh database cloned from a migrated
  * template (`CREATE DATABASE … TEMPLATE` copies files, so it is fast), dropped when the file is done.
  */
-// Named after a digest of the migration files, so checkouts with different migrations sharing one Postgres
-// (worktrees, CI jobs) never clone each other's template.
-const TEMPLATE = `staking_test_template_${migrationsDigest()}`;
-
-function migrationsDigest(): string {
-  const dir = new URL("../../db/migrations/", import.meta.url);
-  const hash = createHash("sha256");
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    hash.update(file).update(readFileSync(new URL(file, dir)));
-  }
-  return hash.digest("hex").slice(0, 12);
-}
+/**
+ * The template is named after the migration journal, so checkouts with different migrations (branches,
+ * worktrees sharing one Postgres) never reset or clone each other's template.
+ */
+const TEMPLATE = `staking_test_template_${createHash("sha256")
+  .update(readFileSync(new URL("../../db/migrations/meta/_journal.json", import.meta.url)))
+  .digest("hex")
+  .slice(0, 12)}`;
 
 export function adminUrl(): string {
   return process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

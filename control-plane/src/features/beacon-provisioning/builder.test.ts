@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { bls12_381 } from "@noble/curves/bls12-381.js";
+import { decodeFunctionData, parseAbi, toFunctionSelector } from "viem";
+import { blsKeyFromSecret } from "./bls.ts";
+import {
+  BATCH_DEPOSIT_SELECTOR,
+  batchDepositTx,
+  buildDeposit,
+  bytesOf,
+  DEPOSIT_SELECTOR,
+  depositTx,
+  GWEI_PER_ETH,
+  hexOf,
+  type SignedDeposit,
+  verifyDeposit,
+  withdrawalCredentials,
+} from "./builder.ts";
+import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
+import { computeDepositDomain, computeSigningRoot } from "./ssz.ts";
+
+const SK = 0x3f3e0a69a6a66aeaec606a2ccb47c703afb2e8ae64f70a1650c03343b06e8f0cn;
+const POP_DST = "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+const ABI = parseAbi([
+  "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
+  "function deposit(bytes[] pubkeys, bytes[] withdrawal_credentials, bytes[] signatures, bytes32[] deposit_data_roots, uint256[] collateral)",
+]);
+
+/** Second, independent BLS implementation (pure JS) with the Ethereum POP DST passed explicitly. */
+export function nobleVerifies(d: SignedDeposit, network: BeaconNetwork = BEACON_NETWORKS.mainnet): boolean {
+  const L = bls12_381.longSignatures;
+  const domain = computeDepositDomain(bytesOf(network.genesisForkVersion));
+  const msg = L.hash(computeSigningRoot(bytesOf(d.depositMessageRoot), domain), POP_DST);
+  return L.verify(bytesOf(d.signature), msg, bytesOf(d.pubkey));
+}
+
+test("0x02 regression vectors of the chain notes §4.5, verified by noble", () => {
+  const key = blsKeyFromSecret(SK);
+  assert.equal(
+    hexOf(key.publicKey),
+    "0x8666389c3fe6ff0bca9adba81504f380b9e2c719419760d561836472fafe295cb50696524e19cba084e1d788d66c80d6",
+  );
+  const wc = bytesOf("0200000000000000000000000000000000000000000000000000000000000001");
+  const cases = [
+    [
+      32n,
+      "e027be3f358b29822a12f62f9577900fc8cc3603bc9edc3425e97ba9530a1799",
+      "60453be9738985e7015e484cbedeb5e036858b6c54f50ea1d1c81cce116bc0ad",
+    ],
+    [
+      64n,
+      "1cd5d9273ed0058dedcdc4d6e0204f7842325a7a188e0f852194f3a6ac58649e",
+      "8221d8fcf17595144b9336b3645f0844b75723358c498bcbba3ff0c4d6d85ae6",
+    ],
+    [
+      2048n,
+      "9e8c68834f4e057444d7c2f933d45a8614cc682fe9ddc34c9cde6151549eee0a",
+      "3cb57996afe5dd34b9b91543a91507db1bec7d395bfa4a0a40c3dc0ac6da3a85",
+    ],
+  ] as const;
+  for (const [eth, msgRoot, dataRoot] of cases) {
+    const d = buildDeposit({
+      key,
+      withdrawalCredentials: wc,
+      amountGwei: eth * GWEI_PER_ETH,
+      network: BEACON_NETWORKS.mainnet,
+    });
+    assert.equal(d.depositMessageRoot, `0x${msgRoot}`);
+    assert.equal(d.depositDataRoot, `0x${dataRoot}`);
+    assert.ok(nobleVerifies(d));
+  }
+});
+
+test("withdrawal credentials 0x01 / 0x02 layout", () => {
+  const addr = "0x00000000219ab540356cBB839Cbe05303d7705Fa";
+  assert.equal(
+    hexOf(withdrawalCredentials(addr, false)),
+    "0x01000000000000000000000000000000219ab540356cbb839cbe05303d7705fa",
+  );
+  assert.equal(
+    hexOf(withdrawalCredentials(addr, true)),
+    "0x02000000000000000000000000000000219ab540356cbb839cbe05303d7705fa",
+  );
+});
+
+test("self-verification rejects a tampered deposit; Hoodi signatures differ from mainnet", () => {
+  const key = blsKeyFromSecret(SK);
+  const wc = withdrawalCredentials("0x1111111111111111111111111111111111111111", false);
+  const main = buildDeposit({
+    key,
+    withdrawalCredentials: wc,
+    amountGwei: 32n * GWEI_PER_ETH,
+    network: BEACON_NETWORKS.mainnet,
+  });
+  const hoodi = buildDeposit({
+    key,
+    withdrawalCredentials: wc,
+    amountGwei: 32n * GWEI_PER_ETH,
+    network: BEACON_NETWORKS.hoodi,
+  });
+  assert.notEqual(main.signature, hoodi.signature);
+  assert.ok(nobleVerifies(hoodi, BEACON_NETWORKS.hoodi));
+  assert.throws(() => verifyDeposit(main, BEACON_NETWORKS.hoodi), /signature/);
+  assert.throws(
+    () => verifyDeposit({ ...main, amount: 33n * GWEI_PER_ETH }, BEACON_NETWORKS.mainnet),
+    /root/,
+  );
+  assert.throws(() =>
+    buildDeposit({
+      key,
+      withdrawalCredentials: wc,
+      amountGwei: GWEI_PER_ETH - 1n,
+      network: BEACON_NETWORKS.mainnet,
+    }),
+  );
+});
+
+test("deposit and batch calldata decode with viem to exactly the deposits", () => {
+  assert.equal(toFunctionSelector("deposit(bytes,bytes,bytes,bytes32)"), `0x${DEPOSIT_SELECTOR}`);
+  assert.equal(
+    toFunctionSelector("deposit(bytes[],bytes[],bytes[],bytes32[],uint256[])"),
+    `0x${BATCH_DEPOSIT_SELECTOR}`,
+  );
+  const wc = withdrawalCredentials("0x2222222222222222222222222222222222222222", true);
+  const deposits = [1n, 2n, 3n].map((i) =>
+    buildDeposit({
+      key: blsKeyFromSecret(SK + i),
+      withdrawalCredentials: wc,
+      amountGwei: (31n + i) * GWEI_PER_ETH,
+      network: BEACON_NETWORKS.hoodi,
+    }),
+  );
+  for (const d of deposits) {
+    const tx = depositTx(d, BEACON_NETWORKS.hoodi);
+    assert.equal((tx.data.length - 2) / 2, 420);
+    assert.equal(tx.value, (d.amount * 10n ** 9n).toString());
+    const { args } = decodeFunctionData({ abi: ABI, data: tx.data as `0x${string}` });
+    assert.deepEqual(args, [d.pubkey, d.withdrawalCredentials, d.signature, d.depositDataRoot]);
+  }
+  const batch = batchDepositTx(deposits, BEACON_NETWORKS.hoodi);
+  assert.equal((batch.data.length - 2) / 2, 324 + 448 * 3);
+  assert.equal(batch.to, BEACON_NETWORKS.hoodi.batchDepositor);
+  assert.equal(batch.value, (99n * 10n ** 18n).toString());
+  const { args } = decodeFunctionData({ abi: ABI, data: batch.data as `0x${string}` });
+  assert.deepEqual(args, [
+    deposits.map((d) => d.pubkey),
+    deposits.map((d) => d.withdrawalCredentials),
+    deposits.map((d) => d.signature),
+    deposits.map((d) => d.depositDataRoot),
+    deposits.map((d) => d.amount * 10n ** 9n),
+  ]);
+  assert.throws(() => batchDepositTx([], BEACON_NETWORKS.hoodi));
+});

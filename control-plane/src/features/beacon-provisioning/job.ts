@@ -1,0 +1,103 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { Config } from "../../config.ts";
+import type { Logger } from "../../log.ts";
+import { blsKeyFromSecret } from "./bls.ts";
+import { batchDepositTx, buildDeposit, depositTx, withdrawalCredentials } from "./builder.ts";
+import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
+import { createKeyCipher } from "./key-encryption.ts";
+import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
+import type { NewValidatorRow, ProvisioningRepo } from "./repo.ts";
+
+export const PROVISION_QUEUE = "beacon-provision";
+export interface ProvisionJobData {
+  provisionId: string;
+}
+
+/** The deployment's network constants, with the contract overrides from configuration. */
+export function resolveNetwork(eth: Config["eth"]): BeaconNetwork {
+  const base = BEACON_NETWORKS[eth.network];
+  return {
+    ...base,
+    depositContract: eth.depositContract ?? base.depositContract,
+    batchDepositor: eth.batchDepositor ?? base.batchDepositor,
+  };
+}
+
+/** Identifies a seed in the allocator table without revealing it (a domain-separated hash). */
+export function seedFingerprint(seedHex: string): string {
+  return createHash("sha256").update("stake:eth-operator-seed:").update(seedHex).digest("hex").slice(0, 16);
+}
+
+/**
+ * Runs one provision: allocates key indices, derives keys, signs and self-verifies every deposit, and stores
+ * them with the provision's CREATED status in ONE transaction, so a failure leaves no validator rows and
+ * frees the indices. Idempotent: a provision that is no longer IN_PROGRESS is left as it is.
+ */
+export function createProvisionProcessor(deps: {
+  repo: ProvisioningRepo;
+  eth: Config["eth"];
+  logger: Logger;
+}) {
+  const network = resolveNetwork(deps.eth);
+  const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
+  const deriveKey = createSigningKeyDeriver(Buffer.from(deps.eth.operatorSeed, "hex"));
+  const seedId = seedFingerprint(deps.eth.operatorSeed);
+
+  return async function process(provisionId: string): Promise<void> {
+    const provision = await deps.repo.findProvision(provisionId);
+    if (provision?.status !== "IN_PROGRESS") return;
+    const a = provision.attributes;
+    const wc = withdrawalCredentials(a.withdrawalAddress, a.compounding);
+    const amountGwei = BigInt(a.amountPerValidatorGwei);
+
+    await deps.repo.transaction(async (tx) => {
+      const first = await deps.repo.allocateKeyIndices(tx, seedId, a.validatorsCount);
+      const rows: NewValidatorRow[] = [];
+      const deposits = [];
+      for (let position = 0; position < a.validatorsCount; position++) {
+        const keyIndex = first + position;
+        const sk = deriveKey(keyIndex);
+        const deposit = buildDeposit({
+          key: blsKeyFromSecret(sk),
+          withdrawalCredentials: wc,
+          amountGwei,
+          network,
+        });
+        const call = depositTx(deposit, network);
+        deposits.push(deposit);
+        rows.push({
+          id: randomUUID(),
+          provisionId,
+          organisationId: provision.organisationId,
+          position,
+          keyIndex,
+          pubkey: deposit.pubkey,
+          encryptedSigningKey: cipher.encrypt(secretKeyToBytes(sk), deposit.pubkey),
+          withdrawalCredentials: deposit.withdrawalCredentials,
+          amountGwei: deposit.amount,
+          signature: deposit.signature,
+          depositMessageRoot: deposit.depositMessageRoot,
+          depositDataRoot: deposit.depositDataRoot,
+          forkVersion: deposit.forkVersion,
+          networkName: deposit.networkName,
+          depositInput: call.data,
+          depositTo: call.to,
+          depositValue: call.value,
+        });
+      }
+      await deps.repo.insertValidators(tx, rows);
+      const batch = a.batch ? batchDepositTx(deposits, network) : null;
+      await deps.repo.setProvisionStatus(
+        provisionId,
+        "CREATED",
+        {
+          batchDepositInput: batch?.data ?? null,
+          batchTo: batch?.to ?? null,
+          batchValue: batch?.value ?? null,
+        },
+        tx,
+      );
+    });
+    deps.logger.info({ provisionId, validators: a.validatorsCount }, "provision created");
+  };
+}

@@ -1,0 +1,28 @@
+/** Per-network constants from the chain notes §1.4 and §2. Addresses are EIP-55 checksummed. */
+export interface BeaconNetwork {
+  name: "mainnet" | "hoodi";
+  chainId: number;
+  genesisForkVersion: string;
+  depositContract: string;
+  /** Attestant BatchValidatorDepositor (1–100 validators, per-item amount in wei). */
+  batchDepositor: string;
+}
+
+export const BEACON_NETWORKS = {
+  mainnet: {
+    name: "mainnet",
+    chainId: 1,
+    genesisForkVersion: "0x00000000",
+    depositContract: "0x00000000219ab540356cBB839Cbe05303d7705Fa",
+    batchDepositor: "0x16BF86Efb14FA03a3A207efC03Df5Ed29094a838",
+  },
+  hoodi: {
+    name: "hoodi",
+    chainId: 560048,
+    genesisForkVersion: "0x10000910",
+    depositContract: "0x00000000219ab540356cBB839Cbe05303d7705Fa",
+    batchDepositor: "0x9c2880C58e2F7bc7f1Bcbf0e0d220B8a3d6cc5a9",
+  },
+} as const satisfies Record<string, BeaconNetwork>;
+
+export type BeaconNetworkName = keyof typeof BEACON_NETWORKS;

@@ -1,0 +1,59 @@
+import type { ProvisionRow, ValidatorRow } from "./repo.ts";
+
+const no0x = (h: string) => h.replace(/^0x/, "");
+
+/** page/per_page given → paginate (defaults 1 and 50); neither → everything, with nulls in the envelope. */
+export function paging(q: { page?: number | undefined; per_page?: number | undefined }) {
+  if (q.page === undefined && q.per_page === undefined) return undefined;
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 50;
+  return { page, perPage, limit: perPage, offset: (page - 1) * perPage };
+}
+
+export function pageEnvelope(p: ReturnType<typeof paging>, total: number) {
+  return p
+    ? { page: p.page, per_page: p.perPage, total, pages: Math.ceil(total / p.perPage) }
+    : { page: null, per_page: null, total, pages: null };
+}
+
+/** Fields shared by the validator objects and deposit details responses. */
+export function provisionHeader(p: ProvisionRow, withdrawalCredentials: string) {
+  return {
+    batch: p.attributes.batch,
+    withdrawal_credentials: withdrawalCredentials,
+    validatorsCount: p.attributes.validatorsCount,
+    clientId: p.organisationId,
+    provisionId: p.id,
+  };
+}
+
+export function validatorItem(v: ValidatorRow, batch: boolean) {
+  return {
+    validatorIndex: v.validatorIndex,
+    validatorAddress: v.pubkey,
+    amount: Number(v.amountGwei),
+    created: v.createdAt.toISOString(),
+    status: v.status,
+    depositInput: batch ? null : v.depositInput,
+    to: batch ? null : v.depositTo,
+    value: batch ? null : v.depositValue,
+  };
+}
+
+/** Everything a deposit-data JSON entry carries (hex without 0x, as the deposit CLIs write it). */
+export function depositDetailItem(v: ValidatorRow) {
+  return {
+    validatorIndex: v.validatorIndex,
+    validatorAddress: v.pubkey,
+    amount: Number(v.amountGwei),
+    created: v.createdAt.toISOString(),
+    status: v.status,
+    signature: no0x(v.signature),
+    pubkey: no0x(v.pubkey),
+    withdrawal_credentials: no0x(v.withdrawalCredentials),
+    deposit_message_root: no0x(v.depositMessageRoot),
+    deposit_data_root: no0x(v.depositDataRoot),
+    fork_version: no0x(v.forkVersion),
+    network_name: v.networkName,
+  };
+}

@@ -1,0 +1,118 @@
+import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
+import { bls12_381 } from "@noble/curves/bls12-381.js";
+import { issueApiKey } from "@stake/db/api-key";
+import { createRedis } from "@stake/db/redis/client";
+import supertest from "supertest";
+import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
+import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisioning/networks.ts";
+import { createProvisionWorker } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+
+/** An approved organisation with one staking API key. */
+export async function approvedOrg(h: ControlPlaneHarness, name: string) {
+  const accounts = createAccountsRepo(h.db);
+  const email = `${name}-${Math.random().toString(36).slice(2)}@example.test`;
+  const org = await accounts.insertOrganisation({
+    orgName: name,
+    email,
+    passwordHash: "x",
+    scope: {},
+    signedUpVia: "v2",
+  });
+  if (!org) throw new Error("org insert failed");
+  await accounts.setOrganisationStatus(email, "approved");
+  const issued = issueApiKey("staking");
+  await accounts.insertKey({ organisationId: org.id, label: "test", issued });
+  return { id: org.id, key: issued.key };
+}
+
+/** The provisioning worker, in-process, on its own queue connection. */
+export function startWorker(h: ControlPlaneHarness, concurrency = 1) {
+  const connection = createRedis(h.config.redisUrl, { name: "test-worker", forQueues: true });
+  const worker = createProvisionWorker({
+    db: h.db,
+    connection,
+    config: h.config,
+    logger: createLogger({ level: "silent", service: "worker" }),
+    concurrency,
+  });
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      await connection.quit();
+    },
+  };
+}
+
+/** Polls GET /api/validators until the provision leaves IN_PROGRESS (no fixed sleeps as assertions). */
+export async function waitForProvision(app: ControlPlaneHarness["app"], key: string, provisionId: string) {
+  for (let i = 0; i < 400; i++) {
+    const res = await supertest(app).get("/api/validators").query({ provisionId }).set("api-key", key);
+    if (res.body.provisionStatus !== "IN_PROGRESS") return res;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`provision ${provisionId} still in progress`);
+}
+
+const Bytes32 = new ByteVectorType(32);
+const Gwei = new UintBigintType(8);
+const DepositMessage = new ContainerType({
+  pubkey: new ByteVectorType(48),
+  withdrawal_credentials: Bytes32,
+  amount: Gwei,
+});
+const DepositData = new ContainerType({
+  pubkey: new ByteVectorType(48),
+  withdrawal_credentials: Bytes32,
+  amount: Gwei,
+  signature: new ByteVectorType(96),
+});
+const SigningData = new ContainerType({ object_root: Bytes32, domain: Bytes32 });
+const ForkData = new ContainerType({
+  current_version: new ByteVectorType(4),
+  genesis_validators_root: Bytes32,
+});
+const b = (h: string) => new Uint8Array(Buffer.from(h.replace(/^0x/, ""), "hex"));
+const hex = (u: Uint8Array) => Buffer.from(u).toString("hex");
+
+/**
+ * Independent re-verification of a deposit-data entry (hex without 0x): roots with @chainsafe/ssz, the
+ * domain from ForkData, and the signature with @noble/curves (not the blst binding that signed it).
+ */
+export function reverifyDepositData(d: {
+  pubkey: string;
+  withdrawal_credentials: string;
+  amount: number;
+  signature: string;
+  /** Absent for a bare calldata check: then only the data root and signature are compared. */
+  deposit_message_root?: string;
+  deposit_data_root: string;
+  fork_version: string;
+}): void {
+  const msg = {
+    pubkey: b(d.pubkey),
+    withdrawal_credentials: b(d.withdrawal_credentials),
+    amount: BigInt(d.amount),
+  };
+  const msgRoot = DepositMessage.hashTreeRoot(msg);
+  if (d.deposit_message_root !== undefined && hex(msgRoot) !== d.deposit_message_root)
+    throw new Error("deposit_message_root differs");
+  if (hex(DepositData.hashTreeRoot({ ...msg, signature: b(d.signature) })) !== d.deposit_data_root) {
+    throw new Error("deposit_data_root differs");
+  }
+  const forkRoot = ForkData.hashTreeRoot({
+    current_version: b(d.fork_version),
+    genesis_validators_root: new Uint8Array(32),
+  });
+  const domain = new Uint8Array(32);
+  domain.set([3, 0, 0, 0]);
+  domain.set(forkRoot.subarray(0, 28), 4);
+  const signingRoot = SigningData.hashTreeRoot({ object_root: msgRoot, domain });
+  const L = bls12_381.longSignatures;
+  const point = L.hash(signingRoot, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_");
+  if (!L.verify(b(d.signature), point, b(d.pubkey))) throw new Error("signature does not verify (noble)");
+}
+
+export const HOODI = BEACON_NETWORKS.hoodi;
