@@ -7,9 +7,13 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { ControlPlaneEnv } from "../control-plane/src/config.ts";
+import { GatewayEnv } from "../gateway/src/config.ts";
 import { ROOT } from "./lib/infra.ts";
 
-const SCHEMAS: Array<[string, z.ZodObject]> = [["control plane", ControlPlaneEnv]];
+const SCHEMAS: Array<[string, z.ZodObject]> = [
+  ["control plane", ControlPlaneEnv],
+  ["gateway", GatewayEnv],
+];
 
 interface Row {
   name: string;

@@ -5,9 +5,17 @@ import { sql } from "drizzle-orm";
 import express, { type Express, type Router } from "express";
 import type { Redis } from "ioredis";
 import { pinoHttp } from "pino-http";
+import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
 import type { Config } from "./config.ts";
-import { AppError, errorHandler, type Presenter, presentStandard, presentV1 } from "./errors.ts";
+import {
+  AppError,
+  errorHandler,
+  type Presenter,
+  presentMessage,
+  presentStandard,
+  presentV1,
+} from "./errors.ts";
 import { createAccountV1Router } from "./features/account-v1/routes.ts";
 import { createAccountV1Service } from "./features/account-v1/service.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
@@ -18,6 +26,10 @@ import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
 import { createBeaconProvisioningRouter } from "./features/beacon-provisioning/routes.ts";
 import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
 import { createProvisionQueue } from "./features/beacon-provisioning/worker.ts";
+import { createRequestLimit } from "./features/gateway-account/limit.ts";
+import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
+import { createGatewayAccountRouters } from "./features/gateway-account/routes.ts";
+import { createGatewayAccountService } from "./features/gateway-account/service.ts";
 import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
 import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidRouter } from "./features/hyperliquid-delegation/routes.ts";
@@ -112,6 +124,31 @@ export function createApp(deps: AppDeps): Express {
     presentV1,
   );
 
+  // Gateway account API: each exact prefix is mounted (other areas live under /api too).
+  const gw = config.gatewayAccount;
+  const jwt = createJwt({
+    secret: gw.jwtSecret,
+    issuer: "stake-gateway-account",
+    audience: "stake-gateway-account-api",
+    ttlSeconds: gw.jwtTtlSeconds,
+  });
+  const gwRouters = createGatewayAccountRouters({
+    accounts: createGatewayAccountService({
+      repo: createGatewayAccountRepo(db),
+      passwords,
+      jwt,
+      redis,
+      keys,
+    }),
+    jwt,
+    limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
+  });
+  mount("/api/onboarding", gwRouters.onboarding, presentMessage);
+  mount("/api/party", gwRouters.party, presentMessage);
+  mount("/api/api-key", gwRouters.apiKey, presentMessage);
+  mount("/api/balance", gwRouters.balance, presentMessage);
+  mount("/api/reservations", gwRouters.reservations, presentMessage);
+  mount("/api/health", gwRouters.health, presentMessage);
   const solana = createSolanaStakeArea({ config, db, accounts: accountsRepo });
   mount("/api/v1", solana, presentStandard);
   mount("/v1", solana, presentStandard);

@@ -92,6 +92,30 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the sign-up and auth-failure limits."),
+  GATEWAY_JWT_SECRET: z
+    .string()
+    .min(32)
+    .default("dev-only-gateway-jwt-secret-change-me-in-production")
+    .describe("HS256 secret of gateway account bearer tokens. The default is for local development ONLY."),
+  GATEWAY_JWT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(86_400)
+    .default(900)
+    .describe("Lifetime of a gateway account bearer token."),
+  GATEWAY_ACCOUNT_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe("Gateway account API requests allowed per client address per window."),
+  GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(900)
+    .describe("Window of the gateway account API rate limit."),
   ETH_NETWORK: z
     .enum(["mainnet", "hoodi"])
     .optional()
@@ -183,6 +207,12 @@ export interface Config {
     authFailuresPerIp: number;
     authFailuresPerEmail: number;
   };
+  gatewayAccount: {
+    jwtSecret: string;
+    jwtTtlSeconds: number;
+    rateLimit: number;
+    rateWindowSeconds: number;
+  };
   eth: {
     network: "mainnet" | "hoodi";
     /** Hex without 0x. Secret: never log or return it. */
@@ -233,6 +263,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       signupPerEmail: e.SIGNUP_LIMIT_PER_EMAIL,
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
+    },
+    gatewayAccount: {
+      jwtSecret: e.GATEWAY_JWT_SECRET,
+      jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
+      rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
+      rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
     },
     eth: {
       network: e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi"),

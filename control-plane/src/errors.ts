@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
 import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
+import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
 import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import type { Logger } from "./log.ts";
@@ -33,6 +34,7 @@ export const CORE_ERRORS = {
 export const ERROR_STATUS = {
   ...CORE_ERRORS,
   ...ACCOUNT_ERRORS,
+  ...GATEWAY_ACCOUNT_ERRORS,
   ...SOLANA_STAKE_ERRORS,
   ...HYPERLIQUID_ERRORS,
   ...BEACON_ERRORS,

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   provider: "prv",
   reservation: "rsv",
   ledgerEntry: "led",
+  coinRate: "rate",
   delegation: "dlg",
 } as const;
 

@@ -2,12 +2,13 @@ import { parseArgs } from "node:util";
 import { accountCommands } from "./accounts.ts";
 import { beaconCommands } from "./beacon.ts";
 import { type Command, createOperatorContext, UsageError } from "./context.ts";
+import { gatewayCommands } from "./gateway.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
  * a command's key is its two-word name.
  */
-const COMMANDS: Record<string, Command> = { ...accountCommands, ...beaconCommands };
+const COMMANDS: Record<string, Command> = { ...accountCommands, ...gatewayCommands, ...beaconCommands };
 
 function help(): string {
   const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);
@@ -22,8 +23,9 @@ const { positionals, values } = parseArgs({
   options: Object.fromEntries([...valueFlags].map((f) => [f, { type: "string" as const }])),
 });
 const json = values.json === true;
-const name = positionals.slice(0, 2).join(" ");
-const command = COMMANDS[name];
+// Commands are one or two words ("fund", "providers add"); the longer match wins.
+const words = COMMANDS[positionals.slice(0, 2).join(" ")] ? 2 : 1;
+const command = COMMANDS[positionals.slice(0, words).join(" ")];
 if (!command || values.help) {
   console.log(help());
   process.exit(command || values.help ? 0 : 2);
@@ -35,7 +37,7 @@ try {
   const flags = Object.fromEntries(
     Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]),
   );
-  const result = await command.run(ctx, { positionals: positionals.slice(2), flags });
+  const result = await command.run(ctx, { positionals: positionals.slice(words), flags });
   console.log(json ? JSON.stringify(result.data, null, 2) : result.text);
 } catch (err) {
   code = err instanceof UsageError ? 2 : 1;

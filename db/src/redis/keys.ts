@@ -12,6 +12,18 @@ export function createRedisKeys(prefix: string) {
     rateLimit: (name: string) => `${p}rl:${name}`,
     /** BullMQ queue prefix. */
     queuePrefix: `${p}bull`,
+    gateway: {
+      /** Hash {balance, reserved} of one party, integer coin base units (int64 via HINCRBY). */
+      account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
+      /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
+      applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
+      /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */
+      reservation: (partyId: string, scopeHash: string) => `${p}gw:{${partyId}}:rsv:${scopeHash}`,
+      /** Sorted set of the party's reservation scope hashes by creation time (paged listing). */
+      reservationIndex: (partyId: string) => `${p}gw:{${partyId}}:rsvidx`,
+      /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
+      invalidations: `${p}gw:invalidate`,
+    },
     /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
     hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,
     /** Marks a signed Hyperliquid action (signer, nonce) as in flight or relayed, to refuse replays. */

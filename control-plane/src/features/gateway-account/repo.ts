@@ -1,0 +1,38 @@
+import type { DbOrTx } from "@stake/db/client";
+import { gatewayApiKeys, gatewayUsers, parties } from "@stake/db/schema/index";
+import { and, eq } from "drizzle-orm";
+
+export function createGatewayAccountRepo(db: DbOrTx) {
+  return {
+    async insertUser(row: { id: string; email: string; passwordHash: string }) {
+      const [user] = await db.insert(gatewayUsers).values(row).onConflictDoNothing().returning();
+      return user ?? null;
+    },
+    async findUserByEmail(email: string) {
+      const [user] = await db.select().from(gatewayUsers).where(eq(gatewayUsers.email, email)).limit(1);
+      return user ?? null;
+    },
+    async insertParty(row: { id: string; userId: string }) {
+      const [party] = await db.insert(parties).values(row).onConflictDoNothing().returning();
+      return party ?? null;
+    },
+    async findPartyOfUser(userId: string) {
+      const [party] = await db.select().from(parties).where(eq(parties.userId, userId)).limit(1);
+      return party ?? null;
+    },
+    async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
+      const [key] = await db.insert(gatewayApiKeys).values(row).returning();
+      return key;
+    },
+    async deactivateKey(userId: string, keyId: string) {
+      const [key] = await db
+        .update(gatewayApiKeys)
+        .set({ active: false, deactivatedAt: new Date() })
+        .where(and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId)))
+        .returning();
+      return key ?? null;
+    },
+  };
+}
+
+export type GatewayAccountRepo = ReturnType<typeof createGatewayAccountRepo>;

@@ -1,0 +1,112 @@
+import { issueApiKey } from "@stake/db/api-key";
+import { formatCoins } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { readBalance } from "@stake/db/ledger";
+import type { RedisKeys } from "@stake/db/redis/keys";
+import type { Redis } from "ioredis";
+import type { Jwt } from "../../auth/jwt.ts";
+import type { PasswordHasher } from "../../auth/password.ts";
+import { AppError } from "../../errors.ts";
+import type { GatewayAccountRepo } from "./repo.ts";
+import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+
+export function createGatewayAccountService(deps: {
+  repo: GatewayAccountRepo;
+  passwords: PasswordHasher;
+  jwt: Jwt;
+  redis: Redis;
+  keys: RedisKeys;
+}) {
+  const { repo, passwords, jwt, redis, keys } = deps;
+  /** Gateway processes drop their key/party caches on this message (effective within a second). */
+  const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
+
+  async function partyOf(userId: string) {
+    const party = await repo.findPartyOfUser(userId);
+    if (!party) throw new AppError("PARTY_REQUIRED", "User does not have a party");
+    return party;
+  }
+
+  return {
+    async signup(input: SignupRequest) {
+      const user = await repo.insertUser({
+        id: newId("gatewayUser"),
+        email: input.email,
+        passwordHash: await passwords.hash(input.password),
+      });
+      if (!user) throw new AppError("GATEWAY_USER_EXISTS", "User already exists");
+      return { userId: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
+    },
+
+    async login(input: LoginRequest) {
+      const user = await repo.findUserByEmail(input.email);
+      const ok = user
+        ? await passwords.verify(user.passwordHash, input.password)
+        : await passwords.verifyDummy(input.password);
+      if (!user || !ok) throw new AppError("UNAUTHORIZED", "Unauthorized");
+      return { token: await jwt.sign(user.id), tokenType: "Bearer", expiresIn: jwt.ttlSeconds };
+    },
+
+    async createParty(userId: string) {
+      const party = await repo.insertParty({ id: newId("party"), userId });
+      if (!party) throw new AppError("PARTY_EXISTS", "Party already exists");
+      await invalidate();
+      return { partyId: party.id, createdAt: party.createdAt.toISOString() };
+    },
+
+    async createKey(userId: string) {
+      const issued = issueApiKey("gateway");
+      const key = await repo.insertKey({
+        id: newId("gatewayKey"),
+        userId,
+        hash: issued.hash,
+        start: issued.start,
+      });
+      return { id: key?.id, key: issued.key, start: issued.start, createdAt: key?.createdAt.toISOString() };
+    },
+
+    async deactivateKey(userId: string, keyId: string) {
+      const key = await repo.deactivateKey(userId, keyId);
+      if (!key) throw new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
+      await invalidate();
+      return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
+    },
+
+    /** Coin amounts as exact decimal strings (DESIGN §5: 10 decimals do not survive a JS number). */
+    async balance(userId: string) {
+      const party = await partyOf(userId);
+      const { balance, reserved } = await readBalance(redis, keys, party.id);
+      return { balance: formatCoins(balance), reservedBalance: formatCoins(reserved) };
+    },
+
+    /** Newest first, from the party's reservation index (records live as long as their idempotency keys). */
+    async reservations(userId: string, q: PageQuery) {
+      const party = await partyOf(userId);
+      const index = keys.gateway.reservationIndex(party.id);
+      const start = (q.page - 1) * q.pageSize;
+      const [members, total] = await Promise.all([
+        redis.zrevrange(index, start, start + q.pageSize - 1),
+        redis.zcard(index),
+      ]);
+      const pipeline = redis.pipeline();
+      for (const m of members) pipeline.hgetall(keys.gateway.reservation(party.id, m));
+      const rows = ((await pipeline.exec()) ?? []).map(([, r]) => r as Record<string, string>);
+      const reservations = rows
+        .filter((r) => r.s)
+        .map((r) => ({
+          id: r.id,
+          idempotencyKey: r.i,
+          partyId: party.id,
+          providerKey: r.k,
+          costInUSD: Number(r.u),
+          cost: formatCoins(BigInt(r.c ?? "0")),
+          status: r.s,
+          createdAt: new Date(Number(r.t)).toISOString(),
+          updatedAt: new Date(Number(r.m)).toISOString(),
+        }));
+      return { reservations, page: q.page, pageSize: q.pageSize, total };
+    },
+  };
+}
+
+export type GatewayAccountService = ReturnType<typeof createGatewayAccountService>;

@@ -1,0 +1,131 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { timestamps } from "./_columns.ts";
+
+/**
+ * Gateway accounts and the ledger (DESIGN §6). Coin amounts are integer base units (10 decimals) kept in
+ * `numeric(38,0)` and read as strings, so no value ever passes through a JS float.
+ */
+export const gatewayUsers = pgTable(
+  "gateway_users",
+  {
+    id: text().primaryKey(),
+    /** Lower-cased, so uniqueness ignores case. */
+    email: text().notNull(),
+    passwordHash: text().notNull(),
+    ...timestamps(),
+  },
+  (t) => [uniqueIndex("gateway_users_email_key").on(t.email)],
+);
+
+/** One ledger party per user: the unique index on user_id is what makes a second create a 409. */
+export const parties = pgTable(
+  "parties",
+  {
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => gatewayUsers.id, { onDelete: "cascade" }),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("parties_user_key").on(t.userId)],
+);
+
+/** Keys are bound to the user; the party is resolved through the user, so "no party" is a distinct 403. */
+export const gatewayApiKeys = pgTable(
+  "gateway_api_keys",
+  {
+    id: text().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => gatewayUsers.id, { onDelete: "cascade" }),
+    /** Hex SHA-256 of the key; the key itself is never stored. */
+    hash: text().notNull(),
+    start: text().notNull(),
+    active: boolean().notNull().default(true),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    deactivatedAt: timestamp({ withTimezone: true, precision: 3 }),
+  },
+  (t) => [uniqueIndex("gateway_api_keys_hash_key").on(t.hash), index("gateway_api_keys_user").on(t.userId)],
+);
+
+export const providerStatus = pgEnum("provider_status", ["active", "disabled", "degraded"]);
+
+export const providers = pgTable(
+  "providers",
+  {
+    id: text().primaryKey(),
+    /** The `<providerKey>` path segment. */
+    key: text().notNull(),
+    /** Origin plus optional base path, e.g. `https://rpc.example.com/v1`. */
+    originUrl: text().notNull(),
+    /** Fixed USD cost per request, exact decimal (numeric → string). */
+    costInUsd: numeric({ precision: 20, scale: 10 }).notNull(),
+    status: providerStatus().notNull().default("active"),
+    ...timestamps(),
+  },
+  (t) => [uniqueIndex("providers_key_key").on(t.key)],
+);
+
+/** Append-only history of the coin price; the newest row is the current rate. */
+export const coinRates = pgTable("coin_rates", {
+  id: text().primaryKey(),
+  /** USD per one whole ledger coin, exact decimal. */
+  usdPerCoin: numeric({ precision: 30, scale: 12 }).notNull(),
+  createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+export const ledgerEntryKind = pgEnum("ledger_entry_kind", ["credit", "debit"]);
+
+/**
+ * The ledger of record: credits from funding, debits from settlement. `externalRef` is unique so a
+ * retried funding (same `--ref`) or settlement (reservation id) is recorded once. `appliedAt` marks
+ * that the entry reached the Redis balance (the credit Lua is itself idempotent by entry id).
+ */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: text().primaryKey(),
+    partyId: text()
+      .notNull()
+      .references(() => parties.id),
+    kind: ledgerEntryKind().notNull(),
+    /** Integer base units (10 decimals), always positive; the kind gives the sign. */
+    amount: numeric({ precision: 38, scale: 0 }).notNull(),
+    externalRef: text().notNull(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    appliedAt: timestamp({ withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    uniqueIndex("ledger_entries_ref_key").on(t.externalRef),
+    index("ledger_entries_party").on(t.partyId, t.createdAt),
+  ],
+);
+
+export const reservationStatus = pgEnum("reservation_status", [
+  "request_in_flight",
+  "registered",
+  "failed",
+  "queued",
+  "settled",
+]);
+
+/** Durable record of a reservation, upserted by id off the request path (the hot copy lives in Redis). */
+export const reservations = pgTable(
+  "reservations",
+  {
+    id: text().primaryKey(),
+    partyId: text().notNull(),
+    providerKey: text().notNull(),
+    idempotencyKey: text().notNull(),
+    costInUsd: numeric({ precision: 20, scale: 10 }).notNull(),
+    /** Ledger coin base units charged at the rate of the moment. */
+    cost: numeric({ precision: 38, scale: 0 }).notNull(),
+    status: reservationStatus().notNull(),
+    ...timestamps(),
+  },
+  (t) => [
+    uniqueIndex("reservations_scope_key").on(t.partyId, t.providerKey, t.idempotencyKey),
+    index("reservations_party_recent").on(t.partyId, sql`${t.createdAt} desc`),
+  ],
+);

@@ -1,0 +1,42 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { hashApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
+import { gatewayApiKeys, parties } from "@stake/db/schema/index";
+import { eq } from "drizzle-orm";
+import type { ReadThroughCache } from "./cache.ts";
+
+export type KeyRecord =
+  | { found: false }
+  | { found: true; keyId: string; active: boolean; partyId: string | null };
+
+export type AuthResult =
+  | { ok: true; keyId: string; partyId: string }
+  | { ok: false; code: "UNAUTHORIZED" | "KEY_INACTIVE" | "NO_PARTY" };
+
+/** Key hash → key record and the owner's party (one indexed join), for the cache loader. */
+export function createKeyLookup(db: Db) {
+  return async (hash: string): Promise<KeyRecord> => {
+    const [row] = await db
+      .select({ keyId: gatewayApiKeys.id, active: gatewayApiKeys.active, partyId: parties.id })
+      .from(gatewayApiKeys)
+      .leftJoin(parties, eq(parties.userId, gatewayApiKeys.userId))
+      .where(eq(gatewayApiKeys.hash, hash))
+      .limit(1);
+    return row ? { found: true, ...row } : { found: false };
+  };
+}
+
+/** Stage 1: `x-gateway-api-key` → SHA-256 → cached record → party (spec auth rules: 401, 403, 403). */
+export async function authenticate(
+  headers: IncomingHttpHeaders,
+  keys: ReadThroughCache<KeyRecord>,
+): Promise<AuthResult> {
+  const raw = headers["x-gateway-api-key"];
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > 200)
+    return { ok: false, code: "UNAUTHORIZED" };
+  const record = await keys.get(hashApiKey(raw));
+  if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
+  if (!record.active) return { ok: false, code: "KEY_INACTIVE" };
+  if (!record.partyId) return { ok: false, code: "NO_PARTY" };
+  return { ok: true, keyId: record.keyId, partyId: record.partyId };
+}

@@ -1,0 +1,67 @@
+import type { ServerResponse } from "node:http";
+
+/** Every gateway error: code → [status, the spec's exact message]. The messages live here only. */
+export const GATEWAY_ERRORS = {
+  IDEMPOTENCY_KEY_REQUIRED: [400, "Idempotency key is required"],
+  IDEMPOTENCY_KEY_ARRAY: [400, "Idempotency key must be a string, and not an array"],
+  PROVIDER_KEY_REQUIRED: [400, "Provider key is required"],
+  UNAUTHORIZED: [401, "Unauthorized"],
+  KEY_INACTIVE: [403, "API Key is no longer active"],
+  NO_PARTY: [403, "User does not have a party"],
+  INSUFFICIENT_BALANCE: [403, "Party does not have enough balance"],
+  PROVIDER_INACTIVE: [403, "Provider is not active"],
+  PROVIDER_NOT_FOUND: [404, "Provider not found"],
+  DUPLICATE: [409, "Idempotency key already exists"],
+  INTERNAL: [500, "Internal server error"],
+  UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
+  UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],
+  UPSTREAM_STREAM_ERROR: [502, "Bad gateway: upstream response stream error"],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+/**
+ * Upstream failure → one of the three spec 502s, by undici/net error code. A failure to reach the
+ * provider at all is "unavailable"; the provider hanging up or going silent past the timeout is
+ * "aborted"; a response that cannot be parsed or does not match its framing is a "stream error".
+ */
+export function upstreamErrorCode(err: unknown): GatewayErrorCode {
+  const code = (err as { code?: string } | null)?.code ?? "";
+  switch (code) {
+    case "ECONNREFUSED":
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return "UPSTREAM_UNAVAILABLE";
+    case "ECONNRESET":
+    case "EPIPE":
+    case "UND_ERR_SOCKET":
+    case "UND_ERR_CLOSED":
+    case "UND_ERR_HEADERS_TIMEOUT":
+    case "UND_ERR_BODY_TIMEOUT":
+    case "UND_ERR_ABORTED":
+      return "UPSTREAM_ABORTED";
+    default:
+      return "UPSTREAM_STREAM_ERROR";
+  }
+}
+
+/** Writes `{message}` (plus `extra` fields, e.g. the 409's `reservation`) unless the client is gone. */
+export function writeError(
+  res: ServerResponse,
+  code: GatewayErrorCode,
+  requestId: string,
+  extra?: Record<string, unknown>,
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const [status, message] = GATEWAY_ERRORS[code];
+  const body = JSON.stringify(extra ? { message, ...extra } : { message });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "request-id": requestId,
+  });
+  res.end(body);
+}

@@ -1,0 +1,191 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { usdToBaseUnits } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
+import type { ReadThroughCache } from "./auth/cache.ts";
+import type { Ledger, ReservationHandle } from "./billing/ledger.ts";
+import { type GatewayErrorCode, writeError } from "./errors.ts";
+import { idempotencyKeyOf } from "./idempotency.ts";
+import type { Logger } from "./log.ts";
+import { forward } from "./proxy/forward.ts";
+import { tunnel, writeSocketError } from "./proxy/upgrade.ts";
+import type { Upstreams } from "./proxy/upstreams.ts";
+import { forwardableHeaders } from "./routing/headers.ts";
+import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
+import type { ProviderRecord } from "./routing/providers.ts";
+
+export interface HandleDeps {
+  logger: Logger;
+  keys: ReadThroughCache<KeyRecord>;
+  providers: ReadThroughCache<ProviderRecord | null>;
+  rate: ReadThroughCache<string | null>;
+  ledger: Ledger;
+  upstreams: Upstreams;
+  upstreamTimeoutMs: number;
+}
+
+type Admission =
+  | {
+      ok: true;
+      provider: ProviderRecord;
+      target: { path: string; query: string };
+      reservation: ReservationHandle;
+    }
+  | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
+
+interface AccessLog {
+  reqId: string;
+  method: string | undefined;
+  provider?: string;
+  party?: string;
+  reservation?: string;
+  status?: number;
+  outcome?: string;
+  error?: string;
+}
+
+/**
+ * The whole request flow, in the spec's order: authenticate → route → idempotency → reserve → proxy →
+ * finalize → one access-log line. `expectContinue` requests get their 100 only once auth and the
+ * reservation succeeded, so a refused client never uploads its body.
+ */
+export function createHandler(deps: HandleDeps) {
+  const { logger, ledger } = deps;
+
+  /** Stages before the proxy: authenticate → route → idempotency → reserve. */
+  async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
+    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>): Admission => {
+      log.outcome = code;
+      return { ok: false, code, ...(extra ? { extra } : {}) };
+    };
+    const auth = await authenticate(req.headers, deps.keys);
+    if (!auth.ok) return fail(auth.code);
+    log.party = auth.partyId;
+
+    const target = parseGatewayPath(req.url ?? "");
+    if (!target) return fail("PROVIDER_KEY_REQUIRED");
+    log.provider = target.providerKey;
+    const provider = await deps.providers.get(target.providerKey);
+    if (!provider) return fail("PROVIDER_NOT_FOUND");
+    if (provider.status !== "active") return fail("PROVIDER_INACTIVE");
+
+    const idem = idempotencyKeyOf(req);
+    if (!idem.ok) return fail(idem.code);
+
+    const rate = await deps.rate.get("current");
+    if (rate === null) throw new Error("no coin rate set (operator: rate set <usd-per-coin>)");
+    const reserved = await ledger.reserve({
+      partyId: auth.partyId,
+      providerKey: provider.key,
+      idempotencyKey: idem.key,
+      costInUsd: provider.costInUsd,
+      cost: usdToBaseUnits(provider.costInUsd, rate),
+    });
+    if (!reserved.ok) {
+      return reserved.code === "DUPLICATE"
+        ? fail("DUPLICATE", { reservation: reserved.existing })
+        : fail(reserved.code);
+    }
+    log.reservation = reserved.reservation.id;
+    return { ok: true, provider, target, reservation: reserved.reservation };
+  }
+
+  async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
+    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>) => {
+      log.outcome = code;
+      writeError(res, code, log.reqId, extra);
+    };
+
+    const admitted = await admit(req, log);
+    if (!admitted.ok) return fail(admitted.code, admitted.extra);
+    const { provider, target, reservation } = admitted;
+    if (expectContinue && !res.destroyed) res.writeContinue();
+
+    let outcome: "registered" | "failed" = "failed";
+    try {
+      const result = await forward({
+        req,
+        res,
+        dispatcher: deps.upstreams.get(provider.origin),
+        path: joinBasePath(provider.basePath, target.path) + target.query,
+        headers: forwardableHeaders(req.rawHeaders),
+        timeoutMs: deps.upstreamTimeoutMs,
+      });
+      switch (result.kind) {
+        case "response":
+          log.status = result.status;
+          // The provider answered: its status alone decides (spec reservation table).
+          outcome = result.status >= 200 && result.status < 400 ? "registered" : "failed";
+          log.outcome = result.complete ? outcome : `${outcome}:client-left-mid-body`;
+          break;
+        case "client-aborted":
+          log.outcome = "failed:client-aborted";
+          break;
+        case "upstream-error":
+          log.outcome = `failed:${result.code}`;
+          log.error = (result.error as { code?: string })?.code ?? String(result.error);
+          if (!result.responseStarted) writeError(res, result.code, log.reqId);
+          break;
+      }
+    } finally {
+      await finalize(reservation, outcome);
+    }
+  }
+
+  async function finalize(r: ReservationHandle, outcome: "registered" | "failed") {
+    const done = await ledger.finalize(r, outcome);
+    if (!done.ok) logger.error({ reservation: r.id, done }, "finalize found no in-flight reservation");
+  }
+
+  /**
+   * Upgrade requests go through the same stages; charged once per connection, registered on the
+   * provider's 101 and released when the upgrade fails.
+   */
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
+    const run = async () => {
+      const admitted = await admit(req, log);
+      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.extra);
+      const { provider, target, reservation } = admitted;
+      const result = await tunnel({
+        req,
+        socket,
+        head,
+        dispatcher: deps.upstreams.get(provider.origin),
+        path: joinBasePath(provider.basePath, target.path) + target.query,
+        headers: forwardableHeaders(req.rawHeaders),
+        timeoutMs: deps.upstreamTimeoutMs,
+      });
+      log.status = result.ok ? 101 : 502;
+      log.outcome = result.ok ? "registered" : `failed:${result.code}`;
+      if (!result.ok) writeSocketError(socket, result.code);
+      await finalize(reservation, result.ok ? "registered" : "failed");
+    };
+    run()
+      .catch((err: unknown) => {
+        log.outcome = "INTERNAL";
+        log.error = err instanceof Error ? err.message : String(err);
+        writeSocketError(socket, "INTERNAL");
+      })
+      .finally(() => logger.info(log, "access"));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
+    const started = process.hrtime.bigint();
+    const log: AccessLog = { reqId: newId("request"), method: req.method };
+    run(req, res, expectContinue, log)
+      .catch((err: unknown) => {
+        log.outcome = "INTERNAL";
+        log.error = err instanceof Error ? err.message : String(err);
+        writeError(res, "INTERNAL", log.reqId);
+      })
+      .finally(() => {
+        if (!log.status) log.status = res.headersSent ? res.statusCode : 0;
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info({ ...log, ms }, "access");
+      });
+  }
+
+  return { handle, upgrade };
+}

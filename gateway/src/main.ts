@@ -1,0 +1,88 @@
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { createDb } from "@stake/db/client";
+import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import { defineLedgerScripts } from "@stake/db/redis/scripts";
+import { sql } from "drizzle-orm";
+import { createKeyLookup } from "./auth/authenticate.ts";
+import { ReadThroughCache, subscribeInvalidations } from "./auth/cache.ts";
+import { createLedger } from "./billing/ledger.ts";
+import { type GatewayConfig, loadGatewayConfig } from "./config.ts";
+import { createHandler } from "./handle.ts";
+import { createGatewayLogger, type Logger } from "./log.ts";
+import { createUpstreams } from "./proxy/upstreams.ts";
+import { createProviderLookup, createRateLookup } from "./routing/providers.ts";
+import { createGatewayServer } from "./server.ts";
+
+/** Composition root: config → logger → db, redis (+ scripts, subscriber) → caches → upstreams → server. */
+export async function start({ config, logger }: { config: Readonly<GatewayConfig>; logger: Logger }) {
+  const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "gateway" });
+  const redis = defineLedgerScripts(createRedis(config.redisUrl, { name: "gateway" }));
+  const subscriber = createRedis(config.redisUrl, { name: "gateway-sub" });
+  const keys = createRedisKeys(config.redisPrefix);
+
+  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db));
+  const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db));
+  const rateLookup = createRateLookup(pg.db);
+  const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup());
+  await subscribeInvalidations(subscriber, keys.gateway.invalidations, () => {
+    keyCache.clear();
+    providerCache.clear();
+    rateCache.clear();
+  });
+
+  const upstreams = createUpstreams({
+    connections: config.upstreamConnections,
+    connectTimeoutMs: config.upstreamConnectTimeoutMs,
+  });
+  const { handle, upgrade } = createHandler({
+    logger,
+    keys: keyCache,
+    providers: providerCache,
+    rate: rateCache,
+    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds),
+    upstreams,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+  });
+  const server = createGatewayServer({
+    handle,
+    upgrade,
+    ready: async () => {
+      await Promise.all([pg.db.execute(sql`select 1`), redis.ping()]);
+      return true;
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
+  logger.info({ url }, "gateway listening");
+
+  return {
+    url,
+    server,
+    /** Drains: stop accepting, let in-flight requests finish (and finalize), then close connections. */
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await upstreams.close();
+      await Promise.allSettled([subscriber.quit(), redis.quit(), pg.close()]);
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const config = loadGatewayConfig(process.env);
+  const logger = createGatewayLogger(config.logLevel);
+  const gateway = await start({ config, logger });
+  process.stdout.write(`READY ${gateway.url}\n`);
+  const stop = () =>
+    void gateway.close().then(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}

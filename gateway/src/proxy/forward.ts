@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Dispatcher } from "undici";
+import { type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+import { responseHeaders } from "../routing/headers.ts";
+
+export type ForwardOutcome =
+  /** The provider answered with `status`; `complete` is false when the client left mid-body. */
+  | { kind: "response"; status: number; complete: boolean }
+  /** The client left before the provider's response started. */
+  | { kind: "client-aborted" }
+  /** Transport failure; `responseStarted` means the 502 can no longer be sent. */
+  | {
+      kind: "upstream-error";
+      code: GatewayErrorCode;
+      responseStarted: boolean;
+      status?: number;
+      error: unknown;
+    };
+
+/**
+ * Streams the request to the provider and the response back, both ways with backpressure: undici pulls
+ * the request body from `req` as the upstream socket drains, and a full client socket pauses the
+ * upstream read until 'drain'. Nothing is buffered. A client that goes away aborts the upstream request.
+ */
+export function forward(args: {
+  req: IncomingMessage;
+  res: ServerResponse;
+  dispatcher: Dispatcher;
+  path: string;
+  headers: string[];
+  timeoutMs: number;
+}): Promise<ForwardOutcome> {
+  const { req, res } = args;
+  return new Promise((resolve) => {
+    let settled = false;
+    let status = 0;
+    let abortUpstream: ((err: Error) => void) | undefined;
+    let resume: (() => void) | undefined;
+    let bodyless = false;
+    const settle = (o: ForwardOutcome) => {
+      if (!settled) {
+        settled = true;
+        resolve(o);
+      }
+    };
+    const onClientClose = () => {
+      if (res.writableFinished) return;
+      // Settle first: aborting can call onError synchronously, which must not count as a provider failure.
+      settle(status ? { kind: "response", status, complete: false } : { kind: "client-aborted" });
+      abortUpstream?.(new Error("client closed the connection"));
+    };
+    res.once("close", onClientClose);
+
+    const hasBody =
+      req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0";
+    if (!hasBody) req.resume();
+
+    args.dispatcher.dispatch(
+      {
+        path: args.path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: args.headers,
+        body: hasBody ? req : null,
+        headersTimeout: args.timeoutMs,
+        bodyTimeout: args.timeoutMs,
+      },
+      {
+        onConnect(abort: (err?: Error) => void) {
+          abortUpstream = abort;
+          if (res.destroyed) abort(new Error("client closed the connection"));
+        },
+        onHeaders(statusCode: number, raw: Buffer[], resumeUpstream: () => void, statusText: string) {
+          if (statusCode < 200) return true; // 1xx interim answers are not relayed
+          status = statusCode;
+          resume = resumeUpstream;
+          if (res.destroyed) return false;
+          const headers = responseHeaders(raw);
+          if (statusText) res.writeHead(statusCode, statusText, headers);
+          else res.writeHead(statusCode, headers);
+          if (statusCode === 204 || statusCode === 304 || req.method === "HEAD") {
+            // No body can follow. undici 7 reports a 304 that carries the entity's Content-Length as a
+            // length mismatch, so the exchange is complete here and anything later is ignored.
+            bodyless = true;
+            res.off("close", onClientClose);
+            res.end();
+            settle({ kind: "response", status, complete: true });
+          }
+          return true;
+        },
+        onData(chunk: Buffer) {
+          if (res.destroyed || bodyless) return !bodyless;
+          const ok = res.write(chunk);
+          if (!ok) res.once("drain", () => resume?.());
+          return ok;
+        },
+        onComplete() {
+          if (bodyless) return;
+          res.off("close", onClientClose);
+          if (!res.destroyed) res.end();
+          settle({ kind: "response", status, complete: true });
+        },
+        onError(error: Error) {
+          if (bodyless) return;
+          res.off("close", onClientClose);
+          const code = upstreamErrorCode(error);
+          if (status) {
+            // Headers are out: the only honest signal left is to cut the client connection.
+            res.destroy();
+            settle({ kind: "upstream-error", code, responseStarted: true, status, error });
+          } else settle({ kind: "upstream-error", code, responseStarted: false, error });
+        },
+      } as unknown as Dispatcher.DispatchHandler,
+    );
+  });
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Dispatcher } from "undici";
+import { GATEWAY_ERRORS, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+
+/** A gateway error written on a raw socket (an upgrade request has no ServerResponse). */
+export function writeSocketError(socket: Duplex, code: GatewayErrorCode, extra?: Record<string, unknown>) {
+  if (socket.destroyed) return;
+  const [status, message] = GATEWAY_ERRORS[code];
+  const body = JSON.stringify(extra ? { message, ...extra } : { message });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 409 ? "Conflict" : "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * WebSocket (or any Upgrade) tunnel: asks the provider for the upgrade through its pooled dispatcher and,
+ * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways).
+ */
+export async function tunnel(args: {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  dispatcher: Dispatcher;
+  path: string;
+  headers: string[];
+  timeoutMs: number;
+}): Promise<{ ok: true } | { ok: false; code: GatewayErrorCode; error: unknown }> {
+  const { socket } = args;
+  try {
+    const up = await args.dispatcher.upgrade({
+      path: args.path,
+      method: "GET",
+      headers: args.headers,
+      protocol: String(args.req.headers.upgrade ?? "websocket"),
+    });
+    if (socket.destroyed) {
+      up.socket.destroy();
+      return { ok: true };
+    }
+    const lines = ["HTTP/1.1 101 Switching Protocols"];
+    const h = up.headers as Record<string, string | string[] | undefined>;
+    for (const [name, value] of Object.entries(h)) {
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        lines.push(`${name}: ${v}`);
+    }
+    socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+    if (args.head.length) up.socket.write(args.head);
+    up.socket.pipe(socket).pipe(up.socket);
+    const close = () => {
+      up.socket.destroy();
+      socket.destroy();
+    };
+    up.socket.on("error", close).on("close", close);
+    socket.on("error", close).on("close", close);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, code: upstreamErrorCode(error), error };
+  }
+}

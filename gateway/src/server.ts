@@ -1,0 +1,45 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+
+/**
+ * Raw node:http server: /healthz and /readyz for the platform, everything else through `handle`.
+ * `checkContinue` is taken over so the 100 is sent by the handler after auth and reservation.
+ */
+export function createGatewayServer(deps: {
+  handle: (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  ready: () => Promise<boolean>;
+}): Server {
+  const route = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean) => {
+    if (req.url === "/healthz" || req.url === "/readyz") {
+      const send = (status: number, body: object) => {
+        const text = JSON.stringify(body);
+        res.writeHead(status, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+        });
+        res.end(text);
+      };
+      if (req.url === "/healthz") return send(200, { status: "ok" });
+      deps.ready().then(
+        (ok) => send(ok ? 200 : 503, { status: ok ? "ok" : "unavailable" }),
+        () => send(503, { status: "unavailable" }),
+      );
+      return;
+    }
+    deps.handle(req, res, expectContinue);
+  };
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    // Provider headers are relayed as sent: no Date added by this hop.
+    res.sendDate = false;
+    route(req, res, false);
+  });
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    res.sendDate = false;
+    route(req, res, true);
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    deps.upgrade(req, socket, head),
+  );
+  return server;
+}

@@ -1,0 +1,272 @@
+/**
+ * `npm run bench:gateway`: side by side on loopback, each server in its own process —
+ *   direct (1 KiB upstream) · nginx (only when installed; not on this machine so far) · bare undici dispatch proxy ·
+ *   this gateway with auth, idempotency, Redis reservation, finalize and access log.
+ * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then checks the
+ * reservations: nothing left in flight, reserved = cost × registered requests (settlement, which returns
+ * reserved to 0, is the worker's job and not part of the gateway).
+ * A load generator sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { issueApiKey } from "@stake/db/api-key";
+import { createDb } from "@stake/db/client";
+import { coinsToBaseUnits } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { creditParty, readBalance } from "@stake/db/ledger";
+import { runMigrations } from "@stake/db/migrate";
+import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
+import postgres from "postgres";
+import { Pool } from "undici";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
+
+function startProcess(args: string[], env: Record<string, string> = {}) {
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit.
+  const profile =
+    process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const ready = new Promise<string>((resolve, reject) => {
+    let buf = "";
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = /READY (\S+)/.exec(buf);
+      if (m?.[1]) {
+        // The access log keeps flowing on stdout: drain it so the pipe never blocks the server.
+        child.stdout.off("data", onData);
+        child.stdout.resume();
+        resolve(/^\d+$/.test(m[1]) ? `http://127.0.0.1:${m[1]}` : m[1]);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks/s
+}
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuPerReq: number;
+  peakRss: number;
+}
+
+/** Closed-loop load: `connections` workers each send the next request as soon as the last one finished. */
+async function load(
+  url: string,
+  path: string,
+  connections: number,
+  seconds: number,
+  pid: number,
+  headers: () => string[],
+): Promise<Result> {
+  const pool = new Pool(url, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let peakRss = rssMb(pid);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMb(pid));
+  }, 50);
+  const cpuStart = cpuMs(pid);
+  const end = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const t = process.hrtime.bigint();
+      try {
+        const res = await pool.request({ path, method: "GET", headers: headers() });
+        await res.body.dump();
+        if (res.statusCode !== 200) errors++;
+        else latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  const elapsed = (Date.now() - started) / 1000;
+  clearInterval(sampler);
+  const cpu = cpuMs(pid) - cpuStart;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  return {
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+    cpuPerReq: latencies.length ? cpu / latencies.length : Number.NaN,
+    peakRss,
+  };
+}
+
+async function main() {
+  // Own database and Redis prefix, dropped at the end.
+  const dbName = `staking_bench_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(PG, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const dbUrl = Object.assign(new URL(PG), { pathname: `/${dbName}` }).toString();
+  await runMigrations(dbUrl);
+  const pg = createDb(dbUrl, { max: 2 });
+  const redis = createRedis(REDIS, { name: "bench" });
+  const prefix = `bench:${randomBytes(4).toString("hex")}:`;
+  const keys = createRedisKeys(prefix);
+  const children: ReturnType<typeof spawn>[] = [];
+
+  try {
+    const upstream = startProcess(["scripts/bench/upstream.ts"]);
+    children.push(upstream.child);
+    const upstreamUrl = await upstream.ready;
+    const bare = startProcess(["scripts/bench/bare-proxy.ts", upstreamUrl]);
+    children.push(bare.child);
+
+    const userId = newId("gatewayUser");
+    await pg.db.insert(gatewayUsers).values({ id: userId, email: "bench@example.test", passwordHash: "-" });
+    const partyId = newId("party");
+    await pg.db.insert(parties).values({ id: partyId, userId });
+    const key = issueApiKey("gateway");
+    await pg.db
+      .insert(gatewayApiKeys)
+      .values({ id: newId("gatewayKey"), userId, hash: key.hash, start: key.start });
+    await pg.db
+      .insert(providers)
+      .values({ id: newId("provider"), key: "bench", originUrl: upstreamUrl, costInUsd: "0.000001" });
+    await pg.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "1" });
+    await creditParty(pg.db, redis, keys, { partyId, amount: coinsToBaseUnits("100000000"), ref: "bench" });
+
+    const gw = startProcess(["gateway/src/main.ts"], {
+      GATEWAY_PORT: "0",
+      GATEWAY_HOST: "127.0.0.1",
+      DATABASE_URL: dbUrl,
+      REDIS_URL: REDIS,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: "info",
+    });
+    children.push(gw.child);
+
+    let n = 0;
+    const targets: Array<{ name: string; url: string; path: string; pid: number; headers: () => string[] }> =
+      [
+        { name: "direct", url: upstreamUrl, path: "/", pid: upstream.child.pid as number, headers: () => [] },
+        {
+          name: "bare undici dispatch",
+          url: await bare.ready,
+          path: "/",
+          pid: bare.child.pid as number,
+          headers: () => [],
+        },
+        {
+          name: "gateway + billing",
+          url: await gw.ready,
+          path: "/gateway/bench/x",
+          pid: gw.child.pid as number,
+          headers: () => ["x-gateway-api-key", key.key, "idempotency-key", `b-${++n}`],
+        },
+      ];
+    if (spawnSync("which", ["nginx"]).status === 0)
+      console.log("nginx is installed but not wired into this bench yet");
+    else console.log("nginx: not installed, skipped");
+
+    const rows: Record<string, Record<string, Result>> = {};
+    for (const t of targets) {
+      await load(t.url, t.path, 50, 1, t.pid, t.headers); // warm-up
+      rows[t.name] = {
+        c1: await load(t.url, t.path, 1, SECONDS, t.pid, t.headers),
+        c100: await load(t.url, t.path, 100, SECONDS, t.pid, t.headers),
+        c1000: await load(t.url, t.path, 1000, SECONDS, t.pid, t.headers),
+      };
+    }
+
+    const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+    console.log(
+      `\nper target (${SECONDS}s per run; c = concurrent connections; latency ms; server CPU ms per request)`,
+    );
+    console.log(
+      "target                 | c1 req/s  p50   p99  | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
+    );
+    for (const [name, r] of Object.entries(rows)) {
+      const { c1, c100, c1000 } = r as Record<string, Result>;
+      console.log(
+        `${name.padEnd(22)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
+      );
+    }
+    const g = rows["gateway + billing"] as Record<string, Result>;
+    const b = rows["bare undici dispatch"] as Record<string, Result>;
+    const d = rows.direct as Record<string, Result>;
+    console.log(
+      `\ngateway / bare dispatch req/s at c100: ${f((g.c100?.rps ?? 0) / (b.c100?.rps ?? 1))} (target ≥ 0.60)`,
+    );
+    console.log(
+      `gateway added p50 at c1 over direct: ${f((g.c1?.p50 ?? 0) - (d.c1?.p50 ?? 0), 3)} ms (target ≤ 0.3)`,
+    );
+    console.log(`gateway peak RSS at c1000: ${f(g.c1000?.peakRss ?? 0, 1)} MB (target ≤ 192)`);
+
+    // Let the last finalizes land, then check the books.
+    await new Promise((r) => setTimeout(r, 500));
+    const { reserved } = await readBalance(redis, keys, partyId);
+    let inFlight = 0;
+    let registered = 0;
+    let cursor = "0";
+    do {
+      const [next, batch] = await redis.scan(
+        cursor,
+        "MATCH",
+        keys.gateway.reservation(partyId, "*"),
+        "COUNT",
+        5000,
+      );
+      cursor = next;
+      const pipe = redis.pipeline();
+      for (const k of batch) pipe.hget(k, "s");
+      for (const [, s] of (await pipe.exec()) ?? []) {
+        if (s === "request_in_flight") inFlight++;
+        else if (s === "registered") registered++;
+      }
+    } while (cursor !== "0");
+    const perRequest = 10_000n; // 0.000001 USD at 1 USD/coin = 1e-6 coin
+    const ok = inFlight === 0 && reserved === BigInt(registered) * perRequest;
+    console.log(
+      `\nreservations: ${registered} registered, ${inFlight} in flight; reserved = ${reserved} base units = registered × cost: ${ok ? "OK" : "MISMATCH"}`,
+    );
+    if (!ok) process.exitCode = 1;
+  } finally {
+    for (const c of children) c.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    let cursor = "0";
+    do {
+      const [next, batch] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 5000);
+      cursor = next;
+      if (batch.length) await redis.del(...batch);
+    } while (cursor !== "0");
+    await redis.quit();
+    await pg.close();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+}
+
+await main();

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, test } from "node:test";
+import { coinsToBaseUnits } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { creditParty } from "@stake/db/ledger";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import { coinRates, providers } from "@stake/db/schema/index";
+import { SignJWT } from "jose";
+import request from "supertest";
+import { loadGatewayConfig } from "../../gateway/src/config.ts";
+import { createGatewayLogger } from "../../gateway/src/log.ts";
+import { start } from "../../gateway/src/main.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { send } from "../helpers/http-client.ts";
+
+// The gateway account API end to end: sign up, log in, create a party and a key, fund, pay for a request
+// through a real gateway on the same Postgres and Redis, see balance and reservations, deactivate the key.
+let h: ControlPlaneHarness;
+let gateway: Awaited<ReturnType<typeof start>>;
+const upstream = createServer((_req, res) => res.end("paid response"));
+
+before(async () => {
+  h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "40" });
+  await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+  const config = loadGatewayConfig({
+    GATEWAY_PORT: "0",
+    GATEWAY_HOST: "127.0.0.1",
+    DATABASE_URL: h.config.databaseUrl,
+    REDIS_URL: h.config.redisUrl,
+    REDIS_PREFIX: h.config.redisPrefix,
+    LOG_LEVEL: "silent",
+  });
+  gateway = await start({ config, logger: createGatewayLogger("silent") });
+});
+after(async () => {
+  await gateway.close();
+  upstream.close();
+  await h.close();
+});
+
+const email = "Gw.User@Example.com";
+const password = "Sup3rSecret";
+
+test("signup, login, party, key, funding, a paid request, balance, reservations, deactivation", async () => {
+  const signup = await request(h.app).post("/api/onboarding/signup").send({ email, password });
+  assert.equal(signup.status, 201);
+  assert.equal((await request(h.app).post("/api/onboarding/signup").send({ email, password })).status, 409);
+
+  const bad = await request(h.app).post("/api/onboarding/login").send({ email, password: "nope" });
+  assert.deepEqual([bad.status, bad.body], [401, { message: "Unauthorized" }]);
+  const login = await request(h.app)
+    .post("/api/onboarding/login")
+    .send({ email: email.toLowerCase(), password });
+  assert.equal(login.status, 200);
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+
+  const noParty = await request(h.app).get("/api/balance").set(bearer);
+  assert.deepEqual([noParty.status, noParty.body], [403, { message: "User does not have a party" }]);
+
+  const party = await request(h.app).post("/api/party/create").set(bearer);
+  assert.equal(party.status, 201);
+  const again = await request(h.app).post("/api/party/create").set(bearer);
+  assert.deepEqual([again.status, again.body], [409, { message: "Party already exists" }]);
+  const partyId: string = party.body.partyId;
+
+  const key = await request(h.app).post("/api/api-key/create").set(bearer);
+  assert.equal(key.status, 201);
+  assert.match(key.body.key, /^gwk_/);
+  const [stored] = await h.sql`select hash, start from gateway_api_keys where id = ${key.body.id}`;
+  assert.notEqual(stored?.hash, key.body.key, "only the hash is stored");
+
+  // Operator side: provider, rate, funding (twice with the same ref credits once).
+  const keys = createRedisKeys(h.config.redisPrefix);
+  const port = (upstream.address() as AddressInfo).port;
+  await h.db
+    .insert(providers)
+    .values({ id: newId("provider"), key: "demo", originUrl: `http://127.0.0.1:${port}`, costInUsd: "0.25" });
+  await h.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
+  for (let i = 0; i < 2; i++) {
+    await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "fund-1" });
+  }
+  const paid = await send(`${gateway.url}/gateway/demo/hello`, {
+    headers: ["x-gateway-api-key", key.body.key, "idempotency-key", "first"],
+  });
+  assert.equal(paid.status, 200);
+  assert.equal(paid.body.toString(), "paid response");
+
+  const balance = await request(h.app).get("/api/balance").set(bearer);
+  assert.deepEqual(balance.body, { balance: "10", reservedBalance: "0.5" });
+
+  const list = await request(h.app).get("/api/reservations?page=1&pageSize=10").set(bearer);
+  assert.equal(list.status, 200);
+  assert.equal(list.body.total, 1);
+  assert.equal(list.body.reservations[0].status, "registered");
+  assert.equal(list.body.reservations[0].idempotencyKey, "first");
+  assert.equal(list.body.reservations[0].costInUSD, 0.25);
+
+  const off = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
+  assert.equal(off.status, 200);
+  const deadline = Date.now() + 1000;
+  let refused = await send(`${gateway.url}/gateway/demo/hello`, {
+    headers: ["x-gateway-api-key", key.body.key, "idempotency-key", "second"],
+  });
+  while (refused.status === 200 && Date.now() < deadline) {
+    refused = await send(`${gateway.url}/gateway/demo/hello`, {
+      headers: ["x-gateway-api-key", key.body.key, "idempotency-key", `s${Date.now()}`],
+    });
+  }
+  assert.deepEqual(
+    [refused.status, refused.body.toString()],
+    [403, JSON.stringify({ message: "API Key is no longer active" })],
+  );
+});
+
+test("bearer errors: Unauthorized without a token, Invalid token for a forged or mis-addressed one", async () => {
+  const none = await request(h.app).get("/api/balance");
+  assert.deepEqual([none.status, none.body], [401, { message: "Unauthorized" }]);
+  const garbage = await request(h.app).get("/api/balance").set("Authorization", "Bearer abc.def.ghi");
+  assert.deepEqual([garbage.status, garbage.body], [401, { message: "Invalid token" }]);
+  const secret = new TextEncoder().encode(h.config.gatewayAccount.jwtSecret);
+  const wrongAud = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject("gwu_x")
+    .setIssuer("stake-gateway-account")
+    .setAudience("other")
+    .setExpirationTime("5m")
+    .sign(secret);
+  const res = await request(h.app).get("/api/balance").set("Authorization", `Bearer ${wrongAud}`);
+  assert.deepEqual([res.status, res.body], [401, { message: "Invalid token" }]);
+  assert.deepEqual((await request(h.app).get("/api/health")).body, { status: "ok" });
+});
+
+test("429 past the per-client request limit", async () => {
+  let last = 0;
+  for (let i = 0; i < 45 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
+  assert.equal(last, 429);
+  const res = await request(h.app).get("/api/health");
+  assert.deepEqual(res.body, { message: "Too many requests" });
+});

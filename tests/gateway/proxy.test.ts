@@ -1,0 +1,198 @@
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { after, afterEach, before, test } from "node:test";
+import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
+import { send } from "../helpers/http-client.ts";
+import { startProvider } from "../helpers/provider.ts";
+
+// Pass-through, header hygiene and transport faults, against a real provider socket.
+let h: GatewayHarness;
+let provider: Awaited<ReturnType<typeof startProvider>>;
+let acct: Awaited<ReturnType<GatewayHarness["createAccount"]>>;
+let partyId: string;
+let n = 0;
+const idem = () => `k-${++n}`;
+
+before(async () => {
+  h = await createGatewayHarness({ UPSTREAM_TIMEOUT_MS: "300" });
+  provider = await startProvider();
+  await h.setRate("0.5");
+  await h.addProvider("p", `${provider.url}/base`, "0.01");
+  acct = await h.createAccount({ coins: "100" });
+  partyId = acct.partyId as string;
+});
+after(async () => {
+  await h.close();
+  await provider.close();
+});
+afterEach(async () => {
+  // Let any finalize still racing a client abort land before checking the invariant.
+  await new Promise((r) => setTimeout(r, 50));
+  const { reserved, sum } = await h.checkInvariant(partyId);
+  assert.equal(reserved, sum);
+});
+
+const COST = 200_000_000n; // 0.01 USD at 0.5 USD/coin = 0.02 coin
+const auth = () => ["x-gateway-api-key", acct.apiKey, "idempotency-key", idem()];
+
+test("2xx/3xx/4xx/5xx pass through byte-identical, and only 2xx/3xx keep the funds reserved", async () => {
+  for (const code of [200, 201, 302, 304, 400, 404, 500, 503]) {
+    const direct = await send(`${provider.url}/status?code=${code}`);
+    const before = await h.account(partyId);
+    const via = await send(`${h.url}/gateway/p/status?code=${code}`, { headers: auth() });
+    assert.equal(via.status, code);
+    assert.equal(via.statusMessage, "Custom Reason");
+    assert.deepEqual(via.body, direct.body);
+    const strip = (raw: string[]) => {
+      const out: string[] = [];
+      for (let i = 0; i < raw.length; i += 2) {
+        if (!/^(connection|keep-alive|date|transfer-encoding)$/i.test(raw[i] as string))
+          out.push(raw[i] as string, raw[i + 1] as string);
+      }
+      return out;
+    };
+    assert.deepEqual(strip(via.rawHeaders), strip(direct.rawHeaders), `headers for ${code}`);
+    const after = await h.account(partyId);
+    assert.equal(after.reserved - before.reserved, code < 400 ? COST : 0n, `billing for ${code}`);
+  }
+});
+
+test("method, base path, normalised path, query, body and other headers are forwarded; key and hop-by-hop are not", async () => {
+  const from = provider.seen.length;
+  const body = JSON.stringify({ hello: "world" });
+  const res = await send(`${h.url}/gateway/p/echo/a/../b?x=1&y=%20z`, {
+    method: "POST",
+    body,
+    headers: [
+      ...auth(),
+      "X-Custom-Case",
+      "Kept",
+      "Connection",
+      "keep-alive, X-Hop-Listed",
+      "X-Hop-Listed",
+      "secret",
+      "Keep-Alive",
+      "timeout=5",
+      "Proxy-Authorization",
+      "Basic abc",
+      "TE",
+      "trailers",
+      "Content-Type",
+      "application/json",
+      "Content-Length",
+      String(Buffer.byteLength(body)),
+    ],
+  });
+  assert.equal(res.status, 200);
+  const seen = provider.seen.slice(from);
+  assert.equal(seen.length, 1);
+  const got = seen[0];
+  assert.ok(got);
+  assert.equal(got.method, "POST");
+  assert.equal(got.url, "/base/echo/b?x=1&y=%20z");
+  assert.equal(got.body.toString(), body);
+  const names = got.rawHeaders.filter((_, i) => i % 2 === 0);
+  assert.ok(names.includes("X-Custom-Case"), "case of forwarded header names is kept");
+  for (const banned of ["x-gateway-api-key", "x-hop-listed", "keep-alive", "proxy-authorization", "te"]) {
+    assert.ok(!names.some((n) => n.toLowerCase() === banned), `${banned} must not reach the provider`);
+  }
+});
+
+test("upstream timeout answers a 502 and releases the funds", async () => {
+  const before = await h.account(partyId);
+  const res = await send(`${h.url}/gateway/p/hang`, { headers: auth() });
+  assert.equal(res.status, 502);
+  assert.equal(res.body.toString(), JSON.stringify({ message: "Bad gateway: upstream aborted response" }));
+  assert.equal((await h.account(partyId)).reserved, before.reserved);
+});
+
+test("upstream reset mid-body cuts the client connection and releases the funds", async () => {
+  const before = await h.account(partyId);
+  await assert.rejects(send(`${h.url}/gateway/p/reset-mid`, { headers: auth() }));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await h.account(partyId)).reserved, before.reserved);
+});
+
+function abortAfter(path: string, when: "headers-sent" | "first-byte", key: string) {
+  return new Promise<void>((resolve) => {
+    const req = request({
+      hostname: "127.0.0.1",
+      port: new URL(h.url).port,
+      path,
+      headers: { "x-gateway-api-key": acct.apiKey, "idempotency-key": key },
+    });
+    req.on("error", () => resolve());
+    req.on("close", () => resolve());
+    if (when === "headers-sent") {
+      req.end();
+      setTimeout(() => req.destroy(), 100);
+    } else {
+      req.on("response", (res) => res.once("data", () => req.destroy()));
+      req.end();
+    }
+  });
+}
+
+test("client abort before the response releases the reservation and aborts the upstream", async () => {
+  const release = provider.holdRequests();
+  const before = await h.account(partyId);
+  const key = idem();
+  await abortAfter("/gateway/p/held", "headers-sent", key);
+  const deadline = Date.now() + 1000;
+  while (!provider.closedEarly.includes("/base/held") && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  release();
+  assert.ok(provider.closedEarly.includes("/base/held"), "upstream request aborted");
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await h.account(partyId)).reserved, before.reserved);
+  const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
+  assert.equal(rec?.s, "failed");
+});
+
+test("client abort during the response aborts the upstream; the provider did answer 2xx so it stays registered", async () => {
+  const before = await h.account(partyId);
+  const key = idem();
+  await abortAfter("/gateway/p/slow", "first-byte", key);
+  const deadline = Date.now() + 1000;
+  while (!provider.closedEarly.includes("/base/slow") && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  assert.ok(provider.closedEarly.includes("/base/slow"), "upstream stream aborted");
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await h.account(partyId)).reserved - before.reserved, COST);
+  const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
+  assert.equal(rec?.s, "registered");
+});
+
+test("Expect: 100-continue is answered only after auth and reservation", async () => {
+  const port = new URL(h.url).port;
+  const ask = (key: string) =>
+    new Promise<{ continued: boolean; status: number }>((resolve, reject) => {
+      let continued = false;
+      const req = request({
+        hostname: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/gateway/p/echo",
+        headers: {
+          "x-gateway-api-key": key,
+          "idempotency-key": idem(),
+          expect: "100-continue",
+          "content-length": "5",
+        },
+      });
+      req.on("continue", () => {
+        continued = true;
+        req.end("hello");
+      });
+      req.on("response", (res) => {
+        res.resume();
+        res.on("end", () => resolve({ continued, status: res.statusCode ?? 0 }));
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+    });
+  assert.deepEqual(await ask("gwk_wrong"), { continued: false, status: 401 });
+  assert.deepEqual(await ask(acct.apiKey), { continued: true, status: 200 });
+  const last = provider.seen.at(-1);
+  assert.equal(last?.body.toString(), "hello");
+});
