@@ -1,9 +1,16 @@
 import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { creditParty } from "@stake/db/ledger";
+import type { RedisKeys } from "@stake/db/redis/keys";
 import { apiKeys } from "@stake/db/schema/accounts";
+import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/gateway";
 import { and, eq, isNull } from "drizzle-orm";
+import type { Redis } from "ioredis";
 import { createPasswordHasher } from "../control-plane/src/auth/password.ts";
 import { createAccountsRepo } from "../control-plane/src/features/account-v2/repo.ts";
+import { createGatewayAccountRepo } from "../control-plane/src/features/gateway-account/repo.ts";
 
 export const DEMO = {
   email: "demo@example.com",
@@ -44,4 +51,63 @@ export async function seedDemo(
     return repo.insertKey({ organisationId: orgId, label: DEMO.keyLabel, issued }, tx);
   });
   return { email: DEMO.email, password: DEMO.password, apiKey: issued.key, keyId: key.id };
+}
+
+export const GATEWAY_DEMO = {
+  email: "gateway-demo@example.com",
+  password: "GatewayDem0",
+  providerKey: "demo",
+  costInUsd: "0.001",
+  usdPerCoin: "0.10",
+  fundCoins: "1000",
+  fundRef: "demo-seed",
+} as const;
+
+/**
+ * Idempotent gateway demo: a gateway user with a ledger party funded once (ref `demo-seed`), a fresh
+ * gateway key (the previous demo keys are deactivated), the `demo` provider pointing at `providerUrl`, and a
+ * coin rate when none is set. Gateways drop their caches on the invalidation message.
+ */
+export async function seedGatewayDemo(db: Db, redis: Redis, keys: RedisKeys, providerUrl: string) {
+  const repo = createGatewayAccountRepo(db);
+  let user = await repo.findUserByEmail(GATEWAY_DEMO.email);
+  if (!user) {
+    const passwordHash = await createPasswordHasher({ memoryCost: 19456, timeCost: 2 }).hash(
+      GATEWAY_DEMO.password,
+    );
+    user = await repo.insertUser({ id: newId("gatewayUser"), email: GATEWAY_DEMO.email, passwordHash });
+  }
+  const userId = user!.id;
+  const party =
+    (await repo.findPartyOfUser(userId)) ?? (await repo.insertParty({ id: newId("party"), userId }));
+  const partyId = party!.id;
+
+  await db
+    .update(gatewayApiKeys)
+    .set({ active: false, deactivatedAt: new Date() })
+    .where(and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)));
+  const issued = issueApiKey("gateway");
+  await repo.insertKey({ id: newId("gatewayKey"), userId, hash: issued.hash, start: issued.start });
+
+  await db
+    .insert(providers)
+    .values({
+      id: newId("provider"),
+      key: GATEWAY_DEMO.providerKey,
+      originUrl: providerUrl,
+      costInUsd: GATEWAY_DEMO.costInUsd,
+      status: "active",
+    })
+    .onConflictDoUpdate({ target: providers.key, set: { originUrl: providerUrl, status: "active" } });
+  const [rate] = await db.select().from(coinRates).limit(1);
+  if (!rate)
+    await db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: GATEWAY_DEMO.usdPerCoin });
+
+  const funded = await creditParty(db, redis, keys, {
+    partyId,
+    amount: coinsToBaseUnits(GATEWAY_DEMO.fundCoins),
+    ref: GATEWAY_DEMO.fundRef,
+  });
+  await redis.publish(keys.gateway.invalidations, "seed-demo");
+  return { ...GATEWAY_DEMO, partyId, gatewayKey: issued.key, balance: formatCoins(funded.balance) };
 }

@@ -8,12 +8,14 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
+import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
 import postgres from "postgres";
 import { base58Encode } from "../control-plane/src/features/solana-stake/codec.ts";
 import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
-import { seedDemo } from "./seed-demo.ts";
+import { seedDemo, seedGatewayDemo } from "./seed-demo.ts";
 
 const CONTROL_PLANE_PORT = Number(process.env.CONTROL_PLANE_PORT ?? 3000);
 const NETWORK = process.env.NETWORK ?? "testnet";
@@ -34,6 +36,8 @@ const DEVNETS = [
   { name: "beacon-devnet", entry: "tests/devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
 ];
 const WORKER_PORT = Number(process.env.WORKER_PORT ?? 3002);
+const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
+const DEMO_PROVIDER_PORT = 4010;
 /** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
 const solanaKey = (fill: number) => base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
 
@@ -79,6 +83,23 @@ try {
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
     nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
   }
+  const provider = await startProcess({
+    name: "demo-provider",
+    entry: "tests/devnet/provider/main.ts",
+    env: { ...baseEnv, PORT: String(DEMO_PROVIDER_PORT) },
+  });
+  started.push(provider);
+  nodes.push(`  ${"demo provider".padEnd(20)} ${provider.url}`);
+  const seedPg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
+  const seedRedis = createRedis(infra.redisUrl, { name: "seed" });
+  const gw = await seedGatewayDemo(
+    seedPg.db,
+    seedRedis,
+    createRedisKeys(process.env.REDIS_PREFIX ?? "stake:"),
+    provider.url,
+  );
+  await Promise.all([seedPg.close(), seedRedis.quit()]);
+
   const cp = await startProcess({
     name: "control-plane",
     entry: "control-plane/src/main.ts",
@@ -93,6 +114,12 @@ try {
     readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
   });
   started.push(worker);
+  const gateway = await startProcess({
+    name: "gateway",
+    entry: "gateway/src/main.ts",
+    env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
+  });
+  started.push(gateway);
   for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
 
   const hypeWallet = demoWallets(1)[0]!;
@@ -101,6 +128,7 @@ The staking platform is up (NETWORK=${NETWORK}).
 
   control plane        ${cp.url}
   worker (jobs)        ${worker.url}/healthz
+  gateway              ${gateway.url}
   Postgres             ${redact(databaseUrl)}
   Redis                ${infra.redisUrl}
 ${nodes.join("\n")}
@@ -118,6 +146,14 @@ Try it:
   curl -s -X POST ${cp.url}/api/provision -H 'api-key: ${demo.apiKey}' \\
     -d '{"attributes": {"withdrawalAddress": "0x00000000219ab540356cBB839Cbe05303d7705Fa", "validatorsCount": 2, "batch": true}}'
   curl -s "${cp.url}/api/validators?provisionId=<provisionId from the answer above>" -H 'api-key: ${demo.apiKey}'
+
+Gateway demo: user ${gw.email} / ${gw.password}, party ${gw.partyId} funded with ${gw.balance} coins
+(1 coin = ${gw.usdPerCoin} USD at first start; provider "${gw.providerKey}" costs ${gw.costInUsd} USD a request).
+Demo gateway key (shown once): ${gw.gatewayKey}
+  curl -s ${gateway.url}/gateway/${gw.providerKey}/hello?from=readme -H 'x-gateway-api-key: ${gw.gatewayKey}' \\
+    -H "idempotency-key: $(date +%s%N)"
+  TOKEN=$(curl -s -X POST ${cp.url}/api/onboarding/login -d '{"email":"${gw.email}","password":"${gw.password}"}' | sed 's/.*"token":"\\([^"]*\\)".*/\\1/')
+  curl -s ${cp.url}/api/balance -H "authorization: Bearer $TOKEN"
 
 Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
 
