@@ -7,8 +7,6 @@ import postgres from "postgres";
 /**
  * Tests never touch a developer's data: each test file gets a fresh database cloned from a migrated
  * template (`CREATE DATABASE … TEMPLATE` copies files, so it is fast), dropped when the file is done.
- */
-/**
  * The template is named after the migration journal, so checkouts with different migrations (branches,
  * worktrees sharing one Postgres) never reset or clone each other's template.
  */
@@ -27,10 +25,18 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-/** Drops and re-creates the migrated template (the test runner calls this once per run). */
+/**
+ * Drops and re-creates the migrated template (the test runner calls this once per run), and sweeps test
+ * databases left by killed runs. The sweep does not force: a database still in use by a run elsewhere
+ * refuses the drop and is left alone.
+ */
 export async function resetTestTemplate(url = adminUrl()): Promise<void> {
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
+    const stale = await admin<{ datname: string }[]>`
+      select datname from pg_database where datname like 'staking\_test\_%' and datname <> ${TEMPLATE}`;
+    for (const { datname } of stale)
+      await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
     await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
     await admin.unsafe(`create database ${TEMPLATE}`);
   } finally {
