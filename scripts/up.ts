@@ -12,6 +12,7 @@ import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import postgres from "postgres";
 import { base58Encode } from "../control-plane/src/features/solana-stake/codec.ts";
+import { buildGateway } from "../gateway/build.ts";
 import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
@@ -116,7 +117,7 @@ try {
   started.push(worker);
   const gateway = await startProcess({
     name: "gateway",
-    entry: "gateway/src/main.ts",
+    entry: await buildGateway(),
     env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
   });
   started.push(gateway);

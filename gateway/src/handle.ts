@@ -11,7 +11,7 @@ import type { Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
 import { tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
-import { forwardableHeaders } from "./routing/headers.ts";
+import { type RequestHeaders, readRequestHeaders } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
@@ -30,6 +30,7 @@ type Admission =
       ok: true;
       provider: ProviderRecord;
       target: { path: string; query: string };
+      headers: RequestHeaders;
       reservation: ReservationHandle;
     }
   | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
@@ -52,6 +53,18 @@ interface AccessLog {
  */
 export function createHandler(deps: HandleDeps) {
   const { logger, ledger } = deps;
+  // Cost in coin base units per (USD cost, rate): a handful of distinct pairs, each converted once.
+  const costs = new Map<string, bigint>();
+  const costOf = (costInUsd: string, rate: string): bigint => {
+    const key = `${costInUsd}@${rate}`;
+    let cost = costs.get(key);
+    if (cost === undefined) {
+      if (costs.size > 10_000) costs.clear();
+      cost = usdToBaseUnits(costInUsd, rate);
+      costs.set(key, cost);
+    }
+    return cost;
+  };
 
   /** Stages before the proxy: authenticate → route → idempotency → reserve. */
   async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
@@ -59,7 +72,8 @@ export function createHandler(deps: HandleDeps) {
       log.outcome = code;
       return { ok: false, code, ...(extra ? { extra } : {}) };
     };
-    const auth = await authenticate(req.headers, deps.keys);
+    const headers = readRequestHeaders(req.rawHeaders);
+    const auth = await authenticate(headers.apiKey, deps.keys);
     if (!auth.ok) return fail(auth.code);
     log.party = auth.partyId;
 
@@ -70,7 +84,7 @@ export function createHandler(deps: HandleDeps) {
     if (!provider) return fail("PROVIDER_NOT_FOUND");
     if (provider.status !== "active") return fail("PROVIDER_INACTIVE");
 
-    const idem = idempotencyKeyOf(req);
+    const idem = idempotencyKeyOf(headers.idempotencyKeys);
     if (!idem.ok) return fail(idem.code);
 
     const rate = await deps.rate.get("current");
@@ -80,7 +94,7 @@ export function createHandler(deps: HandleDeps) {
       providerKey: provider.key,
       idempotencyKey: idem.key,
       costInUsd: provider.costInUsd,
-      cost: usdToBaseUnits(provider.costInUsd, rate),
+      cost: costOf(provider.costInUsd, rate),
     });
     if (!reserved.ok) {
       return reserved.code === "DUPLICATE"
@@ -88,7 +102,7 @@ export function createHandler(deps: HandleDeps) {
         : fail(reserved.code);
     }
     log.reservation = reserved.reservation.id;
-    return { ok: true, provider, target, reservation: reserved.reservation };
+    return { ok: true, provider, target, headers, reservation: reserved.reservation };
   }
 
   async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
@@ -99,7 +113,7 @@ export function createHandler(deps: HandleDeps) {
 
     const admitted = await admit(req, log);
     if (!admitted.ok) return fail(admitted.code, admitted.extra);
-    const { provider, target, reservation } = admitted;
+    const { provider, target, headers, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
 
     let outcome: "registered" | "failed" = "failed";
@@ -109,7 +123,8 @@ export function createHandler(deps: HandleDeps) {
         res,
         dispatcher: deps.upstreams.get(provider.origin),
         path: joinBasePath(provider.basePath, target.path) + target.query,
-        headers: forwardableHeaders(req.rawHeaders),
+        headers: headers.forward,
+        hasBody: headers.hasBody,
         timeoutMs: deps.upstreamTimeoutMs,
       });
       switch (result.kind) {
@@ -147,14 +162,14 @@ export function createHandler(deps: HandleDeps) {
     const run = async () => {
       const admitted = await admit(req, log);
       if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.extra);
-      const { provider, target, reservation } = admitted;
+      const { provider, target, headers, reservation } = admitted;
       const result = await tunnel({
         req,
         socket,
         head,
         dispatcher: deps.upstreams.get(provider.origin),
         path: joinBasePath(provider.basePath, target.path) + target.query,
-        headers: forwardableHeaders(req.rawHeaders),
+        headers: headers.forward,
         timeoutMs: deps.upstreamTimeoutMs,
       });
       log.status = result.ok ? 101 : 502;

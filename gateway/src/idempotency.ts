@@ -1,15 +1,12 @@
-import type { IncomingMessage } from "node:http";
-
 /**
- * The `idempotency-key` header. Node joins repeated headers with ", ", so the distinct view is what
- * tells a key sent twice (the spec's "not an array" 400) from one that merely contains a comma.
+ * The `idempotency-key` header, from every value sent (Node would join repeats with ", ", which could not
+ * tell a key sent twice, the spec's "not an array" 400, from one that merely contains a comma).
  * Its scope (idempotency key, provider key, party id) is enforced by the reservation record key.
  */
 export function idempotencyKeyOf(
-  req: IncomingMessage,
+  values: readonly string[],
 ): { ok: true; key: string } | { ok: false; code: "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_ARRAY" } {
-  const values = req.headersDistinct["idempotency-key"];
-  if (!values || values.length === 0) return { ok: false, code: "IDEMPOTENCY_KEY_REQUIRED" };
+  if (values.length === 0) return { ok: false, code: "IDEMPOTENCY_KEY_REQUIRED" };
   if (values.length > 1) return { ok: false, code: "IDEMPOTENCY_KEY_ARRAY" };
   const key = values[0] as string;
   if (key.length === 0) return { ok: false, code: "IDEMPOTENCY_KEY_REQUIRED" };

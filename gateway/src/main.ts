@@ -53,7 +53,11 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
       return true;
     },
   });
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // Node's default backlog (511) overflows when a thousand clients connect at once, and every dropped
+  // SYN costs its client a 1 s retransmit; the kernel caps this at net.core.somaxconn.
+  await new Promise<void>((resolve) =>
+    server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve),
+  );
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
   logger.info({ url }, "gateway listening");

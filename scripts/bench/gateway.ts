@@ -21,6 +21,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
 import postgres from "postgres";
 import { Pool } from "undici";
+import { buildGateway } from "../../gateway/build.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -33,7 +34,8 @@ function startProcess(args: string[], env: Record<string, string> = {}) {
     process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", ...args], {
+  const loader = args[0]?.endsWith(".js") ? [] : ["--import", "tsx"];
+  const child = spawn(process.execPath, [...profile, ...loader, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
@@ -112,6 +114,19 @@ async function load(
   const cpu = cpuMs(pid) - cpuStart;
   await pool.close();
   latencies.sort((a, b) => a - b);
+  console.log(
+    connections,
+    "p90",
+    latencies[Math.floor(0.9 * latencies.length)],
+    "p999",
+    latencies[Math.floor(0.999 * latencies.length)],
+    "max",
+    latencies.at(-1),
+    "over1s",
+    latencies.filter((x) => x > 1000).length,
+    "n",
+    latencies.length,
+  );
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   return {
@@ -158,13 +173,14 @@ async function main() {
     await pg.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "1" });
     await creditParty(pg.db, redis, keys, { partyId, amount: coinsToBaseUnits("100000000"), ref: "bench" });
 
-    const gw = startProcess(["gateway/src/main.ts"], {
+    // The deployable as `npm start` runs it: the built bundle on plain node.
+    const gw = startProcess([await buildGateway()], {
       GATEWAY_PORT: "0",
       GATEWAY_HOST: "127.0.0.1",
       DATABASE_URL: dbUrl,
       REDIS_URL: REDIS,
       REDIS_PREFIX: prefix,
-      LOG_LEVEL: "info",
+      LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
     });
     children.push(gw.child);
 
@@ -193,6 +209,7 @@ async function main() {
 
     const rows: Record<string, Record<string, Result>> = {};
     for (const t of targets) {
+      if (process.env.BENCH_ONLY && !t.name.startsWith(process.env.BENCH_ONLY)) continue;
       await load(t.url, t.path, 50, 1, t.pid, t.headers); // warm-up
       rows[t.name] = {
         c1: await load(t.url, t.path, 1, SECONDS, t.pid, t.headers),

@@ -8,6 +8,6 @@ const server = createServer((req, res) => {
   res.end(body);
 });
 server.keepAliveTimeout = 65_000;
-server.listen(0, "127.0.0.1", () => {
+server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => {
   process.stdout.write(`READY ${(server.address() as { port: number }).port}\n`);
 });

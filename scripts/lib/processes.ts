@@ -9,7 +9,7 @@ export interface Started {
 }
 
 /**
- * Starts a TypeScript entry as a child process and waits until it is ready: either it prints
+ * Starts an entry (TypeScript through tsx, or a built `.js` bundle with plain node) as a child process and waits until it is ready: either it prints
  * `READY <url>` (the devnets) or `readyUrl` answers 200 (the deployables). Logs go to the parent's stderr
  * with a name prefix; a child that exits early fails the start.
  */
@@ -20,7 +20,10 @@ export function startProcess(opts: {
   readyUrl?: string;
   timeoutMs?: number;
 }): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", opts.entry], {
+  const args = opts.entry.endsWith(".js")
+    ? ["--enable-source-maps", opts.entry]
+    : ["--import", "tsx", opts.entry];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: opts.env,
     stdio: ["ignore", "pipe", "pipe"],

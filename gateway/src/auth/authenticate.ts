@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from "node:http";
 import { hashApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { gatewayApiKeys, parties } from "@stake/db/schema/index";
@@ -28,10 +27,9 @@ export function createKeyLookup(db: Db) {
 
 /** Stage 1: `x-gateway-api-key` → SHA-256 → cached record → party (spec auth rules: 401, 403, 403). */
 export async function authenticate(
-  headers: IncomingHttpHeaders,
+  raw: string | null | undefined,
   keys: ReadThroughCache<KeyRecord>,
 ): Promise<AuthResult> {
-  const raw = headers["x-gateway-api-key"];
   if (typeof raw !== "string" || raw.length === 0 || raw.length > 200)
     return { ok: false, code: "UNAUTHORIZED" };
   const record = await keys.get(hashApiKey(raw));

@@ -4,9 +4,11 @@ import type { Redis } from "ioredis";
  * In-process read-through cache with a short fallback TTL. Concurrent misses share one lookup. Any
  * message on the invalidation channel clears every cache, so a deactivated key or disabled provider
  * stops working within the pub/sub delivery time (well under a second) on every gateway process.
+ * An expired entry keeps answering while one background lookup refreshes it, so the TTL never puts a
+ * database round trip in front of a request; a failed refresh keeps the old value and is retried later.
  */
 export class ReadThroughCache<V> {
-  readonly #entries = new Map<string, { value: Promise<V>; expires: number }>();
+  readonly #entries = new Map<string, { value: Promise<V>; expires: number; refreshing: boolean }>();
   constructor(
     private readonly ttlMs: number,
     private readonly load: (key: string) => Promise<V>,
@@ -15,13 +17,36 @@ export class ReadThroughCache<V> {
   get(key: string): Promise<V> {
     const now = Date.now();
     const hit = this.#entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    if (hit) {
+      if (hit.expires <= now && !hit.refreshing) this.#refresh(key, hit, now);
+      return hit.value;
+    }
     const value = this.load(key);
-    this.#entries.set(key, { value, expires: now + this.ttlMs });
+    this.#entries.set(key, { value, expires: now + this.ttlMs, refreshing: false });
     // A failed lookup (database down) is not cached.
-    value.catch(() => this.#entries.delete(key));
+    value.catch(() => {
+      if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
+    });
     if (this.#entries.size > 100_000) this.#entries.clear();
     return value;
+  }
+
+  #refresh(key: string, entry: { value: Promise<V>; expires: number; refreshing: boolean }, now: number) {
+    entry.refreshing = true;
+    this.load(key).then(
+      (fresh) => {
+        // Only if no invalidation replaced or dropped the entry meanwhile.
+        if (this.#entries.get(key) === entry)
+          this.#entries.set(key, {
+            value: Promise.resolve(fresh),
+            expires: now + this.ttlMs,
+            refreshing: false,
+          });
+      },
+      () => {
+        entry.refreshing = false;
+      },
+    );
   }
 
   clear(): void {

@@ -28,6 +28,7 @@ export function forward(args: {
   dispatcher: Dispatcher;
   path: string;
   headers: string[];
+  hasBody: boolean;
   timeoutMs: number;
 }): Promise<ForwardOutcome> {
   const { req, res } = args;
@@ -51,8 +52,7 @@ export function forward(args: {
     };
     res.once("close", onClientClose);
 
-    const hasBody =
-      req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0";
+    const hasBody = args.hasBody;
     if (!hasBody) req.resume();
 
     args.dispatcher.dispatch(

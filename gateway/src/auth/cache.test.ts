@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ReadThroughCache } from "./cache.ts";
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test("concurrent misses share one lookup; a hit within the TTL does not look up", async () => {
+  let loads = 0;
+  const cache = new ReadThroughCache(60_000, async (k) => `${k}:${++loads}`);
+  const [a, b] = await Promise.all([cache.get("x"), cache.get("x")]);
+  assert.equal(a, "x:1");
+  assert.equal(b, "x:1");
+  assert.equal(await cache.get("x"), "x:1");
+  assert.equal(loads, 1);
+});
+
+test("an expired entry answers at once with the old value while one background lookup refreshes it", async () => {
+  let loads = 0;
+  let release: (() => void) | undefined;
+  const cache = new ReadThroughCache(0, async (k) => {
+    loads++;
+    if (loads > 1) await new Promise<void>((r) => (release = r));
+    return `${k}:${loads}`;
+  });
+  assert.equal(await cache.get("x"), "x:1");
+  // TTL 0: every later get finds it expired, but only the first starts a refresh.
+  assert.equal(await cache.get("x"), "x:1");
+  assert.equal(await cache.get("x"), "x:1");
+  assert.equal(loads, 2);
+  release?.();
+  await tick();
+  assert.equal(await cache.get("x"), "x:2");
+});
+
+test("a failed refresh keeps the old value and is retried; a failed first lookup is not cached", async () => {
+  let fail = false;
+  let loads = 0;
+  const cache = new ReadThroughCache(0, async (k) => {
+    loads++;
+    if (fail) throw new Error("database down");
+    return `${k}:${loads}`;
+  });
+  assert.equal(await cache.get("x"), "x:1");
+  fail = true;
+  assert.equal(await cache.get("x"), "x:1");
+  await tick();
+  assert.equal(await cache.get("x"), "x:1");
+  await tick();
+  assert.ok(loads >= 3, "the refresh is retried after a failure");
+  await assert.rejects(cache.get("y"), /database down/);
+  await tick();
+  fail = false;
+  assert.match(await cache.get("y"), /^y:/);
+});
+
+test("clear() (the invalidation message) makes the next get look up again, not serve the old value", async () => {
+  let loads = 0;
+  const cache = new ReadThroughCache(60_000, async (k) => `${k}:${++loads}`);
+  assert.equal(await cache.get("x"), "x:1");
+  cache.clear();
+  assert.equal(await cache.get("x"), "x:2");
+});
