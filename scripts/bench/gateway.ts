@@ -1,6 +1,6 @@
 /**
  * `npm run bench:gateway`: side by side on loopback, each server in its own process —
- *   direct (1 KiB upstream) · nginx (only when installed; not on this machine so far) · bare undici dispatch proxy ·
+ *   direct (1 KiB upstream) · nginx with one worker and a keep-alive upstream (when installed) · bare undici dispatch proxy ·
  *   this gateway with auth, idempotency, Redis reservation, finalize and access log.
  * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then checks the
  * reservations: nothing left in flight, reserved = cost × registered requests (settlement, which returns
@@ -9,7 +9,10 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { issueApiKey } from "@stake/db/api-key";
 import { createDb } from "@stake/db/client";
 import { coinsToBaseUnits } from "@stake/db/coin";
@@ -67,6 +70,62 @@ function rssMb(pid: number): number {
   return Number(m?.[1] ?? 0) / 1024;
 }
 
+/**
+ * nginx with one worker and a keep-alive upstream pool, the reference reverse proxy. Its CPU and RSS are
+ * read from the worker process (the master only supervises). Returns null when nginx is not installed.
+ */
+async function startNginx(upstreamUrl: string) {
+  const bin = spawnSync("sh", ["-c", "command -v nginx || ls /usr/sbin/nginx"], {
+    encoding: "utf8",
+  }).stdout.trim();
+  if (!bin) return null;
+  const dir = mkdtempSync(join(tmpdir(), "bench-nginx-"));
+  chmodSync(dir, 0o777); // the worker may run as an unprivileged user and needs its temp paths
+  const port = await freePort();
+  const conf = `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream up { server ${new URL(upstreamUrl).host}; keepalive 256; }
+  server {
+    listen 127.0.0.1:${port} backlog=4096;
+    keepalive_requests 1000000;
+    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`;
+  writeFileSync(join(dir, "nginx.conf"), conf);
+  const child = spawn(bin, ["-p", dir, "-e", `${dir}/error.log`, "-c", join(dir, "nginx.conf")], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
+    const up = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up && children) return { child, url, workerPid: Number(children.split(" ")[0]) };
+    if (i > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8")}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once("error", reject);
+  });
+}
+
 interface Result {
   rps: number;
   p50: number;
@@ -114,19 +173,6 @@ async function load(
   const cpu = cpuMs(pid) - cpuStart;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  console.log(
-    connections,
-    "p90",
-    latencies[Math.floor(0.9 * latencies.length)],
-    "p999",
-    latencies[Math.floor(0.999 * latencies.length)],
-    "max",
-    latencies.at(-1),
-    "over1s",
-    latencies.filter((x) => x > 1000).length,
-    "n",
-    latencies.length,
-  );
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   return {
@@ -203,9 +249,17 @@ async function main() {
           headers: () => ["x-gateway-api-key", key.key, "idempotency-key", `b-${++n}`],
         },
       ];
-    if (spawnSync("which", ["nginx"]).status === 0)
-      console.log("nginx is installed but not wired into this bench yet");
-    else console.log("nginx: not installed, skipped");
+    const nginx = await startNginx(upstreamUrl);
+    if (nginx) {
+      children.push(nginx.child);
+      targets.splice(1, 0, {
+        name: "nginx (1 worker)",
+        url: nginx.url,
+        path: "/",
+        pid: nginx.workerPid,
+        headers: () => [],
+      });
+    } else console.log("nginx: not installed, skipped");
 
     const rows: Record<string, Record<string, Result>> = {};
     for (const t of targets) {
@@ -231,6 +285,7 @@ async function main() {
         `${name.padEnd(22)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
       );
     }
+    if (process.env.BENCH_ONLY) return;
     const g = rows["gateway + billing"] as Record<string, Result>;
     const b = rows["bare undici dispatch"] as Record<string, Result>;
     const d = rows.direct as Record<string, Result>;
@@ -240,6 +295,11 @@ async function main() {
     console.log(
       `gateway added p50 at c1 over direct: ${f((g.c1?.p50 ?? 0) - (d.c1?.p50 ?? 0), 3)} ms (target ≤ 0.3)`,
     );
+    const ng = rows["nginx (1 worker)"];
+    if (ng)
+      console.log(
+        `gateway / nginx (1 worker) req/s at c100: ${f((g.c100?.rps ?? 0) / (ng.c100?.rps ?? 1))} (target ≥ 0.30)`,
+      );
     console.log(`gateway peak RSS at c1000: ${f(g.c1000?.peakRss ?? 0, 1)} MB (target ≤ 192)`);
 
     // Let the last finalizes land, then check the books.
