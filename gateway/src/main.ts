@@ -18,7 +18,7 @@ import { createGatewayServer } from "./server.ts";
 /** Composition root: config → logger → db, redis (+ scripts, subscriber) → caches → upstreams → server. */
 export async function start({ config, logger }: { config: Readonly<GatewayConfig>; logger: Logger }) {
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "gateway" });
-  const redis = defineLedgerScripts(createRedis(config.redisUrl, { name: "gateway" }));
+  const redis = defineLedgerScripts(createRedis(config.redisUrl, { name: "gateway", autoPipelining: false }));
   const subscriber = createRedis(config.redisUrl, { name: "gateway-sub" });
   const keys = createRedisKeys(config.redisPrefix);
 

@@ -3,9 +3,10 @@ import { luaScript } from "./lua.ts";
 
 /**
  * Registers the ledger Lua scripts on one ioredis client (EVALSHA with a transparent EVAL fallback).
- * Each returns a flat array whose first element is the outcome; see the KEYS/ARGV header of each file.
+ * See the KEYS/ARGV header of each file. The batch scripts (reserve, finalize) take a variable number of
+ * keys, so their callers pass the key count first and get one reply per item.
  */
-const SCRIPTS = { gwReserve: 3, gwFinalize: 2, gwCredit: 2 } as const;
+const SCRIPTS = { gwReserve: undefined, gwFinalize: undefined, gwCredit: 2 } as const;
 const FILES: Record<keyof typeof SCRIPTS, string> = {
   gwReserve: "reserve",
   gwFinalize: "finalize",
@@ -13,16 +14,19 @@ const FILES: Record<keyof typeof SCRIPTS, string> = {
 };
 
 export interface LedgerScripts {
-  gwReserve(...args: string[]): Promise<string[]>;
-  gwFinalize(...args: string[]): Promise<string[]>;
+  gwReserve(numberOfKeys: number, ...args: string[]): Promise<string[][]>;
+  gwFinalize(numberOfKeys: number, ...args: string[]): Promise<string[][]>;
   gwCredit(...args: string[]): Promise<string[]>;
 }
 
 export function defineLedgerScripts(redis: Redis): Redis & LedgerScripts {
-  for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [keyof typeof SCRIPTS, number][]) {
+  for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [
+    keyof typeof SCRIPTS,
+    number | undefined,
+  ][]) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === "function") continue;
     const lua = luaScript(FILES[name]);
-    redis.defineCommand(name, { numberOfKeys, lua });
+    redis.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
   }
   return redis as Redis & LedgerScripts;
 }

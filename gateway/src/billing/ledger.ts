@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { LedgerScripts } from "@stake/db/redis/scripts";
+import type { Redis } from "ioredis";
+import { TurnBatcher } from "./batch.ts";
 
 export interface Reservation {
   idempotencyKey: string;
@@ -53,7 +55,37 @@ function pairs(flat: string[], from: number): Record<string, string> {
   return out;
 }
 
-export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: number) {
+type ScriptName = "gwReserve" | "gwFinalize";
+
+/** Runs one batch script per party batch: a single call, or all of them in one pipeline write. */
+function sender(redis: Redis & LedgerScripts, script: ScriptName) {
+  return async (batches: Array<{ keys: string[]; args: string[] }>): Promise<Array<string[][] | Error>> => {
+    if (batches.length === 1) {
+      const b = batches[0] as { keys: string[]; args: string[] };
+      return [await redis[script](b.keys.length, ...b.keys, ...b.args)];
+    }
+    const pipeline = redis.pipeline() as unknown as LedgerScripts & { exec(): ReturnType<Redis["exec"]> };
+    for (const b of batches) void pipeline[script](b.keys.length, ...b.keys, ...b.args);
+    const results = (await pipeline.exec()) ?? [];
+    return batches.map((_, i) => {
+      const [err, value] = results[i] ?? [new Error("missing pipeline reply"), null];
+      return err ?? (value as string[][]);
+    });
+  };
+}
+
+export function createLedger(redis: Redis & LedgerScripts, keys: RedisKeys, ttlSeconds: number) {
+  const reserves = new TurnBatcher(
+    (partyId) => [keys.gateway.account(partyId), keys.gateway.reservationIndex(partyId)],
+    () => [String(Date.now()), String(ttlSeconds)],
+    sender(redis, "gwReserve"),
+  );
+  const finalizes = new TurnBatcher(
+    (partyId) => [keys.gateway.account(partyId)],
+    () => [String(Date.now())],
+    sender(redis, "gwFinalize"),
+  );
+
   return {
     async reserve(input: {
       partyId: string;
@@ -67,18 +99,13 @@ export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: 
         input.partyId,
         scopeHash(input.providerKey, input.idempotencyKey),
       );
-      const reply = await redis.gwReserve(
-        keys.gateway.account(input.partyId),
-        recordKey,
-        keys.gateway.reservationIndex(input.partyId),
+      const reply = await reserves.add(input.partyId, recordKey, [
         input.cost.toString(),
         id,
         input.idempotencyKey,
         input.providerKey,
         input.costInUsd,
-        String(Date.now()),
-        String(ttlSeconds),
-      );
+      ]);
       if (reply[0] === "OK")
         return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost } };
       if (reply[0] === "DUPLICATE") {
@@ -88,12 +115,7 @@ export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: 
     },
 
     async finalize(r: ReservationHandle, outcome: "registered" | "failed"): Promise<FinalizeResult> {
-      const reply = await redis.gwFinalize(
-        keys.gateway.account(r.partyId),
-        r.recordKey,
-        outcome,
-        String(Date.now()),
-      );
+      const reply = await finalizes.add(r.partyId, r.recordKey, [outcome]);
       if (reply[0] === "OK") return { ok: true };
       return reply[1] !== undefined
         ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }

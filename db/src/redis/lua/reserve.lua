@@ -1,11 +1,13 @@
--- reserve.lua: duplicate check + balance check + reservation, atomically (DESIGN §6 step 4).
--- KEYS[1] account hash {balance, reserved}      (gw:{party}:acct)
--- KEYS[2] reservation record hash               (gw:{party}:rsv:<scopeHash>)
--- KEYS[3] reservation index zset                 (gw:{party}:rsvidx)
--- ARGV[1] cost in coin base units (non-negative integer string, fits int64)
--- ARGV[2] reservation id   ARGV[3] idempotency key   ARGV[4] provider key   ARGV[5] costInUSD (decimal string)
--- ARGV[6] now (ms since epoch)   ARGV[7] record TTL in seconds
--- Returns {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"}
+-- reserve.lua: duplicate check + balance check + reservation, atomically (DESIGN §6 step 4), for a batch.
+-- A gateway process sends one call per party per event-loop turn carrying every reservation asked for in
+-- that turn; items are processed in order exactly as that many separate calls would be.
+-- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
+-- KEYS[2]   reservation index zset                  (gw:{party}:rsvidx)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
+-- ARGV[3+5(i-1)] .. ARGV[7+5(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+--   reservation id, idempotency key, provider key, costInUSD (decimal string)
+-- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"}
 -- Amounts exceed 2^53, so arithmetic is done by HINCRBY (int64) and compared as digit strings, never as Lua numbers.
 
 local function cmp(a, b) -- non-negative integer strings
@@ -15,24 +17,38 @@ local function cmp(a, b) -- non-negative integer strings
   return a < b and -1 or 1
 end
 
-if redis.call("EXISTS", KEYS[2]) == 1 then
-  local rec = redis.call("HGETALL", KEYS[2])
-  table.insert(rec, 1, "DUPLICATE")
-  return rec
-end
-
+local now, ttl = ARGV[1], ARGV[2]
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
-redis.call("HINCRBY", KEYS[1], "reserved", ARGV[1])
-local reserved = redis.call("HGET", KEYS[1], "reserved")
-if string.sub(reserved, 1, 1) == "-" or cmp(reserved, balance) > 0 then
-  redis.call("HINCRBY", KEYS[1], "reserved", "-" .. ARGV[1])
-  return {"INSUFFICIENT_BALANCE"}
+local replies = {}
+local reservedAny = false
+
+for i = 3, #KEYS do
+  local record = KEYS[i]
+  local a = 3 + (i - 3) * 5
+  local cost = ARGV[a]
+  if redis.call("EXISTS", record) == 1 then
+    local rec = redis.call("HGETALL", record)
+    table.insert(rec, 1, "DUPLICATE")
+    replies[#replies + 1] = rec
+  else
+    redis.call("HINCRBY", KEYS[1], "reserved", cost)
+    -- Read back as the stored string: HINCRBY's reply reaches Lua as a double.
+    local reserved = redis.call("HGET", KEYS[1], "reserved")
+    if string.sub(reserved, 1, 1) == "-" or cmp(reserved, balance) > 0 then
+      redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost)
+      replies[#replies + 1] = {"INSUFFICIENT_BALANCE"}
+    else
+      redis.call("HSET", record, "id", ARGV[a + 1], "i", ARGV[a + 2], "k", ARGV[a + 3], "u", ARGV[a + 4],
+        "c", cost, "s", "request_in_flight", "t", now, "m", now)
+      redis.call("EXPIRE", record, ttl)
+      redis.call("ZADD", KEYS[2], now, string.match(record, ":rsv:(.+)$"))
+      reservedAny = true
+      replies[#replies + 1] = {"OK"}
+    end
+  end
 end
 
-redis.call("HSET", KEYS[2], "id", ARGV[2], "i", ARGV[3], "k", ARGV[4], "u", ARGV[5], "c", ARGV[1],
-  "s", "request_in_flight", "t", ARGV[6], "m", ARGV[6])
-redis.call("EXPIRE", KEYS[2], ARGV[7])
-local scope = string.match(KEYS[2], ":rsv:(.+)$")
-redis.call("ZADD", KEYS[3], ARGV[6], scope)
-redis.call("ZREMRANGEBYSCORE", KEYS[3], "-inf", tonumber(ARGV[6]) - tonumber(ARGV[7]) * 1000)
-return {"OK"}
+if reservedAny then
+  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", tonumber(now) - tonumber(ttl) * 1000)
+end
+return replies

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import { defineLedgerScripts } from "@stake/db/redis/scripts";
+import { createLedger } from "../../gateway/src/billing/ledger.ts";
+import { createTestRedis } from "../helpers/redis.ts";
+
+// The ledger batches one party's reservations of one event-loop turn into one script call and sends
+// several parties' batches in one pipeline: the outcomes must be those of one call per request.
+const r = createTestRedis();
+const redis = defineLedgerScripts(r.redis);
+const keys = createRedisKeys(r.prefix);
+const ledger = createLedger(redis, keys, 86_400);
+after(() => r.cleanup());
+
+const fund = (party: string, amount: bigint) =>
+  redis.hset(keys.gateway.account(party), "balance", amount.toString(), "reserved", "0");
+const account = async (party: string) => {
+  const [balance, reserved] = await redis.hmget(keys.gateway.account(party), "balance", "reserved");
+  return { balance: BigInt(balance ?? "0"), reserved: BigInt(reserved ?? "0") };
+};
+const ask = (partyId: string, idempotencyKey: string, cost: bigint) =>
+  ledger.reserve({ partyId, providerKey: "p", idempotencyKey, costInUsd: "0.5", cost });
+
+test("one turn, one party: a duplicate within the batch and the item past the balance fail like separate calls", async () => {
+  await fund("party_a", 25n);
+  const replies = await Promise.all([
+    ask("party_a", "k1", 10n),
+    ask("party_a", "k1", 10n),
+    ask("party_a", "k2", 10n),
+    ask("party_a", "k3", 10n),
+  ]);
+  assert.deepEqual(
+    replies.map((x) => (x.ok ? "OK" : x.code)),
+    ["OK", "DUPLICATE", "OK", "INSUFFICIENT_BALANCE"],
+  );
+  const dup = replies[1];
+  assert.ok(dup && !dup.ok && dup.code === "DUPLICATE");
+  assert.equal(dup.existing.idempotencyKey, "k1");
+  assert.equal(dup.existing.status, "request_in_flight");
+  assert.deepEqual(await account("party_a"), { balance: 25n, reserved: 20n });
+});
+
+test("several parties in one turn go out in one pipeline, each against its own balance", async () => {
+  await fund("party_b", 10n);
+  await fund("party_c", 5n);
+  const [b, c1, c2] = await Promise.all([
+    ask("party_b", "x", 10n),
+    ask("party_c", "x", 5n),
+    ask("party_c", "y", 1n),
+  ]);
+  assert.ok(b?.ok && c1?.ok);
+  assert.ok(c2 && !c2.ok && c2.code === "INSUFFICIENT_BALANCE");
+  assert.ok(b.ok && c1.ok);
+  const [fb, fc] = await Promise.all([
+    ledger.finalize(b.reservation, "failed"),
+    ledger.finalize(c1.reservation, "registered"),
+  ]);
+  assert.deepEqual([fb, fc], [{ ok: true }, { ok: true }]);
+  assert.deepEqual(await account("party_b"), { balance: 10n, reserved: 0n });
+  assert.deepEqual(await account("party_c"), { balance: 5n, reserved: 5n });
+});
+
+test("finalizing the same reservation twice in one turn moves it once and releases once", async () => {
+  await fund("party_d", 10n);
+  const res = await ask("party_d", "z", 4n);
+  assert.ok(res.ok);
+  const [first, second] = await Promise.all([
+    ledger.finalize(res.reservation, "failed"),
+    ledger.finalize(res.reservation, "failed"),
+  ]);
+  assert.deepEqual(first, { ok: true });
+  assert.deepEqual(second, { ok: false, code: "NOT_IN_FLIGHT", status: "failed" });
+  assert.deepEqual(await account("party_d"), { balance: 10n, reserved: 0n });
+});
+
+test("amounts beyond 2^53 stay exact through a batch", async () => {
+  const big = 2n ** 62n;
+  await fund("party_e", big);
+  const replies = await Promise.all([
+    ask("party_e", "a", big - 1n),
+    ask("party_e", "b", 1n),
+    ask("party_e", "c", 1n),
+  ]);
+  assert.deepEqual(
+    replies.map((x) => (x.ok ? "OK" : x.code)),
+    ["OK", "OK", "INSUFFICIENT_BALANCE"],
+  );
+  assert.deepEqual(await account("party_e"), { balance: big, reserved: big });
+});
