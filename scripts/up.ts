@@ -12,7 +12,7 @@ import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import postgres from "postgres";
 import { base58Encode } from "../control-plane/src/features/solana-stake/codec.ts";
-import { buildGateway } from "../gateway/build.ts";
+import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
 import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
@@ -118,6 +118,7 @@ try {
   const gateway = await startProcess({
     name: "gateway",
     entry: await buildGateway(),
+    nodeFlags: GATEWAY_NODE_FLAGS,
     env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
   });
   started.push(gateway);

@@ -24,7 +24,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
 import postgres from "postgres";
 import { Pool } from "undici";
-import { buildGateway } from "../../gateway/build.ts";
+import { buildGateway, GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -32,12 +32,15 @@ const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 
 function startProcess(args: string[], env: Record<string, string> = {}) {
-  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit.
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
+  // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix> runs one target.
   const profile =
     process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
-  const loader = args[0]?.endsWith(".js") ? [] : ["--import", "tsx"];
+  const loader = args[0]?.endsWith(".js")
+    ? (process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? GATEWAY_NODE_FLAGS)
+    : ["--import", "tsx"];
   const child = spawn(process.execPath, [...profile, ...loader, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },

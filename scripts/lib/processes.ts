@@ -16,12 +16,14 @@ export interface Started {
 export function startProcess(opts: {
   name: string;
   entry: string;
+  /** Node flags before the entry (only for built `.js` entries). */
+  nodeFlags?: string[];
   env: NodeJS.ProcessEnv;
   readyUrl?: string;
   timeoutMs?: number;
 }): Promise<Started> {
   const args = opts.entry.endsWith(".js")
-    ? ["--enable-source-maps", opts.entry]
+    ? ["--enable-source-maps", ...(opts.nodeFlags ?? []), opts.entry]
     : ["--import", "tsx", opts.entry];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
