@@ -95,16 +95,15 @@ export function createLedger(redis: Redis & LedgerScripts, keys: RedisKeys, ttlS
       cost: bigint;
     }): Promise<ReserveResult> {
       const id = newId("reservation");
-      const recordKey = keys.gateway.reservation(
-        input.partyId,
-        scopeHash(input.providerKey, input.idempotencyKey),
-      );
+      const scope = scopeHash(input.providerKey, input.idempotencyKey);
+      const recordKey = keys.gateway.reservation(input.partyId, scope);
       const reply = await reserves.add(input.partyId, recordKey, [
         input.cost.toString(),
         id,
         input.idempotencyKey,
         input.providerKey,
         input.costInUsd,
+        scope,
       ]);
       if (reply[0] === "OK")
         return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost } };

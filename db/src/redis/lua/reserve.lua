@@ -5,16 +5,15 @@
 -- KEYS[2]   reservation index zset                  (gw:{party}:rsvidx)
 -- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
--- ARGV[3+5(i-1)] .. ARGV[7+5(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
---   reservation id, idempotency key, provider key, costInUSD (decimal string)
+-- ARGV[3+6(i-1)] .. ARGV[8+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+--   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
 -- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"}
 -- Amounts exceed 2^53, so arithmetic is done by HINCRBY (int64) and compared as digit strings, never as Lua numbers.
 
-local function cmp(a, b) -- non-negative integer strings
-  a = string.gsub(a, "^0+(%d)", "%1"); b = string.gsub(b, "^0+(%d)", "%1")
-  if #a ~= #b then return #a < #b and -1 or 1 end
-  if a == b then return 0 end
-  return a < b and -1 or 1
+-- a > b for canonical non-negative integer strings (what HINCRBY stores: no sign, no leading zeros).
+local function greater(a, b)
+  if #a ~= #b then return #a > #b end
+  return a > b
 end
 
 local now, ttl = ARGV[1], ARGV[2]
@@ -24,7 +23,7 @@ local reservedAny = false
 
 for i = 3, #KEYS do
   local record = KEYS[i]
-  local a = 3 + (i - 3) * 5
+  local a = 3 + (i - 3) * 6
   local cost = ARGV[a]
   if redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -34,14 +33,14 @@ for i = 3, #KEYS do
     redis.call("HINCRBY", KEYS[1], "reserved", cost)
     -- Read back as the stored string: HINCRBY's reply reaches Lua as a double.
     local reserved = redis.call("HGET", KEYS[1], "reserved")
-    if string.sub(reserved, 1, 1) == "-" or cmp(reserved, balance) > 0 then
+    if string.byte(reserved, 1) == 45 or string.byte(balance, 1) == 45 or greater(reserved, balance) then -- 45: "-"
       redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost)
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE"}
     else
       redis.call("HSET", record, "id", ARGV[a + 1], "i", ARGV[a + 2], "k", ARGV[a + 3], "u", ARGV[a + 4],
         "c", cost, "s", "request_in_flight", "t", now, "m", now)
       redis.call("EXPIRE", record, ttl)
-      redis.call("ZADD", KEYS[2], now, string.match(record, ":rsv:(.+)$"))
+      redis.call("ZADD", KEYS[2], now, ARGV[a + 5])
       reservedAny = true
       replies[#replies + 1] = {"OK"}
     end
