@@ -1,7 +1,9 @@
-import { createHash } from "node:crypto";
 import { newId } from "@stake/db/ids";
-import type { RedisKeys } from "@stake/db/redis/keys";
-import type { LedgerScripts } from "@stake/db/redis/scripts";
+import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
+import { type LedgerPipeline, ledgerPipeline } from "@stake/db/redis/scripts";
+import type { Redis } from "ioredis";
+
+export { scopeHash };
 
 export interface Reservation {
   idempotencyKey: string;
@@ -29,11 +31,6 @@ export type FinalizeResult =
   | { ok: true }
   | { ok: false; code: "NOT_FOUND" | "NOT_IN_FLIGHT"; status?: string };
 
-/** The scope (idempotency key, provider key, party id): party is in the key's hash tag, the rest hashed. */
-export function scopeHash(providerKey: string, idempotencyKey: string): string {
-  return createHash("sha256").update(providerKey).update("\0").update(idempotencyKey).digest("base64url");
-}
-
 /** Compact Redis record (one-letter fields) → the spec's Reservation resource. */
 export function toReservation(partyId: string, fields: Record<string, string>): Reservation {
   return {
@@ -53,7 +50,25 @@ function pairs(flat: string[], from: number): Record<string, string> {
   return out;
 }
 
-export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: number) {
+/**
+ * Runs one script and, in the same round trip, marks the party for the settlement worker. The SADD is
+ * best effort: if it is lost the worker's periodic re-mark of every party still finds the events.
+ */
+async function withDirtyMark(
+  redis: Pick<Redis, "pipeline">,
+  dirtyKey: string,
+  partyId: string,
+  queue: (p: LedgerPipeline) => LedgerPipeline,
+): Promise<string[]> {
+  const replies = await queue(ledgerPipeline(redis)).sadd(dirtyKey, partyId).exec();
+  const [err, reply] = replies?.[0] ?? [new Error("empty pipeline reply"), null];
+  if (err) throw err;
+  return reply as string[];
+}
+
+/** `redis` must have been passed through defineLedgerScripts. */
+export function createLedger(redis: Pick<Redis, "pipeline">, keys: RedisKeys, ttlSeconds: number) {
+  const dirty = keys.gateway.settleDirty;
   return {
     async reserve(input: {
       partyId: string;
@@ -67,17 +82,20 @@ export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: 
         input.partyId,
         scopeHash(input.providerKey, input.idempotencyKey),
       );
-      const reply = await redis.gwReserve(
-        keys.gateway.account(input.partyId),
-        recordKey,
-        keys.gateway.reservationIndex(input.partyId),
-        input.cost.toString(),
-        id,
-        input.idempotencyKey,
-        input.providerKey,
-        input.costInUsd,
-        String(Date.now()),
-        String(ttlSeconds),
+      const reply = await withDirtyMark(redis, dirty, input.partyId, (p) =>
+        p.gwReserve(
+          keys.gateway.account(input.partyId),
+          recordKey,
+          keys.gateway.reservationIndex(input.partyId),
+          keys.gateway.reservationLog(input.partyId),
+          input.cost.toString(),
+          id,
+          input.idempotencyKey,
+          input.providerKey,
+          input.costInUsd,
+          String(Date.now()),
+          String(ttlSeconds),
+        ),
       );
       if (reply[0] === "OK")
         return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost } };
@@ -88,11 +106,14 @@ export function createLedger(redis: LedgerScripts, keys: RedisKeys, ttlSeconds: 
     },
 
     async finalize(r: ReservationHandle, outcome: "registered" | "failed"): Promise<FinalizeResult> {
-      const reply = await redis.gwFinalize(
-        keys.gateway.account(r.partyId),
-        r.recordKey,
-        outcome,
-        String(Date.now()),
+      const reply = await withDirtyMark(redis, dirty, r.partyId, (p) =>
+        p.gwFinalize(
+          keys.gateway.account(r.partyId),
+          r.recordKey,
+          keys.gateway.reservationLog(r.partyId),
+          outcome,
+          String(Date.now()),
+        ),
       );
       if (reply[0] === "OK") return { ok: true };
       return reply[1] !== undefined

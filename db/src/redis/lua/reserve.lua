@@ -2,6 +2,7 @@
 -- KEYS[1] account hash {balance, reserved}      (gw:{party}:acct)
 -- KEYS[2] reservation record hash               (gw:{party}:rsv:<scopeHash>)
 -- KEYS[3] reservation index zset                 (gw:{party}:rsvidx)
+-- KEYS[4] reservation event stream               (gw:{party}:log)
 -- ARGV[1] cost in coin base units (non-negative integer string, fits int64)
 -- ARGV[2] reservation id   ARGV[3] idempotency key   ARGV[4] provider key   ARGV[5] costInUSD (decimal string)
 -- ARGV[6] now (ms since epoch)   ARGV[7] record TTL in seconds
@@ -35,4 +36,7 @@ redis.call("EXPIRE", KEYS[2], ARGV[7])
 local scope = string.match(KEYS[2], ":rsv:(.+)$")
 redis.call("ZADD", KEYS[3], ARGV[6], scope)
 redis.call("ZREMRANGEBYSCORE", KEYS[3], "-inf", tonumber(ARGV[6]) - tonumber(ARGV[7]) * 1000)
+-- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
+redis.call("XADD", KEYS[4], "*", "id", ARGV[2], "h", scope, "i", ARGV[3], "k", ARGV[4], "u", ARGV[5],
+  "c", ARGV[1], "s", "request_in_flight", "t", ARGV[6], "m", ARGV[6])
 return {"OK"}
