@@ -192,7 +192,9 @@ export async function settleParty(
     after = lastRow.createdAt;
     afterId = lastRow.id;
 
-    const queued = new Set(await settleStep(deps, partyId, rows, "queue", now()));
+    // Postgres gets the same updatedAt as the Redis record, so a rebuilt record is identical.
+    const queuedAt = now();
+    const queued = new Set(await settleStep(deps, partyId, rows, "queue", queuedAt));
     await options.afterStep?.("queued-in-redis", partyId);
     const toDebit = rows.filter((r) => queued.has(r.id));
     if (toDebit.length) {
@@ -214,7 +216,7 @@ export async function settleParty(
         }
         await tx
           .update(reservations)
-          .set({ status: "queued" })
+          .set({ status: "queued", updatedAt: new Date(queuedAt) })
           .where(
             and(
               inArray(
@@ -228,13 +230,14 @@ export async function settleParty(
     }
     await options.afterStep?.("debited-in-postgres", partyId);
 
-    const done = await settleStep(deps, partyId, toDebit, "settle", now());
+    const settledAt = now();
+    const done = await settleStep(deps, partyId, toDebit, "settle", settledAt);
     await options.afterStep?.("settled-in-redis", partyId);
     if (done.length) {
       await deps.db.transaction(async (tx) => {
         await tx
           .update(reservations)
-          .set({ status: "settled" })
+          .set({ status: "settled", updatedAt: new Date(settledAt) })
           .where(and(inArray(reservations.id, done), inArray(reservations.status, ["registered", "queued"])));
         await tx
           .update(ledgerEntries)
@@ -366,4 +369,98 @@ export async function markAllPartiesDirty(deps: SettlementDeps): Promise<number>
     marked += page.length;
     after = page[page.length - 1]?.id as string;
   }
+}
+
+const OPEN: Status[] = ["request_in_flight", "registered", "queued"];
+
+/**
+ * Recovery: rewrites one party's Redis state from Postgres, the ledger of record. Run with every gateway
+ * stopped (a reservation taken meanwhile would be overwritten). First drains whatever the party's stream
+ * still holds, then sets `balance` = Σ credits − Σ debits of settled reservations, `reserved` = Σ cost of
+ * reservations in request_in_flight | registered | queued, the `applied` set to every credit entry id,
+ * and the reservation records (and index) still inside the idempotency window `ttlSeconds`.
+ */
+export async function rebuildPartyRedis(
+  deps: SettlementDeps,
+  partyId: string,
+  options: { ttlSeconds: number; now?: () => number },
+) {
+  const now = (options.now ?? Date.now)();
+  await drainReservationLog(deps, partyId);
+  const { db, redis, keys } = deps;
+  const credits = await db
+    .select({ id: ledgerEntries.id, amount: ledgerEntries.amount, appliedAt: ledgerEntries.appliedAt })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, "credit")));
+  const [debited] = await db
+    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
+    .from(ledgerEntries)
+    .innerJoin(reservations, eq(reservations.id, ledgerEntries.externalRef))
+    .where(
+      and(
+        eq(ledgerEntries.partyId, partyId),
+        eq(ledgerEntries.kind, "debit"),
+        eq(reservations.status, "settled"),
+      ),
+    );
+  const [open] = await db
+    .select({ sum: sql<string>`coalesce(sum(${reservations.cost}), 0)::text` })
+    .from(reservations)
+    .where(and(eq(reservations.partyId, partyId), inArray(reservations.status, OPEN)));
+  const balance = credits.reduce((s, c) => s + BigInt(c.amount), 0n) - BigInt(debited?.sum ?? "0");
+  const reserved = BigInt(open?.sum ?? "0");
+
+  const g = keys.gateway;
+  const tx = redis.multi();
+  tx.del(g.account(partyId), g.applied(partyId), g.reservationIndex(partyId));
+  tx.hset(g.account(partyId), "balance", balance.toString(), "reserved", reserved.toString());
+  if (credits.length) tx.sadd(g.applied(partyId), ...credits.map((c) => c.id));
+  await tx.exec();
+  const unapplied = credits.filter((c) => !c.appliedAt).map((c) => c.id);
+  if (unapplied.length) {
+    await db.update(ledgerEntries).set({ appliedAt: new Date() }).where(inArray(ledgerEntries.id, unapplied));
+  }
+
+  let records = 0;
+  let after = new Date(now - options.ttlSeconds * 1000);
+  let afterId = "";
+  for (;;) {
+    const rows = await db
+      .select()
+      .from(reservations)
+      .where(
+        and(
+          eq(reservations.partyId, partyId),
+          sql`(${reservations.createdAt}, ${reservations.id}) > (${after.toISOString()}::timestamptz, ${afterId})`,
+        ),
+      )
+      .orderBy(asc(reservations.createdAt), asc(reservations.id))
+      .limit(1000);
+    if (!rows.length) break;
+    const pipe = redis.pipeline();
+    for (const r of rows) {
+      const scope = scopeHash(r.providerKey, r.idempotencyKey);
+      const key = g.reservation(partyId, scope);
+      const t = r.createdAt.getTime();
+      pipe.del(key);
+      pipe.hset(key, {
+        id: r.id,
+        i: r.idempotencyKey,
+        k: r.providerKey,
+        u: r.costInUsd,
+        c: r.cost,
+        s: r.status,
+        t: String(t),
+        m: String(r.updatedAt.getTime()),
+      });
+      pipe.pexpireat(key, t + options.ttlSeconds * 1000);
+      pipe.zadd(g.reservationIndex(partyId), t, scope);
+    }
+    for (const [err] of (await pipe.exec()) ?? []) if (err) throw err;
+    records += rows.length;
+    const last = rows[rows.length - 1] as (typeof rows)[number];
+    after = last.createdAt;
+    afterId = last.id;
+  }
+  return { partyId, balance, reserved, records };
 }
