@@ -13,6 +13,8 @@ import {
   settlePartyOnce,
 } from "@stake/db/settlement";
 import { and, eq, inArray } from "drizzle-orm";
+import { startSettlementLoop } from "../../control-plane/src/features/gateway-settlement/loop.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
 import { ledgerCommands } from "../../scripts/operator/ledger.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
@@ -263,4 +265,28 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
     headers: ["x-gateway-api-key", a.apiKey, "idempotency-key", `k-${n - 1}`],
   });
   assert.equal(dup.status, 409);
+});
+
+test("the worker's settlement loop settles paid requests on its own within a few intervals", async () => {
+  const a = await account("10");
+  const loop = startSettlementLoop({
+    ...deps,
+    intervalMs: 20,
+    reapAfterMs: REAP_AFTER,
+    logger: createLogger({ level: "silent", service: "test" }),
+  });
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await call(a.apiKey)).status, 200);
+    const deadline = Date.now() + 3000;
+    while ((await h.account(a.partyId)).reserved !== 0n && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
+      balance: 10_0000000000n - 3n * COST,
+      reserved: 0n,
+    });
+  } finally {
+    await loop.close();
+  }
+  assert.equal(loop.isRunning(), false);
 });
