@@ -116,6 +116,20 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the gateway account API rate limit."),
+  SETTLEMENT_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe("Pause between two settlement passes of the worker (gateway reservations → ledger debits)."),
+  RESERVATION_REAP_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60_000)
+    .describe(
+      "Age after which a reservation still in flight is failed and its funds released (the gateway's upstream timeout, 30 s by default, plus a grace period).",
+    ),
   ETH_NETWORK: z
     .enum(["mainnet", "hoodi"])
     .optional()
@@ -213,6 +227,7 @@ export interface Config {
     rateLimit: number;
     rateWindowSeconds: number;
   };
+  settlement: { intervalMs: number; reapAfterMs: number };
   eth: {
     network: "mainnet" | "hoodi";
     /** Hex without 0x. Secret: never log or return it. */
@@ -270,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
       rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
     },
+    settlement: { intervalMs: e.SETTLEMENT_INTERVAL_MS, reapAfterMs: e.RESERVATION_REAP_AFTER_MS },
     eth: {
       network: e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi"),
       operatorSeed: strip0x(e.ETH_OPERATOR_SEED),

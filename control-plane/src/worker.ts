@@ -1,12 +1,17 @@
 import { createServer } from "node:http";
 import { createDb } from "@stake/db/client";
 import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
 import { type Config, loadConfig } from "./config.ts";
 import { createProvisionWorker } from "./features/beacon-provisioning/worker.ts";
+import { startSettlementLoop } from "./features/gateway-settlement/loop.ts";
 import { createLogger } from "./log.ts";
 
-/** Background-job process: the beacon provisioning worker (BullMQ). Run beside the HTTP process. */
+/**
+ * Background-job process: the beacon provisioning worker (BullMQ) and the gateway settlement loop. Run
+ * beside the HTTP process.
+ */
 let config: Readonly<Config>;
 try {
   config = loadConfig();
@@ -18,6 +23,16 @@ const logger = createLogger({ level: config.logLevel, service: "control-plane-wo
 const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plane-worker" });
 const connection = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true });
 const worker = createProvisionWorker({ db: pg.db, connection, config, logger });
+// Its own connection: a queue connection retries forever, while settlement should fail and retry a pass.
+const ledgerRedis = createRedis(config.redisUrl, { name: "control-plane-settlement" });
+const settlement = startSettlementLoop({
+  db: pg.db,
+  redis: ledgerRedis,
+  keys: createRedisKeys(config.redisPrefix),
+  intervalMs: config.settlement.intervalMs,
+  reapAfterMs: config.settlement.reapAfterMs,
+  logger,
+});
 
 // Liveness and readiness for orchestrators and `npm start`; the worker serves nothing else.
 const health = createServer(async (req, res) => {
@@ -27,19 +42,19 @@ const health = createServer(async (req, res) => {
   if (req.url === "/readyz") {
     const checks = await Promise.allSettled([pg.db.execute(sql`select 1`), connection.ping()]);
     const [postgres, redis] = checks.map((c) => (c.status === "fulfilled" ? "ok" : "unreachable"));
-    const ready = postgres === "ok" && redis === "ok" && worker.isRunning();
+    const ready = postgres === "ok" && redis === "ok" && worker.isRunning() && settlement.isRunning();
     return send(ready ? 200 : 503, { status: ready ? "ok" : "unavailable", postgres, redis });
   }
   send(404, { error: "No such endpoint", code: "NOT_FOUND" });
 });
 health.listen(config.workerPort, config.host);
-logger.info({ port: config.workerPort }, "provision worker running");
+logger.info({ port: config.workerPort }, "provision worker and settlement loop running");
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, async () => {
     logger.info({ signal }, "draining");
     health.close();
-    await worker.close();
-    await Promise.allSettled([pg.close(), connection.quit()]);
+    await Promise.allSettled([worker.close(), settlement.close()]);
+    await Promise.allSettled([pg.close(), connection.quit(), ledgerRedis.quit()]);
     process.exit(0);
   });
 }

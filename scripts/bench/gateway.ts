@@ -2,9 +2,9 @@
  * `npm run bench:gateway`: side by side on loopback, each server in its own process —
  *   direct (1 KiB upstream) · nginx with one worker and a keep-alive upstream (when installed) · bare undici dispatch proxy ·
  *   this gateway with auth, idempotency, Redis reservation, finalize and access log.
- * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then checks the
- * reservations: nothing left in flight, reserved = cost × registered requests (settlement, which returns
- * reserved to 0, is the worker's job and not part of the gateway).
+ * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then runs the
+ * worker's settlement passes in-process (db/src/settlement.ts) and checks the books: nothing left in flight,
+ * `reserved` back to exactly 0, one debit per settled reservation, and balance = funded − settled debits.
  * A load generator sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -21,7 +21,17 @@ import { creditParty, readBalance } from "@stake/db/ledger";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
+import {
+  coinRates,
+  gatewayApiKeys,
+  gatewayUsers,
+  ledgerEntries,
+  parties,
+  providers,
+  reservations,
+} from "@stake/db/schema/index";
+import { runSettlementPass } from "@stake/db/settlement";
+import { and, count, eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { Pool } from "undici";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
@@ -220,7 +230,8 @@ async function main() {
       .insert(providers)
       .values({ id: newId("provider"), key: "bench", originUrl: upstreamUrl, costInUsd: "0.000001" });
     await pg.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "1" });
-    await creditParty(pg.db, redis, keys, { partyId, amount: coinsToBaseUnits("100000000"), ref: "bench" });
+    const funded = coinsToBaseUnits("100000000");
+    await creditParty(pg.db, redis, keys, { partyId, amount: funded, ref: "bench" });
 
     // The deployable as `npm start` runs it: the built bundle on plain node.
     const gw = startProcess([await buildGateway()], {
@@ -305,11 +316,18 @@ async function main() {
       );
     console.log(`gateway peak RSS at c1000: ${f(g.c1000?.peakRss ?? 0, 1)} MB (target ≤ 192)`);
 
-    // Let the last finalizes land, then check the books.
+    // Let the last finalizes land, settle as the worker would, then check the books.
     await new Promise((r) => setTimeout(r, 500));
-    const { reserved } = await readBalance(redis, keys, partyId);
+    const settleStarted = Date.now();
+    let settledNow = 0;
+    for (let i = 0; i < 100; i++) {
+      const pass = await runSettlementPass({ db: pg.db, redis, keys }, { reapAfterMs: 60_000 });
+      settledNow += pass.settled;
+      if (!pass.parties || (await readBalance(redis, keys, partyId)).reserved === 0n) break;
+    }
+    const settleMs = Date.now() - settleStarted;
+    const { balance, reserved } = await readBalance(redis, keys, partyId);
     let inFlight = 0;
-    let registered = 0;
     let cursor = "0";
     do {
       const [next, batch] = await redis.scan(
@@ -322,15 +340,34 @@ async function main() {
       cursor = next;
       const pipe = redis.pipeline();
       for (const k of batch) pipe.hget(k, "s");
-      for (const [, s] of (await pipe.exec()) ?? []) {
-        if (s === "request_in_flight") inFlight++;
-        else if (s === "registered") registered++;
-      }
+      for (const [, s] of (await pipe.exec()) ?? []) if (s === "request_in_flight") inFlight++;
     } while (cursor !== "0");
-    const perRequest = 10_000n; // 0.000001 USD at 1 USD/coin = 1e-6 coin
-    const ok = inFlight === 0 && reserved === BigInt(registered) * perRequest;
+    const [settled] = await pg.db
+      .select({ n: count() })
+      .from(reservations)
+      .where(and(eq(reservations.partyId, partyId), eq(reservations.status, "settled")));
+    const [debits] = await pg.db
+      .select({ n: count(), sum: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
+      .from(ledgerEntries)
+      .innerJoin(reservations, eq(reservations.id, ledgerEntries.externalRef))
+      .where(
+        and(
+          eq(ledgerEntries.partyId, partyId),
+          eq(ledgerEntries.kind, "debit"),
+          eq(reservations.status, "settled"),
+        ),
+      );
+    const settledCount = settled?.n ?? 0;
+    const ok =
+      inFlight === 0 &&
+      reserved === 0n &&
+      debits?.n === settledCount &&
+      balance === funded - BigInt(debits?.sum ?? "0");
     console.log(
-      `\nreservations: ${registered} registered, ${inFlight} in flight; reserved = ${reserved} base units = registered × cost: ${ok ? "OK" : "MISMATCH"}`,
+      `\nsettlement: ${settledNow} reservations settled in ${settleMs} ms; ${settledCount} settled, ${debits?.n} debits, ${inFlight} in flight`,
+    );
+    console.log(
+      `reserved = ${reserved} (must be 0); balance = ${balance} = funded − settled debits (${funded - BigInt(debits?.sum ?? "0")}): ${ok ? "OK" : "MISMATCH"}`,
     );
     if (!ok) process.exitCode = 1;
   } finally {

@@ -3,12 +3,18 @@ import { accountCommands } from "./accounts.ts";
 import { beaconCommands } from "./beacon.ts";
 import { type Command, createOperatorContext, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
+import { ledgerCommands } from "./ledger.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
  * a command's key is its two-word name.
  */
-const COMMANDS: Record<string, Command> = { ...accountCommands, ...gatewayCommands, ...beaconCommands };
+const COMMANDS: Record<string, Command> = {
+  ...accountCommands,
+  ...gatewayCommands,
+  ...ledgerCommands,
+  ...beaconCommands,
+};
 
 function help(): string {
   const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);

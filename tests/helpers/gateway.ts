@@ -116,12 +116,13 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
       } while (cursor !== "0");
       return found;
     },
-    /** DESIGN §6 invariant: reserved = Σ cost of in-flight and registered reservations. */
+    /** DESIGN §6 invariant: reserved = Σ cost of in-flight, registered and queued reservations. */
     async checkInvariant(partyId: string) {
       const { reserved, balance } = await h.account(partyId);
       let sum = 0n;
       for (const r of await h.reservations(partyId)) {
-        if (r.s === "request_in_flight" || r.s === "registered") sum += BigInt(r.c ?? "0");
+        if (r.s === "request_in_flight" || r.s === "registered" || r.s === "queued")
+          sum += BigInt(r.c ?? "0");
       }
       return { reserved, sum, balance };
     },

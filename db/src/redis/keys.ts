@@ -1,3 +1,13 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The scope (idempotency key, provider key, party id) of a reservation record: the party is in the key's
+ * hash tag, the rest hashed so any key text fits. Shared by the gateway and the settlement worker.
+ */
+export function scopeHash(providerKey: string, idempotencyKey: string): string {
+  return createHash("sha256").update(providerKey).update("\0").update(idempotencyKey).digest("base64url");
+}
+
 /**
  * Every Redis key the platform uses, built in one place so the gateway (which debits) and the control
  * plane (which credits and reads) can never disagree on the layout. `prefix` separates deployments and
@@ -21,6 +31,16 @@ export function createRedisKeys(prefix: string) {
       reservation: (partyId: string, scopeHash: string) => `${p}gw:{${partyId}}:rsv:${scopeHash}`,
       /** Sorted set of the party's reservation scope hashes by creation time (paged listing). */
       reservationIndex: (partyId: string) => `${p}gw:{${partyId}}:rsvidx`,
+      /**
+       * Stream of the party's reservation events (every reserve, finalize and settle step appends the
+       * compact record), drained into Postgres by the settlement worker.
+       */
+      reservationLog: (partyId: string) => `${p}gw:{${partyId}}:log`,
+      /**
+       * Set of parties with undrained events. Cross-party, so it cannot be touched by the party-tagged
+       * scripts: the gateway SADDs it in the same pipeline and the worker re-marks every party as backstop.
+       */
+      settleDirty: `${p}gw:settle:dirty`,
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },

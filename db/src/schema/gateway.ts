@@ -125,7 +125,11 @@ export const reservations = pgTable(
     ...timestamps(),
   },
   (t) => [
-    uniqueIndex("reservations_scope_key").on(t.partyId, t.providerKey, t.idempotencyKey),
+    // Not unique: a scope may be reused once its Redis record (the idempotency window) has expired, and
+    // the settlement worker must still be able to record that second reservation.
+    index("reservations_scope").on(t.partyId, t.providerKey, t.idempotencyKey),
     index("reservations_party_recent").on(t.partyId, sql`${t.createdAt} desc`),
+    /** Settlement and the reaper select a party's reservations by status. */
+    index("reservations_party_status").on(t.partyId, t.status, t.createdAt),
   ],
 );

@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
 import { newId } from "@stake/db/ids";
-import type { RedisKeys } from "@stake/db/redis/keys";
-import type { LedgerScripts } from "@stake/db/redis/scripts";
+import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
+import { ledgerPipeline } from "@stake/db/redis/scripts";
 import type { Redis } from "ioredis";
 import { TurnBatcher } from "./batch.ts";
+
+export { scopeHash };
 
 export interface Reservation {
   idempotencyKey: string;
@@ -31,11 +32,6 @@ export type FinalizeResult =
   | { ok: true }
   | { ok: false; code: "NOT_FOUND" | "NOT_IN_FLIGHT"; status?: string };
 
-/** The scope (idempotency key, provider key, party id): party is in the key's hash tag, the rest hashed. */
-export function scopeHash(providerKey: string, idempotencyKey: string): string {
-  return createHash("sha256").update(providerKey).update("\0").update(idempotencyKey).digest("base64url");
-}
-
 /** Compact Redis record (one-letter fields) → the spec's Reservation resource. */
 export function toReservation(partyId: string, fields: Record<string, string>): Reservation {
   return {
@@ -57,15 +53,18 @@ function pairs(flat: string[], from: number): Record<string, string> {
 
 type ScriptName = "gwReserve" | "gwFinalize";
 
-/** Runs one batch script per party batch: a single call, or all of them in one pipeline write. */
-function sender(redis: Redis & LedgerScripts, script: ScriptName) {
-  return async (batches: Array<{ keys: string[]; args: string[] }>): Promise<Array<string[][] | Error>> => {
-    if (batches.length === 1) {
-      const b = batches[0] as { keys: string[]; args: string[] };
-      return [await redis[script](b.keys.length, ...b.keys, ...b.args)];
-    }
-    const pipeline = redis.pipeline() as unknown as LedgerScripts & { exec(): ReturnType<Redis["exec"]> };
-    for (const b of batches) void pipeline[script](b.keys.length, ...b.keys, ...b.args);
+/**
+ * Runs one batch script per party batch in one pipeline write, together with marking those parties for
+ * the settlement worker. The SADD is best effort: if it is lost, the worker's periodic re-mark of every
+ * party still finds the events.
+ */
+function sender(redis: Pick<Redis, "pipeline">, script: ScriptName, dirtyKey: string) {
+  return async (
+    batches: Array<{ partyId: string; keys: string[]; args: string[] }>,
+  ): Promise<Array<string[][] | Error>> => {
+    const pipeline = ledgerPipeline(redis);
+    for (const b of batches) pipeline[script](b.keys.length, ...b.keys, ...b.args);
+    pipeline.sadd(dirtyKey, ...batches.map((b) => b.partyId));
     const results = (await pipeline.exec()) ?? [];
     return batches.map((_, i) => {
       const [err, value] = results[i] ?? [new Error("missing pipeline reply"), null];
@@ -74,16 +73,18 @@ function sender(redis: Redis & LedgerScripts, script: ScriptName) {
   };
 }
 
-export function createLedger(redis: Redis & LedgerScripts, keys: RedisKeys, ttlSeconds: number) {
+/** `redis` must have been passed through defineLedgerScripts. */
+export function createLedger(redis: Pick<Redis, "pipeline">, keys: RedisKeys, ttlSeconds: number) {
+  const g = keys.gateway;
   const reserves = new TurnBatcher(
-    (partyId) => [keys.gateway.account(partyId), keys.gateway.reservationIndex(partyId)],
+    (partyId) => [g.account(partyId), g.reservationIndex(partyId), g.reservationLog(partyId)],
     () => [String(Date.now()), String(ttlSeconds)],
-    sender(redis, "gwReserve"),
+    sender(redis, "gwReserve", g.settleDirty),
   );
   const finalizes = new TurnBatcher(
-    (partyId) => [keys.gateway.account(partyId)],
+    (partyId) => [g.account(partyId), g.reservationLog(partyId)],
     () => [String(Date.now())],
-    sender(redis, "gwFinalize"),
+    sender(redis, "gwFinalize", g.settleDirty),
   );
 
   return {
@@ -96,7 +97,7 @@ export function createLedger(redis: Redis & LedgerScripts, keys: RedisKeys, ttlS
     }): Promise<ReserveResult> {
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
-      const recordKey = keys.gateway.reservation(input.partyId, scope);
+      const recordKey = g.reservation(input.partyId, scope);
       const reply = await reserves.add(input.partyId, recordKey, [
         input.cost.toString(),
         id,
@@ -114,7 +115,7 @@ export function createLedger(redis: Redis & LedgerScripts, keys: RedisKeys, ttlS
     },
 
     async finalize(r: ReservationHandle, outcome: "registered" | "failed"): Promise<FinalizeResult> {
-      const reply = await finalizes.add(r.partyId, r.recordKey, [outcome]);
+      const reply = await finalizes.add(r.partyId, r.recordKey, [outcome, r.id]);
       if (reply[0] === "OK") return { ok: true };
       return reply[1] !== undefined
         ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }

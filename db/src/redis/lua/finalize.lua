@@ -1,24 +1,31 @@
 -- finalize.lua: request_in_flight -> registered (funds stay reserved) | failed (funds released), for a batch
 -- of one party's reservations (one call per party per event-loop turn, items processed in order).
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
--- KEYS[1+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
--- ARGV[1] now (ms since epoch)   ARGV[1+i] outcome of item i: "registered" | "failed"
+-- KEYS[2]   reservation event stream                (gw:{party}:log)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- ARGV[1] now (ms since epoch)
+-- ARGV[2i], ARGV[2i+1] item i: outcome "registered" | "failed", expected reservation id or "" for any (the
+--   reaper passes it: a scope reused after its record expired is another reservation)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}
 -- Only an in-flight reservation moves, so a repeated finalize can never release twice.
 
+local now = ARGV[1]
 local replies = {}
-for i = 2, #KEYS do
-  local record, outcome = KEYS[i], ARGV[i]
-  local status = redis.call("HGET", record, "s")
-  if not status then
+for i = 3, #KEYS do
+  local record = KEYS[i]
+  local outcome, expected = ARGV[2 * (i - 2)], ARGV[2 * (i - 2) + 1]
+  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
+  local status = rec[1]
+  if not status or (expected ~= "" and expected ~= rec[2]) then
     replies[#replies + 1] = {"NOT_FOUND"}
   elseif status ~= "request_in_flight" then
     replies[#replies + 1] = {"NOT_IN_FLIGHT", status}
   else
-    if outcome == "failed" then
-      redis.call("HINCRBY", KEYS[1], "reserved", "-" .. redis.call("HGET", record, "c"))
-    end
-    redis.call("HSET", record, "s", outcome, "m", ARGV[1])
+    -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
+    if outcome == "failed" and rec[6] ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6]) end
+    redis.call("HSET", record, "s", outcome, "m", now)
+    redis.call("XADD", KEYS[2], "*", "id", rec[2], "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
+      "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", rec[7], "m", now)
     replies[#replies + 1] = {"OK"}
   end
 end

@@ -3,7 +3,8 @@
 -- that turn; items are processed in order exactly as that many separate calls would be.
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation index zset                  (gw:{party}:rsvidx)
--- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[3]   reservation event stream                (gw:{party}:log)
+-- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
 -- ARGV[3+6(i-1)] .. ARGV[8+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
@@ -21,9 +22,9 @@ local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local replies = {}
 local reservedAny = false
 
-for i = 3, #KEYS do
+for i = 4, #KEYS do
   local record = KEYS[i]
-  local a = 3 + (i - 3) * 6
+  local a = 3 + (i - 4) * 6
   local cost = ARGV[a]
   if redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -34,13 +35,17 @@ for i = 3, #KEYS do
     -- Read back as the stored string: HINCRBY's reply reaches Lua as a double.
     local reserved = redis.call("HGET", KEYS[1], "reserved")
     if string.byte(reserved, 1) == 45 or string.byte(balance, 1) == 45 or greater(reserved, balance) then -- 45: "-"
-      redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost)
+      if cost ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost) end -- no "-0" in HINCRBY
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE"}
     else
-      redis.call("HSET", record, "id", ARGV[a + 1], "i", ARGV[a + 2], "k", ARGV[a + 3], "u", ARGV[a + 4],
-        "c", cost, "s", "request_in_flight", "t", now, "m", now)
+      local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+      redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost,
+        "s", "request_in_flight", "t", now, "m", now)
       redis.call("EXPIRE", record, ttl)
-      redis.call("ZADD", KEYS[2], now, ARGV[a + 5])
+      redis.call("ZADD", KEYS[2], now, scope)
+      -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
+      redis.call("XADD", KEYS[3], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
+        "s", "request_in_flight", "t", now, "m", now)
       reservedAny = true
       replies[#replies + 1] = {"OK"}
     end
