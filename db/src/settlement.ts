@@ -288,18 +288,19 @@ export async function reapParty(
   const pipe = ledgerPipeline(defineLedgerScripts(deps.redis));
   for (const r of rows) {
     pipe.gwFinalize(
+      3,
       deps.keys.gateway.account(partyId),
-      deps.keys.gateway.reservation(partyId, scopeHash(r.providerKey, r.idempotencyKey)),
       deps.keys.gateway.reservationLog(partyId),
-      "failed",
+      deps.keys.gateway.reservation(partyId, scopeHash(r.providerKey, r.idempotencyKey)),
       String(now),
+      "failed",
       r.id,
     );
   }
   let reaped = 0;
   for (const [i, [err, reply]] of ((await pipe.exec()) ?? []).entries()) {
     if (err) throw err;
-    const [outcome] = reply as string[];
+    const [outcome] = (reply as string[][])[0] ?? [];
     if (outcome === "OK") reaped++;
     // NOT_IN_FLIGHT: the gateway finalized it after all and the next drain records that.
     else if (outcome === "NOT_FOUND")

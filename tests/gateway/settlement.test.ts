@@ -185,20 +185,23 @@ async function orphan(partyId: string, at: number) {
   const key = `orphan-${++n}`;
   const id = newId("reservation");
   const g = h.keys.gateway;
+  const scope = scopeHash("echo", key);
   const reply = await defineLedgerScripts(h.redis).gwReserve(
+    4,
     g.account(partyId),
-    g.reservation(partyId, scopeHash("echo", key)),
     g.reservationIndex(partyId),
     g.reservationLog(partyId),
+    g.reservation(partyId, scope),
+    String(at),
+    "172800",
     COST.toString(),
     id,
     key,
     "echo",
     "0.0100000000",
-    String(at),
-    "172800",
+    scope,
   );
-  assert.deepEqual(reply, ["OK"]);
+  assert.deepEqual(reply, [["OK"]]);
   await h.redis.sadd(g.settleDirty, partyId);
   return id;
 }

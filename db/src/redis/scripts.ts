@@ -32,7 +32,10 @@ export interface LedgerPipeline {
 }
 
 export function defineLedgerScripts(redis: Redis): Redis & LedgerScripts {
-  for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [keyof typeof SCRIPTS, number | undefined][]) {
+  for (const [name, numberOfKeys] of Object.entries(SCRIPTS) as [
+    keyof typeof SCRIPTS,
+    number | undefined,
+  ][]) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === "function") continue;
     const lua = luaScript(FILES[name]);
     redis.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });

@@ -4,6 +4,7 @@ interface Waiter {
 }
 
 interface Batch {
+  partyId: string;
   keys: string[];
   args: string[];
   waiters: Waiter[];
@@ -28,14 +29,14 @@ export class TurnBatcher {
     private readonly head: (partyId: string) => string[],
     private readonly shared: () => string[],
     private readonly send: (
-      batches: Array<{ keys: string[]; args: string[] }>,
+      batches: Array<{ partyId: string; keys: string[]; args: string[] }>,
     ) => Promise<Array<string[][] | Error>>,
   ) {}
 
   add(partyId: string, key: string, args: readonly string[]): Promise<string[]> {
     let batch = this.#batches.get(partyId);
     if (!batch) {
-      batch = { keys: this.head(partyId), args: [], waiters: [] };
+      batch = { partyId, keys: this.head(partyId), args: [], waiters: [] };
       this.#batches.set(partyId, batch);
     }
     batch.keys.push(key);
@@ -52,7 +53,7 @@ export class TurnBatcher {
     const batches = [...this.#batches.values()];
     this.#batches = new Map();
     const shared = this.shared();
-    this.send(batches.map((b) => ({ keys: b.keys, args: [...shared, ...b.args] }))).then(
+    this.send(batches.map((b) => ({ partyId: b.partyId, keys: b.keys, args: [...shared, ...b.args] }))).then(
       (results) => {
         batches.forEach((b, i) => {
           const items = results[i];
