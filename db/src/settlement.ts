@@ -18,18 +18,20 @@ import { ledgerEntries, parties, reservations } from "./schema/gateway.ts";
  */
 
 type Status = (typeof reservations.$inferSelect)["status"];
+// `failed` outranks `registered`: a provider that breaks off a 2xx body releases a registered reservation
+// (Redis refuses that once it is queued, so `failed` and `queued` never meet on one reservation).
 const RANK: Record<Status, number> = {
   request_in_flight: 0,
   registered: 1,
-  failed: 1,
+  failed: 2,
   queued: 2,
   settled: 3,
 };
 const rankSql = (column: ReturnType<typeof sql>) =>
-  sql`case ${column} when 'request_in_flight' then 0 when 'registered' then 1 when 'failed' then 1 when 'queued' then 2 when 'settled' then 3 end`;
+  sql`case ${column} when 'request_in_flight' then 0 when 'registered' then 1 when 'failed' then 2 when 'queued' then 2 when 'settled' then 3 end`;
 
 const STREAM_BATCH = 1000;
-const SETTLE_BATCH = 500;
+const SETTLE_BATCH = 2000;
 const REAP_BATCH = 500;
 /** Stream batches drained per party per pass; a longer backlog re-marks the party for the next pass. */
 const MAX_DRAIN_BATCHES = 50;
@@ -73,9 +75,9 @@ function nextStreamId(id: string): string {
 }
 
 /**
- * Upserts the party's stream events into Postgres in order, then trims what was committed. A `settled`
- * event is recorded as `queued`: only the settlement transaction that marks the debit applied may write
- * `settled`, so a crash between settle.lua and that transaction is still picked up and finished.
+ * Upserts the party's stream events (the gateway's reserve and finalize outcomes) into Postgres in order,
+ * then trims what was committed. The settlement steps leave no events: the worker records them in
+ * Postgres itself, and only the transaction that marks the debit applied writes `settled`.
  */
 export async function drainReservationLog(deps: SettlementDeps, partyId: string): Promise<number> {
   const stream = deps.keys.gateway.reservationLog(partyId);
@@ -87,7 +89,7 @@ export async function drainReservationLog(deps: SettlementDeps, partyId: string)
     for (const [, flat] of entries) {
       const e = fields(flat);
       if (!e.id || !e.s || !(e.s in RANK)) continue;
-      const status = (e.s === "settled" ? "queued" : e.s) as Status;
+      const status = e.s as Status;
       const seen = byId.get(e.id);
       // One row per id per statement (ON CONFLICT cannot touch a row twice); the furthest status wins.
       if (seen && RANK[seen.status as Status] >= RANK[status]) continue;
@@ -122,7 +124,7 @@ export async function drainReservationLog(deps: SettlementDeps, partyId: string)
   return drained;
 }
 
-/** Runs settle.lua for each reservation in one pipeline; returns the ids whose step is done. */
+/** Runs one settle.lua step for a batch of one party's reservations; returns the ids whose step is done. */
 async function settleStep(
   deps: SettlementDeps,
   partyId: string,
@@ -130,24 +132,20 @@ async function settleStep(
   step: "queue" | "settle",
   now: number,
 ): Promise<string[]> {
-  const redis = defineLedgerScripts(deps.redis);
-  const pipe = ledgerPipeline(redis);
-  for (const r of rows) {
-    pipe.gwSettle(
-      deps.keys.gateway.account(partyId),
-      deps.keys.gateway.reservation(partyId, scopeHash(r.providerKey, r.idempotencyKey)),
-      deps.keys.gateway.reservationLog(partyId),
-      step,
-      r.id,
-      String(now),
-    );
-  }
-  const replies = (await pipe.exec()) ?? [];
+  if (!rows.length) return [];
+  const g = deps.keys.gateway;
+  const records = rows.map((r) => g.reservation(partyId, scopeHash(r.providerKey, r.idempotencyKey)));
+  const replies = await defineLedgerScripts(deps.redis).gwSettle(
+    1 + records.length,
+    g.account(partyId),
+    ...records,
+    step,
+    String(now),
+    ...rows.map((r) => r.id),
+  );
   const done: string[] = [];
-  replies.forEach(([err, reply], i) => {
+  replies.forEach(([outcome, status], i) => {
     const id = rows[i]?.id as string;
-    if (err) throw err;
-    const [outcome, status] = reply as string[];
     if (outcome === "OK" || outcome === "ALREADY") done.push(id);
     else deps.logger?.warn({ reservation: id, partyId, step, outcome, status }, "settlement step skipped");
   });

@@ -4,7 +4,7 @@ import { usdToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
-import type { Ledger, ReservationHandle } from "./billing/ledger.ts";
+import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
 import { type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import type { Logger } from "./log.ts";
@@ -24,6 +24,8 @@ export interface HandleDeps {
   upstreams: Upstreams;
   upstreamTimeoutMs: number;
 }
+
+type Outcome = "registered" | "failed";
 
 type Admission =
   | {
@@ -116,7 +118,11 @@ export function createHandler(deps: HandleDeps) {
     const { provider, target, headers, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
 
-    let outcome: "registered" | "failed" = "failed";
+    // The provider's status decides as soon as its response headers arrive (spec: `registered` = it
+    // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
+    // outlive the reaper's threshold. A provider that breaks mid-body after a 2xx/3xx releases it again.
+    let early: { outcome: Outcome; done: Promise<void> } | undefined;
+    let outcome: Outcome = "failed";
     try {
       const result = await forward({
         req,
@@ -126,11 +132,14 @@ export function createHandler(deps: HandleDeps) {
         headers: headers.forward,
         hasBody: headers.hasBody,
         timeoutMs: deps.upstreamTimeoutMs,
+        onResponse(status) {
+          const decided = status < 400 ? "registered" : "failed";
+          early = { outcome: decided, done: finalize(reservation, decided) };
+        },
       });
       switch (result.kind) {
         case "response":
           log.status = result.status;
-          // The provider answered: its status alone decides (spec reservation table).
           outcome = result.status >= 200 && result.status < 400 ? "registered" : "failed";
           log.outcome = result.complete ? outcome : `${outcome}:client-left-mid-body`;
           break;
@@ -144,13 +153,19 @@ export function createHandler(deps: HandleDeps) {
           break;
       }
     } finally {
-      await finalize(reservation, outcome);
+      if (!early) await finalize(reservation, outcome);
+      else {
+        await early.done;
+        if (early.outcome === "registered" && outcome === "failed")
+          await finalize(reservation, "failed-mid-body");
+      }
     }
   }
 
-  async function finalize(r: ReservationHandle, outcome: "registered" | "failed") {
+  async function finalize(r: ReservationHandle, outcome: FinalizeOutcome) {
     const done = await ledger.finalize(r, outcome);
-    if (!done.ok) logger.error({ reservation: r.id, done }, "finalize found no in-flight reservation");
+    if (!done.ok)
+      logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
   }
 
   /**

@@ -108,9 +108,44 @@ test("upstream timeout answers a 502 and releases the funds", async () => {
 
 test("upstream reset mid-body cuts the client connection and releases the funds", async () => {
   const before = await h.account(partyId);
-  await assert.rejects(send(`${h.url}/gateway/p/reset-mid`, { headers: auth() }));
+  const key = idem();
+  await assert.rejects(
+    send(`${h.url}/gateway/p/reset-mid`, {
+      headers: ["x-gateway-api-key", acct.apiKey, "idempotency-key", key],
+    }),
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.equal((await h.account(partyId)).reserved, before.reserved);
+  const record = (await h.reservations(partyId)).find((r) => r.i === key);
+  assert.equal(record?.s, "failed", "registered at the 200, released when the body broke off");
+});
+
+test("the reservation is registered when the provider's headers arrive, while its body still streams", async () => {
+  const key = idem();
+  await new Promise<void>((resolve, reject) => {
+    const req = request({
+      hostname: "127.0.0.1",
+      port: new URL(h.url).port,
+      path: "/gateway/p/slow",
+      headers: { "x-gateway-api-key": acct.apiKey, "idempotency-key": key },
+    });
+    req.on("error", () => {});
+    req.on("response", (res) => {
+      res.once("data", async () => {
+        try {
+          await new Promise((r) => setTimeout(r, 50));
+          const record = (await h.reservations(partyId)).find((r) => r.i === key);
+          assert.equal(record?.s, "registered");
+          resolve();
+        } catch (err) {
+          reject(err);
+        } finally {
+          req.destroy();
+        }
+      });
+    });
+    req.end();
+  });
 });
 
 function abortAfter(path: string, when: "headers-sent" | "first-byte", key: string) {

@@ -206,6 +206,21 @@ async function orphan(partyId: string, at: number) {
   return id;
 }
 
+test("a 2xx whose body breaks off is registered, then failed: Postgres ends at failed and nothing is debited", async () => {
+  const a = await account("10");
+  await assert.rejects(call(a.apiKey, "/reset-mid"));
+  await new Promise((r) => setTimeout(r, 50));
+  const result = await pass();
+  assert.equal(result.errors, 0);
+  const rowsOf = await rows(a.partyId);
+  assert.deepEqual(
+    rowsOf.map((r) => r.status),
+    ["failed"],
+  );
+  assert.equal(await sum("debit", a.partyId), 0n);
+  assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), { balance: 10_0000000000n, reserved: 0n });
+});
+
 test("the reaper fails an old in-flight reservation and releases its funds; a young one is left alone", async () => {
   const a = await account("10");
   const old = await orphan(a.partyId, Date.now() - REAP_AFTER - 5_000);

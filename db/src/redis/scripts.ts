@@ -3,11 +3,11 @@ import { luaScript } from "./lua.ts";
 
 /**
  * Registers the ledger Lua scripts on one ioredis client (EVALSHA with a transparent EVAL fallback).
- * See the KEYS/ARGV header of each file. The batch scripts (reserve, finalize) take a variable number of
- * keys, so their callers pass the key count first and get one reply per item; the others return a flat
- * array whose first element is the outcome.
+ * See the KEYS/ARGV header of each file. The batch scripts (reserve, finalize, settle) take a variable
+ * number of keys, so their callers pass the key count first and get one reply per item; credit returns a
+ * flat array whose first element is the outcome.
  */
-const SCRIPTS = { gwReserve: undefined, gwFinalize: undefined, gwCredit: 2, gwSettle: 3 } as const;
+const SCRIPTS = { gwReserve: undefined, gwFinalize: undefined, gwCredit: 2, gwSettle: undefined } as const;
 const FILES: Record<keyof typeof SCRIPTS, string> = {
   gwReserve: "reserve",
   gwFinalize: "finalize",
@@ -19,14 +19,14 @@ export interface LedgerScripts {
   gwReserve(numberOfKeys: number, ...args: string[]): Promise<string[][]>;
   gwFinalize(numberOfKeys: number, ...args: string[]): Promise<string[][]>;
   gwCredit(...args: string[]): Promise<string[]>;
-  gwSettle(...args: string[]): Promise<string[]>;
+  gwSettle(numberOfKeys: number, ...args: string[]): Promise<string[][]>;
 }
 
 /** The same commands queued on a pipeline (replies come back from `exec()`). */
 export interface LedgerPipeline {
   gwReserve(numberOfKeys: number, ...args: string[]): this;
   gwFinalize(numberOfKeys: number, ...args: string[]): this;
-  gwSettle(...args: string[]): this;
+  gwSettle(numberOfKeys: number, ...args: string[]): this;
   sadd(key: string, ...members: string[]): this;
   exec(): Promise<[Error | null, unknown][] | null>;
 }

@@ -28,6 +28,12 @@ export type ReserveResult =
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
   | { ok: false; code: "DUPLICATE"; existing: Reservation };
 
+/**
+ * `registered` / `failed` move an in-flight reservation; `failed-mid-body` releases a `registered` one whose
+ * provider broke off its body (too late once settlement has queued it).
+ */
+export type FinalizeOutcome = "registered" | "failed" | "failed-mid-body";
+
 export type FinalizeResult =
   | { ok: true }
   | { ok: false; code: "NOT_FOUND" | "NOT_IN_FLIGHT"; status?: string };
@@ -114,7 +120,7 @@ export function createLedger(redis: Pick<Redis, "pipeline">, keys: RedisKeys, tt
       return { ok: false, code: "INSUFFICIENT_BALANCE" };
     },
 
-    async finalize(r: ReservationHandle, outcome: "registered" | "failed"): Promise<FinalizeResult> {
+    async finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<FinalizeResult> {
       const reply = await finalizes.add(r.partyId, r.recordKey, [outcome, r.id]);
       if (reply[0] === "OK") return { ok: true };
       return reply[1] !== undefined

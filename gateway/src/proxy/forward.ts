@@ -30,6 +30,8 @@ export function forward(args: {
   headers: string[];
   hasBody: boolean;
   timeoutMs: number;
+  /** Called once with the provider's final status, before its headers are relayed. */
+  onResponse?: (status: number) => void;
 }): Promise<ForwardOutcome> {
   const { req, res } = args;
   return new Promise((resolve) => {
@@ -73,6 +75,7 @@ export function forward(args: {
           if (statusCode < 200) return true; // 1xx interim answers are not relayed
           status = statusCode;
           resume = resumeUpstream;
+          args.onResponse?.(statusCode);
           if (res.destroyed) return false;
           const headers = responseHeaders(raw);
           if (statusText) res.writeHead(statusCode, statusText, headers);

@@ -1,13 +1,15 @@
 -- finalize.lua: request_in_flight -> registered (funds stay reserved) | failed (funds released), for a batch
--- of one party's reservations (one call per party per event-loop turn, items processed in order).
+-- of one party's reservations (one call per party per event-loop turn, items processed in order); and
+-- registered -> failed ("failed-mid-body": the provider answered 2xx/3xx, then broke off its body).
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)
--- ARGV[2i], ARGV[2i+1] item i: outcome "registered" | "failed", expected reservation id or "" for any (the
+-- ARGV[2i], ARGV[2i+1] item i: outcome "registered" | "failed" | "failed-mid-body", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}
--- Only an in-flight reservation moves, so a repeated finalize can never release twice.
+-- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
+-- never release twice, and one already queued for settlement stays charged.
 
 local now = ARGV[1]
 local replies = {}
@@ -16,9 +18,11 @@ for i = 3, #KEYS do
   local outcome, expected = ARGV[2 * (i - 2)], ARGV[2 * (i - 2) + 1]
   local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
   local status = rec[1]
+  local from = "request_in_flight"
+  if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
   if not status or (expected ~= "" and expected ~= rec[2]) then
     replies[#replies + 1] = {"NOT_FOUND"}
-  elseif status ~= "request_in_flight" then
+  elseif status ~= from then
     replies[#replies + 1] = {"NOT_IN_FLIGHT", status}
   else
     -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.

@@ -1,35 +1,45 @@
--- settle.lua: the Redis half of settlement (DESIGN §6 step 7), one reservation per call.
--- KEYS[1] account hash {balance, reserved}      (gw:{party}:acct)
--- KEYS[2] reservation record hash               (gw:{party}:rsv:<scopeHash>)
--- KEYS[3] reservation event stream               (gw:{party}:log)
+-- settle.lua: the Redis half of settlement (DESIGN §6 step 7) for a batch of one party's reservations.
+-- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
+-- KEYS[1+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] step "queue" (registered -> queued, still reserved) | "settle" (queued -> settled, debits)
--- ARGV[2] reservation id (a scope reused after the record expired is another reservation)
--- ARGV[3] now (ms since epoch)
--- Returns {"OK"} | {"ALREADY", status} | {"NOT_FOUND"} | {"WRONG_STATUS", status}
+-- ARGV[2] now (ms since epoch)
+-- ARGV[2+i] reservation id of item i (a scope reused after its record expired is another reservation)
+-- Returns one reply per item: {"OK"} | {"ALREADY", status} | {"NOT_FOUND"} | {"WRONG_STATUS", status}
 -- Idempotent by status: a step already taken answers ALREADY and changes nothing, so re-running a
 -- settlement pass after a crash can never debit twice. The cost is read from the record.
+-- No stream event: the worker that runs these steps records them in Postgres itself, in the same pass.
 
-local rec = redis.call("HMGET", KEYS[2], "s", "id", "i", "k", "u", "c", "t")
-local status = rec[1]
-if not status or rec[2] ~= ARGV[2] then return {"NOT_FOUND"} end
-
-local next
-if ARGV[1] == "queue" then
-  if status == "queued" or status == "settled" then return {"ALREADY", status} end
-  if status ~= "registered" then return {"WRONG_STATUS", status} end
-  next = "queued"
-else
-  if status == "settled" then return {"ALREADY", status} end
-  if status ~= "queued" then return {"WRONG_STATUS", status} end
-  next = "settled"
-  -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
-  if rec[6] ~= "0" then
-    redis.call("HINCRBY", KEYS[1], "balance", "-" .. rec[6])
-    redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6])
+local step, now = ARGV[1], ARGV[2]
+local replies = {}
+for i = 2, #KEYS do
+  local record = KEYS[i]
+  local rec = redis.call("HMGET", record, "s", "id", "c")
+  local status, cost = rec[1], rec[3]
+  if not status or rec[2] ~= ARGV[1 + i] then
+    replies[#replies + 1] = {"NOT_FOUND"}
+  elseif step == "queue" then
+    if status == "queued" or status == "settled" then
+      replies[#replies + 1] = {"ALREADY", status}
+    elseif status ~= "registered" then
+      replies[#replies + 1] = {"WRONG_STATUS", status}
+    else
+      redis.call("HSET", record, "s", "queued", "m", now)
+      replies[#replies + 1] = {"OK"}
+    end
+  else
+    if status == "settled" then
+      replies[#replies + 1] = {"ALREADY", status}
+    elseif status ~= "queued" then
+      replies[#replies + 1] = {"WRONG_STATUS", status}
+    else
+      -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
+      if cost ~= "0" then
+        redis.call("HINCRBY", KEYS[1], "balance", "-" .. cost)
+        redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost)
+      end
+      redis.call("HSET", record, "s", "settled", "m", now)
+      replies[#replies + 1] = {"OK"}
+    end
   end
 end
-redis.call("HSET", KEYS[2], "s", next, "m", ARGV[3])
-local scope = string.match(KEYS[2], ":rsv:(.+)$")
-redis.call("XADD", KEYS[3], "*", "id", rec[2], "h", scope, "i", rec[3], "k", rec[4], "u", rec[5],
-  "c", rec[6], "s", next, "t", rec[7], "m", ARGV[3])
-return {"OK"}
+return replies
