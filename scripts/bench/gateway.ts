@@ -5,7 +5,9 @@
  * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then runs the
  * worker's settlement passes in-process (db/src/settlement.ts) and checks the books: nothing left in flight,
  * `reserved` back to exactly 0, one debit per settled reservation, and balance = funded − settled debits.
- * A load generator sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
+ * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
+ * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
+ * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -33,7 +35,6 @@ import {
 import { runSettlementPass } from "@stake/db/settlement";
 import { and, count, eq, sql } from "drizzle-orm";
 import postgres from "postgres";
-import { Pool } from "undici";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -148,55 +149,48 @@ interface Result {
   peakRss: number;
 }
 
-/** Closed-loop load: `connections` workers each send the next request as soon as the last one finished. */
+/**
+ * One load run against `url` from a fresh load-generator process (scripts/bench/load.ts), while this
+ * process samples the server's CPU time and RSS from /proc.
+ */
 async function load(
   url: string,
   path: string,
   connections: number,
   seconds: number,
   pid: number,
-  headers: () => string[],
+  gatewayKey?: string,
 ): Promise<Result> {
-  const pool = new Pool(url, { connections, pipelining: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
   let peakRss = rssMb(pid);
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rssMb(pid));
   }, 50);
   const cpuStart = cpuMs(pid);
-  const end = Date.now() + seconds * 1000;
-  const worker = async () => {
-    while (Date.now() < end) {
-      const t = process.hrtime.bigint();
-      try {
-        const res = await pool.request({ path, method: "GET", headers: headers() });
-        await res.body.dump();
-        if (res.statusCode !== 200) errors++;
-        else latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-      } catch {
-        errors++;
-      }
-    }
-  };
-  const started = Date.now();
-  await Promise.all(Array.from({ length: connections }, worker));
-  const elapsed = (Date.now() - started) / 1000;
+  const args = [url, path, String(connections), String(seconds)];
+  if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/bench/load.ts", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   clearInterval(sampler);
   const cpu = cpuMs(pid) - cpuStart;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  const r = JSON.parse(out) as { count: number; errors: number; elapsed: number; p50: number; p99: number };
   return {
-    rps: latencies.length / elapsed,
-    p50: at(0.5),
-    p99: at(0.99),
-    errors,
-    cpuPerReq: latencies.length ? cpu / latencies.length : Number.NaN,
+    rps: r.count / r.elapsed,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    cpuPerReq: r.count ? cpu / r.count : Number.NaN,
     peakRss,
   };
 }
+let loadRuns = 0;
 
 async function main() {
   // Own database and Redis prefix, dropped at the end.
@@ -244,25 +238,22 @@ async function main() {
     });
     children.push(gw.child);
 
-    let n = 0;
-    const targets: Array<{ name: string; url: string; path: string; pid: number; headers: () => string[] }> =
-      [
-        { name: "direct", url: upstreamUrl, path: "/", pid: upstream.child.pid as number, headers: () => [] },
-        {
-          name: "bare undici dispatch",
-          url: await bare.ready,
-          path: "/",
-          pid: bare.child.pid as number,
-          headers: () => [],
-        },
-        {
-          name: "gateway + billing",
-          url: await gw.ready,
-          path: "/gateway/bench/x",
-          pid: gw.child.pid as number,
-          headers: () => ["x-gateway-api-key", key.key, "idempotency-key", `b-${++n}`],
-        },
-      ];
+    const targets: Array<{ name: string; url: string; path: string; pid: number; gatewayKey?: string }> = [
+      { name: "direct", url: upstreamUrl, path: "/", pid: upstream.child.pid as number },
+      {
+        name: "bare undici dispatch",
+        url: await bare.ready,
+        path: "/",
+        pid: bare.child.pid as number,
+      },
+      {
+        name: "gateway + billing",
+        url: await gw.ready,
+        path: "/gateway/bench/x",
+        pid: gw.child.pid as number,
+        gatewayKey: key.key,
+      },
+    ];
     const nginx = await startNginx(upstreamUrl);
     if (nginx) {
       children.push(nginx.child);
@@ -271,18 +262,17 @@ async function main() {
         url: nginx.url,
         path: "/",
         pid: nginx.workerPid,
-        headers: () => [],
       });
     } else console.log("nginx: not installed, skipped");
 
     const rows: Record<string, Record<string, Result>> = {};
     for (const t of targets) {
       if (process.env.BENCH_ONLY && !t.name.startsWith(process.env.BENCH_ONLY)) continue;
-      await load(t.url, t.path, 50, 1, t.pid, t.headers); // warm-up
+      await load(t.url, t.path, 50, 1, t.pid, t.gatewayKey); // warm-up
       rows[t.name] = {
-        c1: await load(t.url, t.path, 1, SECONDS, t.pid, t.headers),
-        c100: await load(t.url, t.path, 100, SECONDS, t.pid, t.headers),
-        c1000: await load(t.url, t.path, 1000, SECONDS, t.pid, t.headers),
+        c1: await load(t.url, t.path, 1, SECONDS, t.pid, t.gatewayKey),
+        c100: await load(t.url, t.path, 100, SECONDS, t.pid, t.gatewayKey),
+        c1000: await load(t.url, t.path, 1000, SECONDS, t.pid, t.gatewayKey),
       };
     }
 

@@ -1,0 +1,47 @@
+/**
+ * Closed-loop load generator, one process per run so no run inherits another's heap, sockets or timers:
+ * `connections` workers each send the next GET as soon as the last one finished. Prints one JSON line
+ * {count, errors, elapsed, p50, p99} (latencies in ms) and exits.
+ *   tsx scripts/bench/load.ts <url> <path> <connections> <seconds> [<gateway-key> <idempotency-prefix>]
+ * With a gateway key every request carries it and a fresh idempotency key.
+ */
+import { Pool } from "undici";
+
+const [url, path, connections, seconds, key, prefix] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+  string | undefined,
+];
+let n = 0;
+const headers = (): string[] =>
+  key ? ["x-gateway-api-key", key, "idempotency-key", `${prefix}-${++n}`] : [];
+
+const pool = new Pool(url, { connections: Number(connections), pipelining: 1 });
+const latencies: number[] = [];
+let errors = 0;
+const end = Date.now() + Number(seconds) * 1000;
+const worker = async () => {
+  while (Date.now() < end) {
+    const t = process.hrtime.bigint();
+    try {
+      const res = await pool.request({ path, method: "GET", headers: headers() });
+      await res.body.dump();
+      if (res.statusCode !== 200) errors++;
+      else latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    } catch {
+      errors++;
+    }
+  }
+};
+const started = Date.now();
+await Promise.all(Array.from({ length: Number(connections) }, worker));
+const elapsed = (Date.now() - started) / 1000;
+await pool.close();
+const sorted = Float64Array.from(latencies).sort();
+const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+process.stdout.write(
+  `${JSON.stringify({ count: sorted.length, errors, elapsed, p50: at(0.5), p99: at(0.99) })}\n`,
+);
