@@ -134,6 +134,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const gwRouters = createGatewayAccountRouters({
     accounts: createGatewayAccountService({
+      db,
       repo: createGatewayAccountRepo(db),
       passwords,
       jwt,

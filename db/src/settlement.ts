@@ -411,7 +411,7 @@ export async function rebuildPartyRedis(
 
   const g = keys.gateway;
   const tx = redis.multi();
-  tx.del(g.account(partyId), g.applied(partyId), g.reservationIndex(partyId));
+  tx.del(g.account(partyId), g.applied(partyId));
   tx.hset(g.account(partyId), "balance", balance.toString(), "reserved", reserved.toString());
   if (credits.length) tx.sadd(g.applied(partyId), ...credits.map((c) => c.id));
   await tx.exec();
@@ -453,7 +453,6 @@ export async function rebuildPartyRedis(
         m: String(r.updatedAt.getTime()),
       });
       pipe.pexpireat(key, t + options.ttlSeconds * 1000);
-      pipe.zadd(g.reservationIndex(partyId), t, scope);
     }
     for (const [err] of (await pipe.exec()) ?? []) if (err) throw err;
     records += rows.length;

@@ -96,6 +96,13 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(list.body.reservations[0].status, "registered");
   assert.equal(list.body.reservations[0].idempotencyKey, "first");
   assert.equal(list.body.reservations[0].costInUSD, 0.25);
+  assert.equal(list.body.reservations[0].cost, "0.5");
+
+  // Postgres is the record: once the Redis record is gone (its idempotency window passed), it is still listed.
+  for (const k of await h.redis.keys(`${keys.gateway.reservation(partyId, "*")}`)) await h.redis.del(k);
+  const later = await request(h.app).get("/api/reservations?page=1&pageSize=10").set(bearer);
+  assert.equal(later.body.total, 1);
+  assert.equal(later.body.reservations[0].idempotencyKey, "first");
 
   const off = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
   assert.equal(off.status, 200);

@@ -187,9 +187,8 @@ async function orphan(partyId: string, at: number) {
   const g = h.keys.gateway;
   const scope = scopeHash("echo", key);
   const reply = await defineLedgerScripts(h.redis).gwReserve(
-    4,
+    3,
     g.account(partyId),
-    g.reservationIndex(partyId),
     g.reservationLog(partyId),
     g.reservation(partyId, scope),
     String(at),
@@ -252,7 +251,7 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
   assert.equal(before.reserved, 3n * COST);
 
   const g = h.keys.gateway;
-  const lost = [g.account(a.partyId), g.applied(a.partyId), g.reservationIndex(a.partyId)];
+  const lost = [g.account(a.partyId), g.applied(a.partyId)];
   await drainReservationLog(deps, a.partyId); // the events reached Postgres before Redis was lost
   for (const r of records.values()) lost.push(g.reservation(a.partyId, scopeHash(r.k ?? "", r.i ?? "")));
   await h.redis.del(...lost, g.reservationLog(a.partyId));
@@ -272,7 +271,6 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
   assert.deepEqual(await h.account(a.partyId), before);
   const rebuilt = new Map((await h.reservations(a.partyId)).map((r) => [r.id, r]));
   assert.deepEqual(rebuilt, records);
-  assert.equal(await h.redis.zcard(g.reservationIndex(a.partyId)), records.size);
   assert.equal(await h.redis.scard(g.applied(a.partyId)), 1, "the funding credit counts as applied");
 
   // The rebuilt state settles normally, and a duplicate idempotency key is still refused.

@@ -29,8 +29,6 @@ export function createRedisKeys(prefix: string) {
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */
       reservation: (partyId: string, scopeHash: string) => `${p}gw:{${partyId}}:rsv:${scopeHash}`,
-      /** Sorted set of the party's reservation scope hashes by creation time (paged listing). */
-      reservationIndex: (partyId: string) => `${p}gw:{${partyId}}:rsvidx`,
       /**
        * Stream of the party's reservation events (every reserve, finalize and settle step appends the
        * compact record), drained into Postgres by the settlement worker.

@@ -83,7 +83,7 @@ function sender(redis: Pick<Redis, "pipeline">, script: ScriptName, dirtyKey: st
 export function createLedger(redis: Pick<Redis, "pipeline">, keys: RedisKeys, ttlSeconds: number) {
   const g = keys.gateway;
   const reserves = new TurnBatcher(
-    (partyId) => [g.account(partyId), g.reservationIndex(partyId), g.reservationLog(partyId)],
+    (partyId) => [g.account(partyId), g.reservationLog(partyId)],
     () => [String(Date.now()), String(ttlSeconds)],
     sender(redis, "gwReserve", g.settleDirty),
   );

@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
-import { gatewayApiKeys, gatewayUsers, parties } from "@stake/db/schema/index";
-import { and, eq } from "drizzle-orm";
+import { gatewayApiKeys, gatewayUsers, parties, reservations } from "@stake/db/schema/index";
+import { and, count, desc, eq } from "drizzle-orm";
 
 export function createGatewayAccountRepo(db: DbOrTx) {
   return {
@@ -23,6 +23,20 @@ export function createGatewayAccountRepo(db: DbOrTx) {
     async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
+    },
+    /** One page of a party's reservations, newest first, and how many there are. */
+    async listReservations(partyId: string, page: number, pageSize: number) {
+      const [rows, [total]] = await Promise.all([
+        db
+          .select()
+          .from(reservations)
+          .where(eq(reservations.partyId, partyId))
+          .orderBy(desc(reservations.createdAt), desc(reservations.id))
+          .limit(pageSize)
+          .offset((page - 1) * pageSize),
+        db.select({ n: count() }).from(reservations).where(eq(reservations.partyId, partyId)),
+      ]);
+      return { rows, total: total?.n ?? 0 };
     },
     async deactivateKey(userId: string, keyId: string) {
       const [key] = await db

@@ -1,8 +1,10 @@
 import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { readBalance } from "@stake/db/ledger";
 import type { RedisKeys } from "@stake/db/redis/keys";
+import { drainReservationLog } from "@stake/db/settlement";
 import type { Redis } from "ioredis";
 import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
@@ -11,13 +13,14 @@ import type { GatewayAccountRepo } from "./repo.ts";
 import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
 
 export function createGatewayAccountService(deps: {
+  db: Db;
   repo: GatewayAccountRepo;
   passwords: PasswordHasher;
   jwt: Jwt;
   redis: Redis;
   keys: RedisKeys;
 }) {
-  const { repo, passwords, jwt, redis, keys } = deps;
+  const { db, repo, passwords, jwt, redis, keys } = deps;
   /** Gateway processes drop their key/party caches on this message (effective within a second). */
   const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
 
@@ -79,31 +82,26 @@ export function createGatewayAccountService(deps: {
       return { balance: formatCoins(balance), reservedBalance: formatCoins(reserved) };
     },
 
-    /** Newest first, from the party's reservation index (records live as long as their idempotency keys). */
+    /**
+     * Newest first, from Postgres, the record of every reservation however old. The party's event stream is
+     * drained first (idempotent, safe beside the worker's own drain), so the page includes requests made a
+     * moment ago rather than lagging the worker's settlement interval.
+     */
     async reservations(userId: string, q: PageQuery) {
       const party = await partyOf(userId);
-      const index = keys.gateway.reservationIndex(party.id);
-      const start = (q.page - 1) * q.pageSize;
-      const [members, total] = await Promise.all([
-        redis.zrevrange(index, start, start + q.pageSize - 1),
-        redis.zcard(index),
-      ]);
-      const pipeline = redis.pipeline();
-      for (const m of members) pipeline.hgetall(keys.gateway.reservation(party.id, m));
-      const rows = ((await pipeline.exec()) ?? []).map(([, r]) => r as Record<string, string>);
-      const reservations = rows
-        .filter((r) => r.s)
-        .map((r) => ({
-          id: r.id,
-          idempotencyKey: r.i,
-          partyId: party.id,
-          providerKey: r.k,
-          costInUSD: Number(r.u),
-          cost: formatCoins(BigInt(r.c ?? "0")),
-          status: r.s,
-          createdAt: new Date(Number(r.t)).toISOString(),
-          updatedAt: new Date(Number(r.m)).toISOString(),
-        }));
+      await drainReservationLog({ db, redis, keys }, party.id);
+      const { rows, total } = await repo.listReservations(party.id, q.page, q.pageSize);
+      const reservations = rows.map((r) => ({
+        id: r.id,
+        idempotencyKey: r.idempotencyKey,
+        partyId: party.id,
+        providerKey: r.providerKey,
+        costInUSD: Number(r.costInUsd),
+        cost: formatCoins(BigInt(r.cost)),
+        status: r.status,
+        createdAt: r.createdAt.toISOString(),
+        updatedAt: r.updatedAt.toISOString(),
+      }));
       return { reservations, page: q.page, pageSize: q.pageSize, total };
     },
   };

@@ -2,9 +2,8 @@
 -- A gateway process sends one call per party per event-loop turn carrying every reservation asked for in
 -- that turn; items are processed in order exactly as that many separate calls would be.
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
--- KEYS[2]   reservation index zset                  (gw:{party}:rsvidx)
--- KEYS[3]   reservation event stream                (gw:{party}:log)
--- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[2]   reservation event stream                (gw:{party}:log)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
 -- ARGV[3+6(i-1)] .. ARGV[8+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
@@ -20,11 +19,9 @@ end
 local now, ttl = ARGV[1], ARGV[2]
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local replies = {}
-local reservedAny = false
-
-for i = 4, #KEYS do
+for i = 3, #KEYS do
   local record = KEYS[i]
-  local a = 3 + (i - 4) * 6
+  local a = 3 + (i - 3) * 6
   local cost = ARGV[a]
   if redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -42,17 +39,12 @@ for i = 4, #KEYS do
       redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost,
         "s", "request_in_flight", "t", now, "m", now)
       redis.call("EXPIRE", record, ttl)
-      redis.call("ZADD", KEYS[2], now, scope)
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
-      redis.call("XADD", KEYS[3], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
+      redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "s", "request_in_flight", "t", now, "m", now)
-      reservedAny = true
       replies[#replies + 1] = {"OK"}
     end
   end
 end
 
-if reservedAny then
-  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", tonumber(now) - tonumber(ttl) * 1000)
-end
 return replies
