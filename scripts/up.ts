@@ -128,7 +128,7 @@ try {
   console.log(`
 The staking platform is up (NETWORK=${NETWORK}).
 
-  control plane        ${cp.url}
+  control plane        ${cp.url}   (API reference: ${cp.url}/docs, OpenAPI: ${cp.url}/openapi.json)
   worker (jobs)        ${worker.url}/healthz
   gateway              ${gateway.url}
   Postgres             ${redact(databaseUrl)}

@@ -39,6 +39,7 @@ import { createAbuseLimits } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import { createMetrics } from "./http/metrics.ts";
 import type { Logger } from "./log.ts";
+import { createDocsRouter } from "./openapi.ts";
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
+  app.use(createDocsRouter());
   app.get("/readyz", async (_req, res) => {
     const checks = await Promise.allSettled([db.execute(sql`select 1`), redis.ping()]);
     const [pg, rd] = checks.map((c) => (c.status === "fulfilled" ? "ok" : "unreachable"));
