@@ -162,10 +162,19 @@ export function createHandler(deps: HandleDeps) {
     }
   }
 
-  async function finalize(r: ReservationHandle, outcome: FinalizeOutcome) {
-    const done = await ledger.finalize(r, outcome);
-    if (!done.ok)
-      logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
+  /**
+   * Never rejects: the early finalize runs while the body streams, before anything awaits it, and by then
+   * the client's answer is decided anyway. A reservation left in flight by a Redis failure here is failed
+   * (released, uncharged) by the worker's reaper.
+   */
+  async function finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<void> {
+    try {
+      const done = await ledger.finalize(r, outcome);
+      if (!done.ok)
+        logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
+    } catch (err) {
+      logger.error({ reservation: r.id, outcome, err }, "finalize failed; the reaper will release it");
+    }
   }
 
   /**
