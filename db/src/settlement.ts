@@ -33,7 +33,7 @@ const rankSql = (column: ReturnType<typeof sql>) =>
 const STREAM_BATCH = 1000;
 const SETTLE_BATCH = 2000;
 const REAP_BATCH = 500;
-/** Stream batches drained per party per pass; a longer backlog re-marks the party for the next pass. */
+/** Stream batches drained per party per pass; a longer backlog is left for the next pass. */
 const MAX_DRAIN_BATCHES = 50;
 
 export interface SettlementDeps {
@@ -78,9 +78,19 @@ function nextStreamId(id: string): string {
  * Upserts the party's stream events (the gateway's reserve and finalize outcomes) into Postgres in order,
  * then trims what was committed. The settlement steps leave no events: the worker records them in
  * Postgres itself, and only the transaction that marks the debit applied writes `settled`.
+ *
+ * The gateway marks a party dirty only when its script appends to an empty stream, so a drain that leaves
+ * events behind (appended meanwhile, or a backlog past this pass's share) marks the party again itself.
+ * An append after the final XLEN found the stream empty, and so is marked by the gateway.
  */
 export async function drainReservationLog(deps: SettlementDeps, partyId: string): Promise<number> {
   const stream = deps.keys.gateway.reservationLog(partyId);
+  const drained = await drainCommitted(deps, partyId, stream);
+  if ((await deps.redis.xlen(stream)) > 0) await deps.redis.sadd(deps.keys.gateway.settleDirty, partyId);
+  return drained;
+}
+
+async function drainCommitted(deps: SettlementDeps, partyId: string, stream: string): Promise<number> {
   let drained = 0;
   for (let batch = 0; batch < MAX_DRAIN_BATCHES; batch++) {
     const entries = await deps.redis.xrange(stream, "-", "+", "COUNT", STREAM_BATCH);
@@ -120,7 +130,6 @@ export async function drainReservationLog(deps: SettlementDeps, partyId: string)
     drained += entries.length;
     if (entries.length < STREAM_BATCH) return drained;
   }
-  await deps.redis.sadd(deps.keys.gateway.settleDirty, partyId);
   return drained;
 }
 

@@ -7,7 +7,7 @@ import type { ReadThroughCache } from "./auth/cache.ts";
 import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
 import { type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
-import type { Logger } from "./log.ts";
+import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
 import { tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
@@ -37,17 +37,6 @@ type Admission =
     }
   | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
 
-interface AccessLog {
-  reqId: string;
-  method: string | undefined;
-  provider?: string;
-  party?: string;
-  reservation?: string;
-  status?: number;
-  outcome?: string;
-  error?: string;
-}
-
 /**
  * The whole request flow, in the spec's order: authenticate → route → idempotency → reserve → proxy →
  * finalize → one access-log line. `expectContinue` requests get their 100 only once auth and the
@@ -55,6 +44,7 @@ interface AccessLog {
  */
 export function createHandler(deps: HandleDeps) {
   const { logger, ledger } = deps;
+  const access = createAccessLog(logger);
   // Cost in coin base units per (USD cost, rate): a handful of distinct pairs, each converted once.
   const costs = new Map<string, bigint>();
   const costOf = (costInUsd: string, rate: string): bigint => {
@@ -207,7 +197,7 @@ export function createHandler(deps: HandleDeps) {
         log.error = err instanceof Error ? err.message : String(err);
         writeSocketError(socket, "INTERNAL");
       })
-      .finally(() => logger.info(log, "access"));
+      .finally(() => access(log));
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
@@ -221,8 +211,8 @@ export function createHandler(deps: HandleDeps) {
       })
       .finally(() => {
         if (!log.status) log.status = res.headersSent ? res.statusCode : 0;
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.info({ ...log, ms }, "access");
+        log.ms = Number(process.hrtime.bigint() - started) / 1e6;
+        access(log);
       });
   }
 

@@ -41,6 +41,9 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
+// BENCH_LEVELS=100 (comma-separated) runs only those connection counts, for quick comparisons.
+const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "3");
 
 function startProcess(args: string[], env: Record<string, string> = {}) {
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
@@ -146,6 +149,8 @@ interface Result {
   p99: number;
   errors: number;
   cpuPerReq: number;
+  /** Redis server CPU ms per request (gateway target, when Redis runs on this machine). */
+  redisCpuPerReq: number;
   peakRss: number;
 }
 
@@ -160,12 +165,14 @@ async function load(
   seconds: number,
   pid: number,
   gatewayKey?: string,
+  redisPid?: number,
 ): Promise<Result> {
   let peakRss = rssMb(pid);
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rssMb(pid));
   }, 50);
   const cpuStart = cpuMs(pid);
+  const redisStart = redisPid ? cpuMs(redisPid) : 0;
   const args = [url, path, String(connections), String(seconds)];
   if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/bench/load.ts", ...args], {
@@ -179,6 +186,7 @@ async function load(
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   clearInterval(sampler);
   const cpu = cpuMs(pid) - cpuStart;
+  const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : Number.NaN;
   if (code !== 0) throw new Error(`load generator exited with ${code}`);
   const r = JSON.parse(out) as { count: number; errors: number; elapsed: number; p50: number; p99: number };
   return {
@@ -187,10 +195,31 @@ async function load(
     p99: r.p99,
     errors: r.errors,
     cpuPerReq: r.count ? cpu / r.count : Number.NaN,
+    redisCpuPerReq: r.count ? redisCpu / r.count : Number.NaN,
     peakRss,
   };
 }
 let loadRuns = 0;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Field by field median of one target's rounds; peak RSS is the highest seen. */
+function medianResult(rs: Result[]): Result {
+  const m = (k: keyof Result) => median(rs.map((r) => r[k]));
+  return {
+    rps: m("rps"),
+    p50: m("p50"),
+    p99: m("p99"),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+    cpuPerReq: m("cpuPerReq"),
+    redisCpuPerReq: m("redisCpuPerReq"),
+    peakRss: Math.max(...rs.map((r) => r.peakRss)),
+  };
+}
 
 async function main() {
   // Own database and Redis prefix, dropped at the end.
@@ -265,20 +294,46 @@ async function main() {
       });
     } else console.log("nginx: not installed, skipped");
 
-    const rows: Record<string, Record<string, Result>> = {};
-    for (const t of targets) {
-      if (process.env.BENCH_ONLY && !t.name.startsWith(process.env.BENCH_ONLY)) continue;
-      await load(t.url, t.path, 50, 1, t.pid, t.gatewayKey); // warm-up
-      rows[t.name] = {
-        c1: await load(t.url, t.path, 1, SECONDS, t.pid, t.gatewayKey),
-        c100: await load(t.url, t.path, 100, SECONDS, t.pid, t.gatewayKey),
-        c1000: await load(t.url, t.path, 1000, SECONDS, t.pid, t.gatewayKey),
-      };
+    // Redis's own CPU counts against the gateway's budget on this box: read it when Redis runs here.
+    const redisPidText = /process_id:(\d+)/.exec(await redis.info("server"))?.[1];
+    const redisPid =
+      redisPidText && spawnSync("test", ["-r", `/proc/${redisPidText}/stat`]).status === 0
+        ? Number(redisPidText)
+        : undefined;
+    // Every target is warmed up first; then each connection count runs in rounds with the targets taken in
+    // turn inside a round, so a drift of this shared machine hits them alike and each ratio is paired
+    // within a round. Medians are reported (c1000, for peak RSS, runs once).
+    const chosen = targets.filter(
+      (t) => !process.env.BENCH_ONLY || t.name.startsWith(process.env.BENCH_ONLY),
+    );
+    for (const t of chosen) await load(t.url, t.path, 50, 1, t.pid, t.gatewayKey);
+    const runs: Record<string, Record<number, Result[]>> = Object.fromEntries(
+      chosen.map((t) => [t.name, Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
+    );
+    for (const c of LEVELS) {
+      for (let round = 0; round < (c === 1000 ? 1 : ROUNDS); round++) {
+        for (const t of chosen) {
+          const r = await load(
+            t.url,
+            t.path,
+            c,
+            SECONDS,
+            t.pid,
+            t.gatewayKey,
+            t.gatewayKey ? redisPid : undefined,
+          );
+          runs[t.name]?.[c]?.push(r);
+        }
+      }
+    }
+    const rows: Record<string, Partial<Record<string, Result>>> = {};
+    for (const [name, byLevel] of Object.entries(runs)) {
+      rows[name] = Object.fromEntries(Object.entries(byLevel).map(([c, rs]) => [`c${c}`, medianResult(rs)]));
     }
 
     const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
     console.log(
-      `\nper target (${SECONDS}s per run; c = concurrent connections; latency ms; server CPU ms per request)`,
+      `\nper target (median of ${ROUNDS} rounds of ${SECONDS}s at c1 and c100, one at c1000; c = concurrent connections; latency ms; server CPU ms per request)`,
     );
     console.log(
       "target                 | c1 req/s  p50   p99  cpu/req | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
@@ -289,20 +344,32 @@ async function main() {
         `${name.padEnd(22)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} ${f(c1?.cpuPerReq ?? 0, 3)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
       );
     }
-    if (process.env.BENCH_ONLY) return;
-    const g = rows["gateway + billing"] as Record<string, Result>;
-    const b = rows["bare undici dispatch"] as Record<string, Result>;
-    const d = rows.direct as Record<string, Result>;
-    console.log(
-      `\ngateway / bare dispatch req/s at c100: ${f((g.c100?.rps ?? 0) / (b.c100?.rps ?? 1))} (target ≥ 0.60)`,
-    );
-    console.log(
-      `gateway added p50 at c1 over direct: ${f((g.c1?.p50 ?? 0) - (d.c1?.p50 ?? 0), 3)} ms (target ≤ 0.3)`,
-    );
-    const ng = rows["nginx (1 worker)"];
-    if (ng)
+    const g = rows["gateway + billing"] as Record<string, Result> | undefined;
+    if (g && redisPid)
       console.log(
-        `gateway / nginx (1 worker) req/s at c100: ${f((g.c100?.rps ?? 0) / (ng.c100?.rps ?? 1))} (target ≥ 0.30)`,
+        `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}`,
+      );
+    if (process.env.BENCH_ONLY || !g) return;
+    // Paired within each round, then the median round; every round's figure is shown so the spread is too.
+    const paired = (
+      level: number,
+      other: string,
+      of: (gw: Result, base: Result) => number,
+      digits: number,
+    ) => {
+      const gws = runs["gateway + billing"]?.[level] ?? [];
+      const values = gws.map((gw, i) => of(gw, runs[other]?.[level]?.[i] as Result));
+      return `${f(median(values), digits)} (rounds: ${values.map((v) => f(v, digits)).join(", ")})`;
+    };
+    console.log(
+      `\ngateway / bare dispatch req/s at c100: ${paired(100, "bare undici dispatch", (gw, b) => gw.rps / b.rps, 2)} (target ≥ 0.60)`,
+    );
+    console.log(
+      `gateway added p50 at c1 over direct: ${paired(1, "direct", (gw, d) => gw.p50 - d.p50, 3)} ms (target ≤ 0.3)`,
+    );
+    if (runs["nginx (1 worker)"])
+      console.log(
+        `gateway / nginx (1 worker) req/s at c100: ${paired(100, "nginx (1 worker)", (gw, n) => gw.rps / n.rps, 2)} (target ≥ 0.30)`,
       );
     console.log(`gateway peak RSS at c1000: ${f(g.c1000?.peakRss ?? 0, 1)} MB (target ≤ 192)`);
 

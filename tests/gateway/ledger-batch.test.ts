@@ -88,3 +88,25 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
   );
   assert.deepEqual(await account("party_e"), { balance: big, reserved: big });
 });
+
+test("a party is marked dirty when its events start a stream, not again while they wait to be drained", async () => {
+  const dirty = () => redis.sismember(keys.gateway.settleDirty, "party_f");
+  await fund("party_f", 100n);
+  const first = await ask("party_f", "m1", 1n);
+  assert.ok(first.ok);
+  await new Promise((r) => setTimeout(r, 20)); // the SADD follows the reply
+  assert.equal(await dirty(), 1);
+  await redis.srem(keys.gateway.settleDirty, "party_f");
+  assert.ok((await ask("party_f", "m2", 1n)).ok);
+  assert.ok((await ledger.finalize(first.reservation, "registered")).ok);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await dirty(), 0, "the stream already held events");
+  // Nothing appended (a duplicate) never marks; an append to a drained (empty) stream does.
+  await redis.del(keys.gateway.reservationLog("party_f"));
+  assert.equal((await ask("party_f", "m2", 1n)).ok, false);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await dirty(), 0);
+  assert.ok((await ask("party_f", "m3", 1n)).ok);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(await dirty(), 1);
+});

@@ -200,7 +200,7 @@ async function orphan(partyId: string, at: number) {
     "0.0100000000",
     scope,
   );
-  assert.deepEqual(reply, [["OK"]]);
+  assert.deepEqual(reply[0], ["OK"]);
   await h.redis.sadd(g.settleDirty, partyId);
   return id;
 }
@@ -319,6 +319,35 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
     headers: ["x-gateway-api-key", a.apiKey, "idempotency-key", `k-${n - 1}`],
   });
   assert.equal(dup.status, 409);
+});
+
+test("a paid request landing while the worker drains (after its read, before its trim) is marked for the next pass", async () => {
+  const a = await account("10");
+  assert.equal((await call(a.apiKey)).status, 200);
+  const dirty = () => h.redis.sismember(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.srem(h.keys.gateway.settleDirty, a.partyId);
+  let raced = false;
+  const racing = new Proxy(h.redis, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== "xtrim" || raced) return typeof value === "function" ? value.bind(target) : value;
+      return async (...args: Parameters<typeof target.xtrim>) => {
+        raced = true;
+        // The stream still holds the drained events, so the gateway sees it non-empty and marks nothing.
+        assert.equal((await call(a.apiKey)).status, 200);
+        return target.xtrim(...args);
+      };
+    },
+  });
+  await drainReservationLog({ ...deps, redis: racing }, a.partyId);
+  assert.ok(raced);
+  assert.equal(await dirty(), 1, "events left after the trim mark the party again");
+  await pass();
+  assert.equal(await dirty(), 0);
+  assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
+    balance: 10_0000000000n - 2n * COST,
+    reserved: 0n,
+  });
 });
 
 test("the worker's settlement loop settles paid requests on its own within a few intervals", async () => {

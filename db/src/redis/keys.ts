@@ -1,11 +1,12 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * The scope (idempotency key, provider key, party id) of a reservation record: the party is in the key's
  * hash tag, the rest hashed so any key text fits. Shared by the gateway and the settlement worker.
  */
 export function scopeHash(providerKey: string, idempotencyKey: string): string {
-  return createHash("sha256").update(providerKey).update("\0").update(idempotencyKey).digest("base64url");
+  // One-shot hash (no Hash object): this runs on every gateway request.
+  return hash("sha256", `${providerKey}\0${idempotencyKey}`, "base64url");
 }
 
 /**

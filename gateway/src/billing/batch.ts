@@ -3,10 +3,14 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-interface Batch {
+/** One party's calls of one turn, as sent: the party's head keys then one key per item; shared ARGV then items'. */
+export interface Batch {
   partyId: string;
   keys: string[];
   args: string[];
+}
+
+interface PendingBatch extends Batch {
   waiters: Waiter[];
 }
 
@@ -17,7 +21,7 @@ interface Batch {
  * request waits only for the end of the turn it arrived in.
  */
 export class TurnBatcher {
-  #batches = new Map<string, Batch>();
+  #batches = new Map<string, PendingBatch>();
   #scheduled = false;
 
   /**
@@ -28,9 +32,7 @@ export class TurnBatcher {
   constructor(
     private readonly head: (partyId: string) => string[],
     private readonly shared: () => string[],
-    private readonly send: (
-      batches: Array<{ partyId: string; keys: string[]; args: string[] }>,
-    ) => Promise<Array<string[][] | Error>>,
+    private readonly send: (batches: Batch[]) => Promise<Array<string[][] | Error>>,
   ) {}
 
   add(partyId: string, key: string, args: readonly string[]): Promise<string[]> {

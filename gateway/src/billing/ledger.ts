@@ -1,8 +1,8 @@
 import { newId } from "@stake/db/ids";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
-import { ledgerPipeline } from "@stake/db/redis/scripts";
+import { type LedgerScripts, ledgerPipeline } from "@stake/db/redis/scripts";
 import type { Redis } from "ioredis";
-import { TurnBatcher } from "./batch.ts";
+import { type Batch, TurnBatcher } from "./batch.ts";
 
 export { scopeHash };
 
@@ -58,29 +58,42 @@ function pairs(flat: string[], from: number): Record<string, string> {
 }
 
 type ScriptName = "gwReserve" | "gwFinalize";
+type ScriptClient = Pick<Redis, "pipeline" | "sadd"> & Pick<LedgerScripts, ScriptName>;
 
 /**
- * Runs one batch script per party batch in one pipeline write, together with marking those parties for
- * the settlement worker. The SADD is best effort: if it is lost, the worker's periodic re-mark of every
- * party still finds the events.
+ * Runs one batch script per party batch: a lone batch (the usual turn) as a plain command, several in one
+ * pipeline write. A party whose call appended to an empty event stream is then added to the settlement
+ * worker's dirty set, off the request's path. That SADD is best effort: if it is lost, the worker's
+ * periodic re-mark of every party still finds the events.
  */
-function sender(redis: Pick<Redis, "pipeline">, script: ScriptName, dirtyKey: string) {
-  return async (
-    batches: Array<{ partyId: string; keys: string[]; args: string[] }>,
-  ): Promise<Array<string[][] | Error>> => {
+function sender(redis: ScriptClient, script: ScriptName, dirtyKey: string) {
+  const run = async (batches: Batch[]): Promise<Array<string[][] | Error>> => {
+    if (batches.length === 1) {
+      const b = batches[0] as Batch;
+      return [await redis[script](b.keys.length, ...b.keys, ...b.args).catch((err: Error) => err)];
+    }
     const pipeline = ledgerPipeline(redis);
     for (const b of batches) pipeline[script](b.keys.length, ...b.keys, ...b.args);
-    pipeline.sadd(dirtyKey, ...batches.map((b) => b.partyId));
     const results = (await pipeline.exec()) ?? [];
     return batches.map((_, i) => {
       const [err, value] = results[i] ?? [new Error("missing pipeline reply"), null];
       return err ?? (value as string[][]);
     });
   };
+  return async (batches: Batch[]): Promise<Array<string[][] | Error>> => {
+    const results = await run(batches);
+    const mark = batches.filter((b, i) => {
+      const items = results[i];
+      // Keys are the account, the stream, then one record per item; a reply past the items is MARK.
+      return Array.isArray(items) && items.length > b.keys.length - 2;
+    });
+    if (mark.length) redis.sadd(dirtyKey, ...mark.map((b) => b.partyId)).catch(() => {});
+    return results;
+  };
 }
 
 /** `redis` must have been passed through defineLedgerScripts. */
-export function createLedger(redis: Pick<Redis, "pipeline">, keys: RedisKeys, ttlSeconds: number) {
+export function createLedger(redis: ScriptClient, keys: RedisKeys, ttlSeconds: number) {
   const g = keys.gateway;
   const reserves = new TurnBatcher(
     (partyId) => [g.account(partyId), g.reservationLog(partyId)],

@@ -7,11 +7,14 @@
 -- ARGV[1] now (ms since epoch)
 -- ARGV[2i], ARGV[2i+1] item i: outcome "registered" | "failed" | "failed-mid-body", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation)
--- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}
+-- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
+--   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
 -- never release twice, and one already queued for settlement stays charged.
 
 local now = ARGV[1]
+local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
+local added = false
 local replies = {}
 for i = 3, #KEYS do
   local record = KEYS[i]
@@ -30,7 +33,9 @@ for i = 3, #KEYS do
     redis.call("HSET", record, "s", outcome, "m", now)
     redis.call("XADD", KEYS[2], "*", "id", rec[2], "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
       "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", rec[7], "m", now)
+    added = true
     replies[#replies + 1] = {"OK"}
   end
 end
+if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies

@@ -7,7 +7,10 @@
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
 -- ARGV[3+6(i-1)] .. ARGV[8+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
--- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"}
+-- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"},
+--   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
+--   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
+--   already marked or held by a worker that re-marks it if events remain after its last trim.
 -- Amounts exceed 2^53, so arithmetic is done by HINCRBY (int64) and compared as digit strings, never as Lua numbers.
 
 -- a > b for canonical non-negative integer strings (what HINCRBY stores: no sign, no leading zeros).
@@ -18,6 +21,8 @@ end
 
 local now, ttl = ARGV[1], ARGV[2]
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
+local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
+local added = false
 local replies = {}
 for i = 3, #KEYS do
   local record = KEYS[i]
@@ -42,9 +47,11 @@ for i = 3, #KEYS do
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "s", "request_in_flight", "t", now, "m", now)
+      added = true
       replies[#replies + 1] = {"OK"}
     end
   end
 end
 
+if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies
