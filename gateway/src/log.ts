@@ -8,7 +8,15 @@ export type { Logger };
  */
 export function createGatewayLogger(level: string): Logger {
   // Asynchronous stdout: one access line per request must not cost a blocking write on the hot path.
+  // Lines wait for 4 KiB, so a quiet gateway's last lines are pushed out within a second instead.
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // destroyed at shutdown: nothing left to push out
+    }
+  }, 1000).unref();
   return pino({ level, base: { service: "gateway" } }, destination);
 }
 

@@ -44,10 +44,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 // BENCH_LEVELS=100 (comma-separated) runs only those connection counts, for quick comparisons.
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "3");
+const ONLY = process.env.BENCH_ONLY?.split(",");
 
 function startProcess(args: string[], env: Record<string, string> = {}) {
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
-  // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix> runs one target.
+  // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix>[,<prefix>…] runs only those targets.
   const profile =
     process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
@@ -303,9 +304,7 @@ async function main() {
     // Every target is warmed up first; then each connection count runs in rounds with the targets taken in
     // turn inside a round, so a drift of this shared machine hits them alike and each ratio is paired
     // within a round. Medians are reported (c1000, for peak RSS, runs once).
-    const chosen = targets.filter(
-      (t) => !process.env.BENCH_ONLY || t.name.startsWith(process.env.BENCH_ONLY),
-    );
+    const chosen = targets.filter((t) => !ONLY || ONLY.some((prefix) => t.name.startsWith(prefix)));
     for (const t of chosen) await load(t.url, t.path, 50, 1, t.pid, t.gatewayKey);
     const runs: Record<string, Record<number, Result[]>> = Object.fromEntries(
       chosen.map((t) => [t.name, Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
@@ -349,29 +348,44 @@ async function main() {
       console.log(
         `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}`,
       );
-    if (process.env.BENCH_ONLY || !g) return;
+    if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
     const paired = (
+      label: string,
       level: number,
       other: string,
       of: (gw: Result, base: Result) => number,
-      digits: number,
+      unit: string,
+      target: string,
     ) => {
       const gws = runs["gateway + billing"]?.[level] ?? [];
-      const values = gws.map((gw, i) => of(gw, runs[other]?.[level]?.[i] as Result));
-      return `${f(median(values), digits)} (rounds: ${values.map((v) => f(v, digits)).join(", ")})`;
-    };
-    console.log(
-      `\ngateway / bare dispatch req/s at c100: ${paired(100, "bare undici dispatch", (gw, b) => gw.rps / b.rps, 2)} (target ≥ 0.60)`,
-    );
-    console.log(
-      `gateway added p50 at c1 over direct: ${paired(1, "direct", (gw, d) => gw.p50 - d.p50, 3)} ms (target ≤ 0.3)`,
-    );
-    if (runs["nginx (1 worker)"])
+      const bases = runs[other]?.[level] ?? [];
+      if (!gws.length || gws.length !== bases.length) return;
+      const values = gws.map((gw, i) => of(gw, bases[i] as Result));
+      const digits = unit ? 3 : 2;
       console.log(
-        `gateway / nginx (1 worker) req/s at c100: ${paired(100, "nginx (1 worker)", (gw, n) => gw.rps / n.rps, 2)} (target ≥ 0.30)`,
+        `${label}: ${f(median(values), digits)}${unit} (rounds: ${values.map((v) => f(v, digits)).join(", ")}) (target ${target})`,
       );
-    console.log(`gateway peak RSS at c1000: ${f(g.c1000?.peakRss ?? 0, 1)} MB (target ≤ 192)`);
+    };
+    console.log();
+    paired(
+      "gateway / bare dispatch req/s at c100",
+      100,
+      "bare undici dispatch",
+      (gw, b) => gw.rps / b.rps,
+      "",
+      "≥ 0.60",
+    );
+    paired("gateway added p50 at c1 over direct", 1, "direct", (gw, d) => gw.p50 - d.p50, " ms", "≤ 0.3 ms");
+    paired(
+      "gateway / nginx (1 worker) req/s at c100",
+      100,
+      "nginx (1 worker)",
+      (gw, n) => gw.rps / n.rps,
+      "",
+      "≥ 0.30",
+    );
+    if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
 
     // Let the last finalizes land, settle as the worker would, then check the books.
     await new Promise((r) => setTimeout(r, 500));

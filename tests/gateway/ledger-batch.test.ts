@@ -5,8 +5,8 @@ import { defineLedgerScripts } from "@stake/db/redis/scripts";
 import { createLedger } from "../../gateway/src/billing/ledger.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 
-// The ledger batches one party's reservations of one event-loop turn into one script call and sends
-// several parties' batches in one pipeline: the outcomes must be those of one call per request.
+// The ledger batches one party's reservations (and finalizes) of one event-loop turn into one script call
+// and sends every batch of the turn in one write: the outcomes must be those of one call per request.
 const r = createTestRedis();
 const redis = defineLedgerScripts(r.redis);
 const keys = createRedisKeys(r.prefix);
@@ -41,7 +41,7 @@ test("one turn, one party: a duplicate within the batch and the item past the ba
   assert.deepEqual(await account("party_a"), { balance: 25n, reserved: 20n });
 });
 
-test("several parties in one turn go out in one pipeline, each against its own balance", async () => {
+test("several parties in one turn go out in one write, each against its own balance", async () => {
   await fund("party_b", 10n);
   await fund("party_c", 5n);
   const [b, c1, c2] = await Promise.all([
@@ -109,4 +109,27 @@ test("a party is marked dirty when its events start a stream, not again while th
   assert.ok((await ask("party_f", "m3", 1n)).ok);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(await dirty(), 1);
+});
+
+test("reserves and finalizes of one turn, for one party, each keep their own outcome", async () => {
+  await fund("party_g", 10n);
+  const first = await ask("party_g", "g1", 6n);
+  assert.ok(first.ok);
+  // Batches run in the order of their first call in the turn: g1's release comes first, so g2 and g3 fit.
+  const [released, second, third] = await Promise.all([
+    ledger.finalize(first.reservation, "failed"),
+    ask("party_g", "g2", 6n),
+    ask("party_g", "g3", 4n),
+  ]);
+  assert.deepEqual(released, { ok: true });
+  assert.ok(second.ok && third.ok);
+  assert.deepEqual(await account("party_g"), { balance: 10n, reserved: 10n });
+  // And the other way round: a reserve opened first does not see the release that follows it.
+  const [fourth, releasedAgain] = await Promise.all([
+    ask("party_g", "g4", 6n),
+    ledger.finalize(second.reservation, "failed"),
+  ]);
+  assert.equal(fourth.ok ? "OK" : fourth.code, "INSUFFICIENT_BALANCE");
+  assert.deepEqual(releasedAgain, { ok: true });
+  assert.deepEqual(await account("party_g"), { balance: 10n, reserved: 4n });
 });

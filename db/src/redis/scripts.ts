@@ -27,7 +27,6 @@ export interface LedgerPipeline {
   gwReserve(numberOfKeys: number, ...args: string[]): this;
   gwFinalize(numberOfKeys: number, ...args: string[]): this;
   gwSettle(numberOfKeys: number, ...args: string[]): this;
-  sadd(key: string, ...members: string[]): this;
   exec(): Promise<[Error | null, unknown][] | null>;
 }
 

@@ -3,43 +3,48 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-/** One party's calls of one turn, as sent: the party's head keys then one key per item; shared ARGV then items'. */
-export interface Batch {
+/**
+ * One party's calls of one script in one turn, as sent: the party's head keys then one key per item; the
+ * script's shared ARGV then each item's args.
+ */
+export interface Batch<Script extends string> {
+  script: Script;
   partyId: string;
   keys: string[];
   args: string[];
 }
 
-interface PendingBatch extends Batch {
+interface PendingBatch<Script extends string> extends Batch<Script> {
   waiters: Waiter[];
 }
 
 /**
- * Gathers one party's calls of one batch script made within one event-loop turn into a single call, and
- * sends every party's batch of the turn in one write. Under load a turn carries many requests, so this
- * costs one script run and one client command per party per turn instead of one per request; alone, a
- * request waits only for the end of the turn it arrived in.
+ * Gathers the calls of each batch script made within one event-loop turn into one call per script and
+ * party, and hands every batch of the turn to `send` at once (which puts them in one socket write). Under
+ * load a turn carries many requests, so this costs one script run per party per turn instead of one per
+ * request; alone, a request waits only for the end of the turn it arrived in.
  */
-export class TurnBatcher {
-  #batches = new Map<string, PendingBatch>();
+export class TurnBatcher<Script extends string> {
+  #batches = new Map<string, PendingBatch<Script>>();
   #scheduled = false;
 
   /**
    * @param head the keys every call for a party starts with, then the item's own key
-   * @param shared the ARGV every call starts with (taken when the batch is sent), then each item's args
-   * @param send runs the script for several parties at once; per batch, in order, its replies or the error
+   * @param shared per script, the ARGV every call starts with (taken when the batch is sent), then each item's args
+   * @param send runs all batches of a turn; per batch, in order, its replies or the error
    */
   constructor(
     private readonly head: (partyId: string) => string[],
-    private readonly shared: () => string[],
-    private readonly send: (batches: Batch[]) => Promise<Array<string[][] | Error>>,
+    private readonly shared: Record<Script, () => string[]>,
+    private readonly send: (batches: Batch<Script>[]) => Promise<Array<string[][] | Error>>,
   ) {}
 
-  add(partyId: string, key: string, args: readonly string[]): Promise<string[]> {
-    let batch = this.#batches.get(partyId);
+  add(script: Script, partyId: string, key: string, args: readonly string[]): Promise<string[]> {
+    const id = `${script}\0${partyId}`;
+    let batch = this.#batches.get(id);
     if (!batch) {
-      batch = { partyId, keys: this.head(partyId), args: [], waiters: [] };
-      this.#batches.set(partyId, batch);
+      batch = { script, partyId, keys: this.head(partyId), args: [], waiters: [] };
+      this.#batches.set(id, batch);
     }
     batch.keys.push(key);
     for (const a of args) batch.args.push(a);
@@ -54,8 +59,16 @@ export class TurnBatcher {
     this.#scheduled = false;
     const batches = [...this.#batches.values()];
     this.#batches = new Map();
-    const shared = this.shared();
-    this.send(batches.map((b) => ({ partyId: b.partyId, keys: b.keys, args: [...shared, ...b.args] }))).then(
+    const shared = {} as Record<Script, string[]>;
+    for (const script of Object.keys(this.shared) as Script[]) shared[script] = this.shared[script]();
+    this.send(
+      batches.map((b) => ({
+        script: b.script,
+        partyId: b.partyId,
+        keys: b.keys,
+        args: [...shared[b.script], ...b.args],
+      })),
+    ).then(
       (results) => {
         batches.forEach((b, i) => {
           const items = results[i];
