@@ -71,11 +71,15 @@ function sender(redis: ScriptClient, dirtyKey: string) {
   return async (batches: Batch<ScriptName>[]): Promise<Array<string[][] | Error>> => {
     // Not ready: ioredis queues the commands and writes them itself once connected.
     const cork = redis.status === "ready" && batches.length > 1;
+    let replies: Promise<string[][] | Error>[];
     if (cork) redis.stream.cork();
-    const replies = batches.map((b) =>
-      redis[b.script](b.keys.length, ...b.keys, ...b.args).catch((err: Error) => err),
-    );
-    if (cork) redis.stream.uncork();
+    try {
+      replies = batches.map((b) =>
+        redis[b.script](b.keys.length, ...b.keys, ...b.args).catch((err: Error) => err),
+      );
+    } finally {
+      if (cork) redis.stream.uncork();
+    }
     const results = await Promise.all(replies);
     const mark = batches.filter((b, i) => {
       const items = results[i];
