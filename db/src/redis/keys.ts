@@ -37,7 +37,8 @@ export function createRedisKeys(prefix: string) {
       reservationLog: (partyId: string) => `${p}gw:{${partyId}}:log`,
       /**
        * Set of parties with undrained events. Cross-party, so it cannot be touched by the party-tagged
-       * scripts: the gateway SADDs it in the same pipeline and the worker re-marks every party as backstop.
+       * scripts: they answer MARK when they start an empty stream and the gateway then SADDs the party; a
+       * worker re-marks a party whose stream still holds events after its drain, and every party each minute.
        */
       settleDirty: `${p}gw:settle:dirty`,
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
