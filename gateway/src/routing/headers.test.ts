@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readRequestHeaders } from "./headers.ts";
+import { readRequestHeaders, responseHeaders } from "./headers.ts";
 
 test("one pass reads the key, the idempotency keys and the body framing, and keeps the rest raw", () => {
   const h = readRequestHeaders([
@@ -64,4 +64,90 @@ test("hop-by-hop headers and every header named in Connection are dropped, whate
 
 test("Content-Length 0 is no body", () => {
   assert.equal(readRequestHeaders(["content-length", "0"]).hasBody, false);
+});
+
+test("a Connection value names headers before or after it; keep-alive and close name headers too", () => {
+  const h = readRequestHeaders([
+    "X-A",
+    "1",
+    "Connection",
+    "KEEP-ALIVE",
+    "Close",
+    "2",
+    "connection",
+    " x-a ,x-b",
+    "X-B",
+    "3",
+    "Connection",
+    "close",
+    "Accept",
+    "*/*",
+  ]);
+  assert.deepEqual(h.forward, ["Accept", "*/*"]);
+  assert.deepEqual(readRequestHeaders(["Close", "2", "Connection", "Keep-Alive"]).forward, ["Close", "2"]);
+});
+
+const buffers = (raw: string[]) => raw.map((s) => Buffer.from(s, "latin1"));
+
+test("response headers come back as byte-identical latin1 strings minus hop-by-hop ones, in order", () => {
+  assert.deepEqual(
+    responseHeaders(
+      buffers([
+        "Content-Type",
+        "text/plain; charset=\xe9",
+        "CONNECTION",
+        "Keep-Alive",
+        "X-\xc9t\xe9",
+        "caf\xe9 \xff",
+        "Keep-Alive",
+        "timeout=5",
+        "Transfer-Encoding",
+        "chunked",
+        "tE",
+        "trailers",
+        "Upgrade",
+        "h2c",
+        "Trailer",
+        "x",
+        "Proxy-Connection",
+        "close",
+        "Date",
+        "Tue, 14 May 2024 10:00:00 GMT",
+      ]),
+    ),
+    [
+      "Content-Type",
+      "text/plain; charset=\xe9",
+      "X-\xc9t\xe9",
+      "caf\xe9 \xff",
+      "Date",
+      "Tue, 14 May 2024 10:00:00 GMT",
+    ],
+  );
+});
+
+test("response headers named in Connection go, before or after it, and only names equal once lower-cased", () => {
+  assert.deepEqual(
+    responseHeaders(
+      buffers([
+        "X-A",
+        "1",
+        "Connection",
+        "close, X-b",
+        "Close",
+        "2",
+        "x-b",
+        "3",
+        "T\xc9",
+        "4",
+        "keep\ralive",
+        "5",
+        "Connection",
+        "X-A",
+        "X-C",
+        "6",
+      ]),
+    ),
+    ["T\xc9", "4", "keep\ralive", "5", "X-C", "6"],
+  );
 });

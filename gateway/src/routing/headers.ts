@@ -17,7 +17,7 @@ const ALWAYS_DROPPED = new Set([
 ]);
 
 /** On the way back only hop-by-hop headers go: Node frames the body for its own connection. */
-const HOP_BY_HOP_RESPONSE = new Set([
+const HOP_BY_HOP_RESPONSE = [
   "connection",
   "keep-alive",
   "proxy-connection",
@@ -25,18 +25,42 @@ const HOP_BY_HOP_RESPONSE = new Set([
   "upgrade",
   "trailer",
   "te",
-]);
+];
 
-function connectionListed(raw: readonly string[]): Set<string> {
-  const listed = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if ((raw[i] as string).toLowerCase() === "connection") addConnectionNames(listed, raw[i + 1] as string);
+/**
+ * Whether latin1 bytes spell `lower` (lower-case ASCII) in any case. Folding A-Z alone agrees with
+ * decoding and `toLowerCase()`, as no other latin1 character lower-cases into ASCII, and spares decoding
+ * the names and values that are dropped anyway.
+ */
+function isNamed(bytes: Buffer, lower: string): boolean {
+  if (bytes.length !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = bytes[i] as number;
+    if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== lower.charCodeAt(i)) return false;
   }
+  return true;
+}
+
+/**
+ * Adds the names a Connection value lists, creating the set on first need. The usual `keep-alive` only
+ * names a header that is dropped anyway, so it needs none. (`close` still does: a header literally
+ * named `Close` would otherwise be kept.)
+ */
+function addConnectionNames(listed: Set<string> | undefined, value: string): Set<string> | undefined {
+  if (value.length === 10 && value.toLowerCase() === "keep-alive") return listed;
+  listed ??= new Set();
+  for (const name of value.split(",")) listed.add(name.trim().toLowerCase());
   return listed;
 }
 
-function addConnectionNames(listed: Set<string>, value: string): void {
-  for (const name of value.split(",")) listed.add(name.trim().toLowerCase());
+/** `raw` without the headers whose lower-cased names are `listed`, order and case kept. */
+function dropListed(raw: string[], listed: Set<string>): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (!listed.has(name.toLowerCase())) kept.push(name, raw[i + 1] as string);
+  }
+  return kept;
 }
 
 /** What the gateway reads from a request, gathered from the raw headers in one pass. */
@@ -76,33 +100,29 @@ export function readRequestHeaders(raw: readonly string[]): RequestHeaders {
         out.hasBody = true;
         continue;
       case "connection":
-        listed ??= new Set();
-        addConnectionNames(listed, value);
+        listed = addConnectionNames(listed, value);
         continue;
     }
     if (!ALWAYS_DROPPED.has(lower)) out.forward.push(name, value);
   }
-  if (listed) {
-    const kept: string[] = [];
-    for (let i = 0; i < out.forward.length; i += 2) {
-      const name = out.forward[i] as string;
-      if (!listed.has(name.toLowerCase())) kept.push(name, out.forward[i + 1] as string);
-    }
-    out.forward = kept;
-  }
+  if (listed) out.forward = dropListed(out.forward, listed);
   return out;
 }
 
 /** Provider response headers as latin1 strings (byte-identical), minus hop-by-hop ones. */
 export function responseHeaders(raw: readonly Buffer[]): string[] {
-  const strings = raw.map((b) => b.toString("latin1"));
-  const listed = connectionListed(strings);
   const out: string[] = [];
-  for (let i = 0; i < strings.length; i += 2) {
-    const name = strings[i] as string;
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP_RESPONSE.has(lower) || listed.has(lower)) continue;
-    out.push(name, strings[i + 1] as string);
+  let listed: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as Buffer;
+    const value = raw[i + 1] as Buffer;
+    if (isNamed(name, "connection")) {
+      if (!isNamed(value, "keep-alive")) listed = addConnectionNames(listed, value.toString("latin1"));
+      continue;
+    }
+    if (HOP_BY_HOP_RESPONSE.some((hop) => isNamed(name, hop))) continue;
+    out.push(name.toString("latin1"), value.toString("latin1"));
   }
-  return out;
+  // A Connection header may come after the headers it names, hence a second pass in that rare case.
+  return listed ? dropListed(out, listed) : out;
 }

@@ -25,3 +25,25 @@ test("resolves dot segments but refuses escaping the base path", () => {
   assert.equal(joinBasePath("/v1/", "/x"), "/v1/x");
   assert.equal(joinBasePath("/", "/x"), "/x");
 });
+
+test("a path without dots, percent signs or backslashes is kept as sent, empty segments included", () => {
+  assert.deepEqual(parseGatewayPath("/gateway/rpc//"), { providerKey: "rpc", path: "//", query: "" });
+  assert.deepEqual(parseGatewayPath("/gateway/rpc//a//b/?q=/../x"), {
+    providerKey: "rpc",
+    path: "//a//b/",
+    query: "?q=/../x",
+  });
+  assert.deepEqual(parseGatewayPath("/gateway/a.b/v1/x"), { providerKey: "a.b", path: "/v1/x", query: "" });
+  assert.deepEqual(parseGatewayPath("/gateway/rpc?a=b"), { providerKey: "rpc", path: "/", query: "?a=b" });
+  assert.equal(parseGatewayPath("/gateway/.rpc/x"), null);
+  assert.equal(parseGatewayPath(`/gateway/${"a".repeat(101)}/x`), null);
+  assert.equal(parseGatewayPath("/gateway//x"), null);
+});
+
+test("dots, percent escapes and backslashes still go through resolution", () => {
+  assert.deepEqual(parseGatewayPath("/gateway/rpc/a/.")?.path, "/a/");
+  assert.deepEqual(parseGatewayPath("/gateway/rpc/a/b/%2E%2e")?.path, "/a/");
+  assert.deepEqual(parseGatewayPath("/gateway/rpc/a.b/c%20d/e\\f")?.path, "/a.b/c%20d/e\\f");
+  assert.equal(parseGatewayPath("/gateway/rpc/a\\..\\..\\x"), null);
+  assert.equal(parseGatewayPath("/gateway/rpc/a%5C%2e%2E%5cx"), null);
+});

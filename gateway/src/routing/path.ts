@@ -1,3 +1,5 @@
+const PROVIDER_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
 /**
  * Splits `/gateway/<providerKey>/<rest>?query` and normalises `<rest>`. `.` and `..` segments are
  * resolved (also when percent-encoded, since the provider may decode them); climbing above the provider's
@@ -8,9 +10,14 @@ export function parseGatewayPath(url: string): { providerKey: string; path: stri
   const pathname = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? "" : url.slice(q);
   if (!pathname.startsWith("/gateway/")) return null;
-  const segments = pathname.slice("/gateway/".length).split("/");
-  const providerKey = segments.shift() ?? "";
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(providerKey)) return null;
+  const slash = pathname.indexOf("/", "/gateway/".length);
+  const providerKey = pathname.slice("/gateway/".length, slash === -1 ? undefined : slash);
+  if (!PROVIDER_KEY.test(providerKey)) return null;
+  if (slash === -1) return { providerKey, path: "/", query };
+  const rest = pathname.slice(slash);
+  // With no `.`, `%` or `\\` no segment can be a dot segment or an escape: nothing to resolve or refuse.
+  if (!/[.%\\]/.test(rest)) return { providerKey, path: rest, query };
+  const segments = rest.slice(1).split("/");
   const out: string[] = [];
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as string;
