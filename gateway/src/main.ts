@@ -82,11 +82,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const logger = createGatewayLogger(config.logLevel);
   const gateway = await start({ config, logger });
   process.stdout.write(`READY ${gateway.url}\n`);
-  const stop = () =>
-    void gateway.close().then(() => {
-      logger.flush();
-      process.exit(0);
-    });
+  // Exit once the last buffered log lines have left.
+  const stop = () => void gateway.close().then(() => logger.flush(() => process.exit(0)));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }
