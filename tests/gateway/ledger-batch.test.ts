@@ -133,3 +133,17 @@ test("reserves and finalizes of one turn, for one party, each keep their own out
   assert.deepEqual(releasedAgain, { ok: true });
   assert.deepEqual(await account("party_g"), { balance: 10n, reserved: 4n });
 });
+
+test("a Redis that does not know the scripts (restarted, SCRIPT FLUSH) gets their source once and answers", async () => {
+  await fund("party_noscript", 100n);
+  await redis.script("FLUSH");
+  const [first, second] = await Promise.all([
+    ask("party_noscript", "n1", 10n),
+    ask("party_noscript_other", "n1", 10n),
+  ]);
+  assert.equal(first?.ok, true);
+  assert.equal(second?.ok, false); // unfunded party: a business answer, not a Redis error
+  assert.ok(first?.ok);
+  assert.deepEqual(await ledger.finalize(first.reservation, "failed"), { ok: true });
+  assert.deepEqual(await account("party_noscript"), { balance: 100n, reserved: 0n });
+});
