@@ -3,7 +3,6 @@ import { pathToFileURL } from "node:url";
 import { createDb } from "@stake/db/client";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { defineLedgerScripts } from "@stake/db/redis/scripts";
 import { sql } from "drizzle-orm";
 import { createKeyLookup } from "./auth/authenticate.ts";
 import { ReadThroughCache, subscribeInvalidations } from "./auth/cache.ts";
@@ -15,10 +14,10 @@ import { createUpstreams } from "./proxy/upstreams.ts";
 import { createProviderLookup, createRateLookup } from "./routing/providers.ts";
 import { createGatewayServer } from "./server.ts";
 
-/** Composition root: config → logger → db, redis (+ scripts, subscriber) → caches → upstreams → server. */
+/** Composition root: config → logger → db, redis (+ subscriber) → caches → upstreams → server. */
 export async function start({ config, logger }: { config: Readonly<GatewayConfig>; logger: Logger }) {
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "gateway" });
-  const redis = defineLedgerScripts(createRedis(config.redisUrl, { name: "gateway", autoPipelining: false }));
+  const redis = createRedis(config.redisUrl, { name: "gateway", autoPipelining: false });
   const subscriber = createRedis(config.redisUrl, { name: "gateway-sub" });
   const keys = createRedisKeys(config.redisPrefix);
 
