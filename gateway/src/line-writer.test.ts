@@ -77,3 +77,37 @@ test("a quiet writer's lines still leave within the flush interval, and at exit 
   await new Promise((resolve) => child.once("close", resolve));
   assert.equal(out, "exit 0\nexit 1\nexit 2\n");
 });
+
+test("a reader that falls behind (pipe full, EAGAIN, partial writes) still gets every line, in order", async () => {
+  const lines = 20_000;
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      // Touching process.stdout first, as the gateway does for READY, lets Node make the pipe non-blocking.
+      `import { LineWriter } from ${JSON.stringify(new URL("./line-writer.ts", import.meta.url).href)};
+       process.stdout.write("start\\n");
+       const w = new LineWriter(1);
+       for (let i = 0; i < ${lines}; i++) w.write(String(i).padStart(99, ".") + "\\n");
+       w.flush(() => process.exit(0));`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  // 2 MB against a 64 KiB pipe: the writer has to wait for this reader.
+  child.stdout.pause();
+  await new Promise((r) => setTimeout(r, 500));
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (d: Buffer) => chunks.push(d));
+  child.stdout.resume();
+  await new Promise((resolve) => child.once("close", resolve));
+  const out = Buffer.concat(chunks).toString().split("\n");
+  assert.equal(out[0], "start");
+  const got = out.slice(1).filter(Boolean);
+  assert.equal(got.length, lines);
+  got.forEach((line, i) => {
+    if (line !== String(i).padStart(99, ".")) assert.fail(`line ${i} is ${line.slice(0, 20)}…`);
+  });
+});

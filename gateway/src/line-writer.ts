@@ -59,16 +59,21 @@ export class LineWriter {
     else this.#settleFlushes();
   }
 
-  /** At process exit: what is still buffered, synchronously (a write already in flight is the kernel's). */
+  /**
+   * At process exit: what is still buffered, synchronously. A write already handed to the thread pool is
+   * not repeated, so an exit without flush() may lose that one write (at most 64 KiB).
+   * A reader that is behind gets up to about two seconds, in 10 ms sleeps, before the rest is given up.
+   */
   flushSync(): void {
     const chunks = this.#take();
+    let waits = 0;
     for (const chunk of chunks) {
-      for (let off = 0, tries = 0; off < chunk.length && tries < 1000; ) {
+      for (let off = 0; off < chunk.length; ) {
         try {
           off += writeSync(this.#fd, chunk, off);
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return;
-          tries++;
+          if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || ++waits > 200) return;
+          Atomics.wait(exitSleep, 0, 0, 10);
         }
       }
     }
@@ -120,9 +125,11 @@ export class LineWriter {
     writev(this.#fd, chunks, (err, written) => {
       this.#writing = false;
       if (err && (err as NodeJS.ErrnoException).code === "EAGAIN") {
-        // A non-blocking descriptor whose reader is behind: try again shortly, in order.
+        // A non-blocking descriptor (Node makes a stdout pipe one) whose reader is behind: try again
+        // shortly, in order. The timer keeps the process alive while lines wait, so a flush before exit
+        // completes.
         this.#requeue(chunks, 0);
-        setTimeout(() => this.flush(), 10).unref();
+        setTimeout(() => this.flush(), 10);
         return;
       }
       if (err) {
@@ -156,6 +163,9 @@ export class LineWriter {
     for (const cb of done) cb(err);
   }
 }
+
+/** A word to sleep on (Atomics.wait) while an exiting process waits for its reader. */
+const exitSleep = new Int32Array(new SharedArrayBuffer(4));
 
 /** One exit hook for every writer (a test process makes many). */
 const exitFlush = new Set<LineWriter>();
