@@ -61,7 +61,7 @@ export class LineWriter {
 
   /**
    * At process exit: what is still buffered, synchronously. A write already handed to the thread pool is
-   * not repeated, so an exit without flush() may lose that one write (at most 64 KiB).
+   * not repeated, so an exit without flush() may lose that write.
    * A reader that is behind gets up to about two seconds, in 10 ms sleeps, before the rest is given up.
    */
   flushSync(): void {
