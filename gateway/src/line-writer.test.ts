@@ -11,6 +11,26 @@ function file() {
   return { path, fd: openSync(path, "w") };
 }
 
+/**
+ * Runs `body` in a child process with LineWriter imported; its stdout (read only after `readAfterMs`) and
+ * exit code.
+ */
+async function childOutput(body: string, readAfterMs = 0): Promise<{ text: string; code: number | null }> {
+  const module = JSON.stringify(new URL("./line-writer.ts", import.meta.url).href);
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", `import { LineWriter } from ${module};\n${body}`],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  child.stdout.pause();
+  await new Promise((r) => setTimeout(r, readAfterMs));
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (d: Buffer) => chunks.push(d));
+  child.stdout.resume();
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  return { text: Buffer.concat(chunks).toString(), code };
+}
+
 test("lines leave whole and in order, in writes of at least a chunk, and flush(cb) writes the rest", async () => {
   const { path, fd } = file();
   const writer = new LineWriter(fd, { chunkBytes: 1024 });
@@ -58,52 +78,26 @@ test("a quiet writer's lines still leave within the flush interval, and at exit 
   assert.equal(readFileSync(path, "utf8"), "quiet\n");
   closeSync(fd);
 
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--input-type=module",
-      "-e",
-      `import { LineWriter } from ${JSON.stringify(new URL("./line-writer.ts", import.meta.url).href)};
-       const w = new LineWriter(1); for (let i = 0; i < 3; i++) w.write("exit " + i + "\\n"); process.exit(0);`,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+  const { text: out } = await childOutput(
+    'const w = new LineWriter(1); for (let i = 0; i < 3; i++) w.write("exit " + i + "\\n"); process.exit(0);',
   );
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  await new Promise((resolve) => child.once("close", resolve));
   assert.equal(out, "exit 0\nexit 1\nexit 2\n");
 });
 
 test("a reader that falls behind (pipe full, EAGAIN, partial writes) still gets every line, in order", async () => {
   const lines = 20_000;
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--input-type=module",
-      "-e",
-      // Touching process.stdout first, as the gateway does for READY, lets Node make the pipe non-blocking.
-      `import { LineWriter } from ${JSON.stringify(new URL("./line-writer.ts", import.meta.url).href)};
-       process.stdout.write("start\\n");
-       const w = new LineWriter(1);
-       for (let i = 0; i < ${lines}; i++) w.write(String(i).padStart(99, ".") + "\\n");
-       w.flush(() => process.exit(0));`,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+  // Touching process.stdout first, as the gateway does for READY, lets Node make the pipe non-blocking.
+  // 2 MB against a 64 KiB pipe that is not read for 0.5 s: the writer has to wait for this reader.
+  // The flush callback's exit code shows the flush completed (not just the exit hook writing the rest).
+  const { text, code } = await childOutput(
+    `process.stdout.write("start\\n");
+     const w = new LineWriter(1);
+     for (let i = 0; i < ${lines}; i++) w.write(String(i).padStart(99, ".") + "\\n");
+     w.flush(() => process.exit(7));`,
+    500,
   );
-  // 2 MB against a 64 KiB pipe: the writer has to wait for this reader.
-  child.stdout.pause();
-  await new Promise((r) => setTimeout(r, 500));
-  const chunks: Buffer[] = [];
-  child.stdout.on("data", (d: Buffer) => chunks.push(d));
-  child.stdout.resume();
-  await new Promise((resolve) => child.once("close", resolve));
-  const out = Buffer.concat(chunks).toString().split("\n");
+  assert.equal(code, 7);
+  const out = text.split("\n");
   assert.equal(out[0], "start");
   const got = out.slice(1).filter(Boolean);
   assert.equal(got.length, lines);
