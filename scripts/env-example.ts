@@ -9,10 +9,12 @@ import type { z } from "zod";
 import { ControlPlaneEnv } from "../control-plane/src/config.ts";
 import { GatewayEnv } from "../gateway/src/config.ts";
 import { ROOT } from "./lib/infra.ts";
+import { OperatorEnv } from "./operator/context.ts";
 
 const SCHEMAS: Array<[string, z.ZodObject]> = [
   ["control plane", ControlPlaneEnv],
   ["gateway", GatewayEnv],
+  ["operator CLI", OperatorEnv],
 ];
 
 interface Row {

@@ -2,15 +2,15 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { creditParty } from "@stake/db/ledger";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { apiKeys } from "@stake/db/schema/accounts";
-import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/gateway";
-import { and, eq, isNull } from "drizzle-orm";
+import { apiKeys, organisations } from "@stake/db/schema/accounts";
+import { coinRates, gatewayApiKeys, gatewayUsers, providers } from "@stake/db/schema/gateway";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { createPasswordHasher } from "../control-plane/src/auth/password.ts";
 import { createAccountsRepo } from "../control-plane/src/features/account-v2/repo.ts";
 import { createGatewayAccountRepo } from "../control-plane/src/features/gateway-account/repo.ts";
+import { creditParty } from "../control-plane/src/features/gateway-settlement/funding.ts";
 
 export const DEMO = {
   email: "demo@example.com",
@@ -18,6 +18,34 @@ export const DEMO = {
   org: "Demo Staking Org",
   keyLabel: "demo",
 } as const;
+
+/** Why `npm start` must not seed its public demo credentials here, or null when it may. */
+export function refuseDemoNetwork(network: string): string | null {
+  return network === "mainnet"
+    ? "npm start is the demo: it seeds public credentials, so it refuses NETWORK=mainnet. Run the deployables (control-plane/src/main.ts, worker.ts, the gateway) with your own configuration instead."
+    : null;
+}
+
+/**
+ * The demo credentials are public: they go only into a database that holds nothing else (a fresh one, or
+ * one only `npm start` has written), never beside real organisations or gateway users.
+ */
+export async function refuseDemoDatabase(db: Db): Promise<string | null> {
+  const [org] = await db
+    .select({ email: organisations.email })
+    .from(organisations)
+    .where(ne(organisations.email, DEMO.email))
+    .limit(1);
+  const [user] = await db
+    .select({ email: gatewayUsers.email })
+    .from(gatewayUsers)
+    .where(ne(gatewayUsers.email, GATEWAY_DEMO.email))
+    .limit(1);
+  const other = org ?? user;
+  return other
+    ? `the database at DATABASE_URL holds real accounts (e.g. ${other.email}): npm start seeds public demo credentials only into a database of its own. Unset DATABASE_URL to use the project-local one, or point it at an empty database.`
+    : null;
+}
 
 /**
  * Idempotent demo data: an approved organisation with an unrestricted scope and one fresh staking key.

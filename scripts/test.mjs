@@ -2,4 +2,4 @@
 import { ensureInstalled, runTs } from "./lib/bootstrap.mjs";
 
 ensureInstalled();
-runTs("scripts/test-run.ts", process.argv.slice(2));
+runTs("tests/run.ts", process.argv.slice(2));

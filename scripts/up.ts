@@ -6,46 +6,62 @@
  */
 
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import postgres from "postgres";
-import { base58Encode } from "../control-plane/src/features/solana-stake/codec.ts";
+import { backgroundPubkey } from "../devnet/beacon/chain.ts";
+import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
+import { demoWallets } from "../devnet/hyperliquid/server.ts";
+import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
-import { demoWallets } from "../tests/devnet/hyperliquid/server.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
-import { seedDemo, seedGatewayDemo } from "./seed-demo.ts";
+import { refuseDemoDatabase, refuseDemoNetwork, seedDemo, seedGatewayDemo } from "./seed-demo.ts";
 
 const CONTROL_PLANE_PORT = Number(process.env.CONTROL_PLANE_PORT ?? 3000);
 const NETWORK = process.env.NETWORK ?? "testnet";
 
 /**
- * Simulated chain nodes on loopback (tests/devnet). Each prints `READY <url>`; the URL goes to the
+ * Simulated chain nodes on loopback (devnet/). Each prints `READY <url>`; the URL goes to the
  * control plane in `urlEnv`. A node whose URL variable is already set is not started: that deployment
  * talks to a real node.
  */
 const DEVNETS = [
   {
     name: "hyperliquid-devnet",
-    entry: "tests/devnet/hyperliquid/main.ts",
+    entry: "devnet/hyperliquid/main.ts",
     port: 3001,
     urlEnv: "HYPERLIQUID_API_URL",
   },
-  { name: "solana-devnet", entry: "tests/devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
-  { name: "beacon-devnet", entry: "tests/devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
+  { name: "solana-devnet", entry: "devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
+  { name: "beacon-devnet", entry: "devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
+  { name: "sui-devnet", entry: "devnet/sui/main.ts", port: 9125, urlEnv: "SUI_RPC_URL" },
 ];
 const WORKER_PORT = Number(process.env.WORKER_PORT ?? 3002);
 const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
 const DEMO_PROVIDER_PORT = 4010;
 /** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
-const solanaKey = (fill: number) => base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
+const solanaKey = (fill: number) => base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
 
+const refusal = refuseDemoNetwork(NETWORK);
+if (refusal) {
+  console.error(`npm start: ${refusal}`);
+  process.exit(1);
+}
 const infra = await ensureInfra();
 const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(infra.databaseUrl, "staking"));
 await runMigrations(databaseUrl);
 const pg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
+const occupied = await refuseDemoDatabase(pg.db);
+if (occupied) {
+  console.error(`npm start: ${occupied}`);
+  await pg.close();
+  infra.stop();
+  process.exit(1);
+}
 const demo = await seedDemo(pg.db);
 await pg.close();
 
@@ -68,6 +84,8 @@ const baseEnv: NodeJS.ProcessEnv = {
   REDIS_URL: infra.redisUrl,
   CONTROL_PLANE_PORT: String(CONTROL_PLANE_PORT),
   NETWORK,
+  // The dashboard's try-it curl names the gateway this command starts.
+  DASHBOARD_GATEWAY_URL: process.env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${GATEWAY_PORT}`,
 };
 
 try {
@@ -78,15 +96,23 @@ try {
       name: d.name,
       entry: d.entry,
       env: { ...baseEnv, PORT: String(d.port) },
+      // The beacon devnet compiles the deposit contract and starts anvil first.
+      timeoutMs: 120_000,
     });
     started.push(node);
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
+    if (d.urlEnv === "ETH_BEACON_URL") {
+      // The simulated chain: anvil on 8545 (ETH_EXECUTION_URL's default), indexed from genesis.
+      baseEnv.ETH_BATCH_DEPOSITOR ??= DEVNET_BATCH_DEPOSITOR;
+      baseEnv.BEACON_INDEXER_START_EPOCH ??= "0";
+      baseEnv.BEACON_INDEXER_INTERVAL_MS ??= "2000";
+    }
     nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
   }
   const provider = await startProcess({
     name: "demo-provider",
-    entry: "tests/devnet/provider/main.ts",
+    entry: "devnet/provider/main.ts",
     env: { ...baseEnv, PORT: String(DEMO_PROVIDER_PORT) },
   });
   started.push(provider);
@@ -149,6 +175,22 @@ Try it:
     -d '{"attributes": {"withdrawalAddress": "0x00000000219ab540356cBB839Cbe05303d7705Fa", "validatorsCount": 2, "batch": true}}'
   curl -s "${cp.url}/api/validators?provisionId=<provisionId from the answer above>" -H 'api-key: ${demo.apiKey}'
 
+  # Sui (chain C): the spec sample's delegator, then the demo delegator (3 stakes, 1 unstake, a safe-mode
+  # epoch); the worker indexes the devnet's pools within seconds of start-up (503 until then).
+  curl -s -X POST "${cp.url}/sui/rewards/daily?page=1&limit=10" -H 'x-api-key: ${demo.apiKey}' \\
+    -d '{"stake_account_address": "${SUI_SAMPLE.delegator}", "start_date": "2025-01-01", "end_date": "2025-01-02"}'
+  curl -s -X POST ${cp.url}/api/rewards -H 'x-api-key: ${demo.apiKey}' \\
+    -d '{"stake_account_address": "${SUI_DEMO.delegator}", "start_date": "2025-01-28", "end_date": "2025-02-02"}'
+  Beacon data (the worker indexes the simulated chain; follow two of its validators, then read):
+  curl -s -X POST ${cp.url}/api/validators/register -H 'api-key: ${demo.apiKey}' \\
+    -d '{"pubkeys": ["${backgroundPubkey(0)}", "${backgroundPubkey(1)}"]}'
+  curl -s "${cp.url}/api/validators/list?per_page=5" -H 'api-key: ${demo.apiKey}'
+  curl -s "${cp.url}/api/rewards/overview" -H 'api-key: ${demo.apiKey}'
+  curl -s "${cp.url}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${demo.apiKey}'
+  curl -s "${cp.url}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${demo.apiKey}'
+  curl -s "${cp.url}/api/transactions" -H 'api-key: ${demo.apiKey}'
+
+Gateway account dashboard: ${cp.url}/dashboard  (log in as ${gw.email} / ${gw.password}, or sign up)
 Gateway demo: user ${gw.email} / ${gw.password}, party ${gw.partyId} funded with ${gw.balance} coins
 (1 coin = ${gw.usdPerCoin} USD at first start; provider "${gw.providerKey}" costs ${gw.costInUsd} USD a request).
 Demo gateway key (shown once): ${gw.gatewayKey}

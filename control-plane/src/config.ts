@@ -1,50 +1,45 @@
+import {
+  ConfigError,
+  type ConnectionSettings,
+  connectionSettings,
+  DATABASE_POOL_SIZE,
+  DATABASE_URL,
+  deepFreeze,
+  IDEMPOTENCY_TTL_SECONDS,
+  LOG_LEVEL,
+  parseEnv,
+  port,
+  REDIS_PREFIX,
+  REDIS_URL,
+} from "@stake/db/env";
 import { z } from "zod";
+import { type BeaconDataConfig, BeaconDataEnv, beaconDataConfig } from "./features/beacon-data/config.ts";
+import { type DashboardConfig, DashboardEnv, dashboardConfig } from "./features/dashboard/config.ts";
+import { type SuiRewardsConfig, SuiRewardsEnv, suiRewardsConfig } from "./features/sui-rewards/config.ts";
 
 /** Public, well-known values so `npm start` works out of the box. Never for real funds. */
 export const DEMO_ETH_OPERATOR_SEED = "0x" + "de".repeat(32);
 export const DEMO_ETH_KEY_ENCRYPTION_KEY = "0x" + "0d".repeat(32);
+export const DEMO_GATEWAY_JWT_SECRET = "dev-only-gateway-jwt-secret-change-me-in-production";
 
 /**
- * Every environment variable the control plane reads, described once. `loadConfig` is called once, in
- * main.ts; the frozen result is passed down. `scripts/env-example.ts` renders `.env.example` from this.
+ * Every environment variable the control plane reads, described once (the pieces every process shares
+ * come from @stake/db/env). `loadConfig` is called once, in main.ts and worker.ts; the frozen result is
+ * passed down. `scripts/env-example.ts` renders `.env.example` from this.
  */
 export const ControlPlaneEnv = z.object({
-  CONTROL_PLANE_PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65535)
-    .default(3000)
-    .describe("HTTP port of the control plane."),
+  CONTROL_PLANE_PORT: port(3000, "HTTP port of the control plane."),
   CONTROL_PLANE_HOST: z.string().default("0.0.0.0").describe("Interface the control plane listens on."),
-  WORKER_PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65535)
-    .default(3002)
-    .describe("Port of the worker's /healthz and /readyz (the worker serves no API)."),
-  DATABASE_URL: z.url().describe("Postgres connection URL (the system of record)."),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(10)
-    .describe("Postgres connections per process."),
-  REDIS_URL: z.url().describe("Redis connection URL (rate limits, caches, job queues, ledger hot path)."),
-  REDIS_PREFIX: z
-    .string()
-    .default("stake:")
-    .describe("Prefix of every Redis key, to share one Redis between deployments."),
+  WORKER_PORT: port(3002, "Port of the worker's /healthz and /readyz (the worker serves no API)."),
+  DATABASE_URL,
+  DATABASE_POOL_SIZE,
+  REDIS_URL,
+  REDIS_PREFIX,
   NETWORK: z
     .enum(["testnet", "mainnet"])
     .default("testnet")
     .describe("The chain environment this deployment serves."),
-  LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
-    .default("info")
-    .describe("pino log level."),
+  LOG_LEVEL,
   JSON_BODY_LIMIT: z
     .string()
     .default("100kb")
@@ -79,13 +74,17 @@ export const ControlPlaneEnv = z.object({
     .int()
     .min(1)
     .default(200)
-    .describe("Failed Basic-auth attempts allowed per client address per window."),
+    .describe(
+      "Failed password attempts (Basic auth and gateway login) allowed per client address per window.",
+    ),
   AUTH_FAILURE_LIMIT_PER_EMAIL: z.coerce
     .number()
     .int()
     .min(1)
     .default(10)
-    .describe("Failed Basic-auth attempts allowed per e-mail per window."),
+    .describe(
+      "Failed password attempts per (client address, e-mail) pair before each further one is delayed 1, 2, 4, … s (at most 15 min); Basic auth and gateway login.",
+    ),
   ABUSE_WINDOW_SECONDS: z.coerce
     .number()
     .int()
@@ -95,8 +94,17 @@ export const ControlPlaneEnv = z.object({
   GATEWAY_JWT_SECRET: z
     .string()
     .min(32)
-    .default("dev-only-gateway-jwt-secret-change-me-in-production")
-    .describe("HS256 secret of gateway account bearer tokens. The default is for local development ONLY."),
+    .default(DEMO_GATEWAY_JWT_SECRET)
+    .describe(
+      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused when NETWORK=mainnet.",
+    ),
+  METRICS_TOKEN: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Bearer token that /metrics requires. Unset: /metrics answers loopback clients only (a scraper on the same host).",
+    ),
   GATEWAY_JWT_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -130,6 +138,7 @@ export const ControlPlaneEnv = z.object({
     .describe(
       "Age after which a reservation still in flight is failed and its funds released (the gateway's upstream timeout, 30 s by default, plus a grace period).",
     ),
+  IDEMPOTENCY_TTL_SECONDS,
   ETH_NETWORK: z
     .enum(["mainnet", "hoodi"])
     .optional()
@@ -141,24 +150,31 @@ export const ControlPlaneEnv = z.object({
     .regex(/^(0x)?([0-9a-fA-F]{2}){32,}$/, "hex, at least 32 bytes")
     .default(DEMO_ETH_OPERATOR_SEED)
     .describe(
-      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK=mainnet.",
+      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_KEY_ENCRYPTION_KEY: z
     .string()
     .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32-byte hex")
     .default(DEMO_ETH_KEY_ENCRYPTION_KEY)
     .describe(
-      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK=mainnet.",
+      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_BEACON_URL: z
     .url()
     .default("http://127.0.0.1:5052")
-    .describe("Beacon-node REST API (validators, balances, pending deposits) used by add-stake."),
+    .describe("Beacon-node REST API (standard Beacon API) read by add-stake and the beacon-data indexer."),
+  ETH_BEACON_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60000)
+    .default(5000)
+    .describe("Timeout of each beacon-node call; past it the request fails with 504."),
   ETH_DEPOSIT_CONTRACT: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/)
     .optional()
-    .describe("Override of the deposit contract address (default: the network's, chain notes §1.4)."),
+    .describe("Deposit contract address override (default: the network's, docs/chains/ethereum.md §1.4)."),
   ETH_BATCH_DEPOSITOR: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/)
@@ -172,12 +188,22 @@ export const ControlPlaneEnv = z.object({
     .url()
     .default("http://127.0.0.1:8899")
     .describe("Base URL of the Jito-style MEV staker-rewards API (GET <url>/api/v1/staker_rewards)."),
+  SOLANA_REQUESTS_PER_KEY_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(120)
+    .describe(
+      "Stake-account area requests allowed per API key per minute (each can cost many Solana RPC calls).",
+    ),
   SOLANA_TIMEOUT_MS: z.coerce
     .number()
     .int()
     .min(100)
     .default(10000)
-    .describe("Timeout of one Solana RPC or MEV API call, in milliseconds."),
+    .describe(
+      "Timeout of one Solana RPC or MEV API call, in milliseconds; past it the request fails with 504.",
+    ),
   HYPERLIQUID_API_URL: z
     .url()
     .default("http://127.0.0.1:3001")
@@ -196,21 +222,19 @@ export const ControlPlaneEnv = z.object({
     .min(100)
     .max(60000)
     .default(5000)
-    .describe("Timeout of each Hyperliquid API call; past it the request fails with 502."),
+    .describe("Timeout of each Hyperliquid API call; past it the request fails with 504."),
+  ...SuiRewardsEnv,
+  ...DashboardEnv,
+  ...BeaconDataEnv,
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
 
-export interface Config {
+export interface Config extends ConnectionSettings {
   port: number;
   host: string;
   workerPort: number;
-  databaseUrl: string;
-  databasePoolSize: number;
-  redisUrl: string;
-  redisPrefix: string;
   network: "testnet" | "mainnet";
-  logLevel: ControlPlaneEnv["LOG_LEVEL"];
   jsonBodyLimit: string;
   trustProxy: string;
   argon2: { memoryCost: number; timeCost: number };
@@ -221,13 +245,16 @@ export interface Config {
     authFailuresPerIp: number;
     authFailuresPerEmail: number;
   };
+  /** Secret: never log it. */
+  metricsToken: string | undefined;
   gatewayAccount: {
     jwtSecret: string;
     jwtTtlSeconds: number;
     rateLimit: number;
     rateWindowSeconds: number;
   };
-  settlement: { intervalMs: number; reapAfterMs: number };
+  settlement: { intervalMs: number; reapAfterMs: number; ttlSeconds: number };
+  dashboard: DashboardConfig;
   eth: {
     network: "mainnet" | "hoodi";
     /** Hex without 0x. Secret: never log or return it. */
@@ -235,40 +262,43 @@ export interface Config {
     /** Hex without 0x. Secret. */
     keyEncryptionKey: string;
     beaconUrl: string;
+    beaconTimeoutMs: number;
     depositContract: string | undefined;
     batchDepositor: string | undefined;
   };
-  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number };
+  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number; requestsPerKeyPerMinute: number };
   hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
+  sui: SuiRewardsConfig;
+  beaconData: BeaconDataConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
-  const parsed = ControlPlaneEnv.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`invalid control-plane configuration:\n${lines.join("\n")}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(ControlPlaneEnv, env);
   const strip0x = (h: string) => h.replace(/^0x/, "").toLowerCase();
-  if (
-    e.NETWORK === "mainnet" &&
-    (strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) ||
-      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY))
-  ) {
-    throw new Error(
-      "invalid control-plane configuration:\n  ETH_OPERATOR_SEED/ETH_KEY_ENCRYPTION_KEY: demo values on mainnet",
-    );
-  }
+  const ethNetwork = e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi");
+  // Judged on the resolved networks: deposits follow ETH_NETWORK, so a mainnet ETH_NETWORK puts real
+  // validator keys behind the seed and the key-encryption key even on a testnet deployment.
+  const realFunds = {
+    chains: e.NETWORK === "mainnet",
+    ethereum: e.NETWORK === "mainnet" || ethNetwork === "mainnet",
+  };
+  const demo = [
+    realFunds.chains && e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET && "GATEWAY_JWT_SECRET",
+    realFunds.ethereum &&
+      strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) &&
+      "ETH_OPERATOR_SEED",
+    realFunds.ethereum &&
+      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY) &&
+      "ETH_KEY_ENCRYPTION_KEY",
+  ].filter((v): v is string => typeof v === "string");
+  if (demo.length)
+    throw new ConfigError(demo.map((v) => `${v}: the public demo value is refused on mainnet`));
   return deepFreeze({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
     workerPort: e.WORKER_PORT,
-    databaseUrl: e.DATABASE_URL,
-    databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
+    ...connectionSettings(e),
     network: e.NETWORK,
-    logLevel: e.LOG_LEVEL,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_ITERATIONS },
@@ -279,34 +309,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
     },
+    metricsToken: e.METRICS_TOKEN,
     gatewayAccount: {
       jwtSecret: e.GATEWAY_JWT_SECRET,
       jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
       rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
       rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
     },
-    settlement: { intervalMs: e.SETTLEMENT_INTERVAL_MS, reapAfterMs: e.RESERVATION_REAP_AFTER_MS },
+    settlement: {
+      intervalMs: e.SETTLEMENT_INTERVAL_MS,
+      reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
+      ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    },
+    dashboard: dashboardConfig(e),
     eth: {
-      network: e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi"),
+      network: ethNetwork,
       operatorSeed: strip0x(e.ETH_OPERATOR_SEED),
       keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
       beaconUrl: e.ETH_BEACON_URL,
+      beaconTimeoutMs: e.ETH_BEACON_TIMEOUT_MS,
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },
-    solana: { rpcUrl: e.SOLANA_RPC_URL, mevApiUrl: e.SOLANA_MEV_API_URL, timeoutMs: e.SOLANA_TIMEOUT_MS },
+    solana: {
+      rpcUrl: e.SOLANA_RPC_URL,
+      mevApiUrl: e.SOLANA_MEV_API_URL,
+      timeoutMs: e.SOLANA_TIMEOUT_MS,
+      requestsPerKeyPerMinute: e.SOLANA_REQUESTS_PER_KEY_PER_MINUTE,
+    },
     hyperliquid: {
       apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
       validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
       timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
+    sui: suiRewardsConfig(e),
+    beaconData: beaconDataConfig(e),
   });
-}
-
-function deepFreeze<T>(value: T): Readonly<T> {
-  if (value && typeof value === "object") {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,14 +1,16 @@
 import type { ErrorRequestHandler } from "express";
 import { z } from "zod";
 import { ACCOUNT_ERRORS } from "./features/account-v2/errors.ts";
+import { BEACON_DATA_ERRORS } from "./features/beacon-data/errors.ts";
 import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
 import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
 import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
+import { SUI_REWARDS_ERRORS } from "./features/sui-rewards/errors.ts";
 import type { Logger } from "./log.ts";
 
 /**
- * One error vocabulary for the whole control plane (DESIGN §4). Codes are append-only: never rename one,
+ * One error vocabulary for the whole control plane (docs/architecture.md §4). Codes are append-only: never rename one,
  * clients match on them. Each feature declares its own codes in `features/<area>/errors.ts`; they are merged
  * here so the status of every code is decided in one table.
  */
@@ -22,23 +24,44 @@ export const CORE_ERRORS = {
   ADDRESS_NOT_IN_SCOPE: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** Shared by the staking areas: no such validator (vote account, beacon validator) for this caller. */
+  VALIDATOR_NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
   UPSTREAM_UNAVAILABLE: 502,
+  SERVICE_UNAVAILABLE: 503,
   UPSTREAM_TIMEOUT: 504,
 } as const;
 
-export const ERROR_STATUS = {
-  ...CORE_ERRORS,
-  ...ACCOUNT_ERRORS,
-  ...GATEWAY_ACCOUNT_ERRORS,
-  ...SOLANA_STAKE_ERRORS,
-  ...HYPERLIQUID_ERRORS,
-  ...BEACON_ERRORS,
-} as const satisfies Record<string, number>;
+type Merged<T extends readonly Record<string, number>[]> = T extends readonly [infer H, ...infer R]
+  ? H & (R extends readonly Record<string, number>[] ? Merged<R> : unknown)
+  : unknown;
+
+/** Merges the feature tables, refusing a code defined twice: one code, one status, one meaning. */
+export function mergeErrorTables<T extends readonly Record<string, number>[]>(...tables: T): Merged<T> {
+  const merged: Record<string, number> = {};
+  for (const table of tables) {
+    for (const [code, status] of Object.entries(table)) {
+      if (code in merged) throw new Error(`error code ${code} is defined twice`);
+      merged[code] = status;
+    }
+  }
+  return merged as Merged<T>;
+}
+
+export const ERROR_STATUS = mergeErrorTables(
+  CORE_ERRORS,
+  ACCOUNT_ERRORS,
+  GATEWAY_ACCOUNT_ERRORS,
+  SOLANA_STAKE_ERRORS,
+  HYPERLIQUID_ERRORS,
+  BEACON_ERRORS,
+  SUI_REWARDS_ERRORS,
+  BEACON_DATA_ERRORS,
+);
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
@@ -90,9 +113,57 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, roo
   return result.data;
 }
 
-/** Converts whatever reached the error middleware into an AppError; unknown faults become a 500. */
+/**
+ * What a pure builder throws when its input cannot make a valid payload (an amount out of range, a key of
+ * the wrong length, a transaction over the size limit). It knows nothing of HTTP: the one mapper below
+ * turns it into the area's 400 VALIDATION_ERROR, so a builder's refusal is never a 500.
+ */
+export class BuilderError extends Error {
+  override name = "BuilderError";
+  /** The request field the refusal is about, when there is one. */
+  readonly field: string | undefined;
+  constructor(message: string, field?: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Connection-level failures of Postgres (postgres.js, SQLSTATE classes 08 and 57P) or Redis (ioredis). */
+const STORE_DOWN = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+function storeUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === "string" && (STORE_DOWN.has(code) || /^(08|57P)/.test(code))) return true;
+    if (name === "MaxRetriesPerRequestError") return true;
+    if (typeof message === "string" && /^(Connection is closed|Stream isn't writeable)/.test(message))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Converts whatever reached the error middleware into an AppError: a builder's refusal is the area's 400,
+ * Postgres or Redis out of reach a 503 (the client may retry; the pools reconnect by themselves), any
+ * other unknown fault a 500.
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (err instanceof BuilderError) {
+    return new AppError("VALIDATION_ERROR", err.message, {
+      details: [{ field: err.field ?? "body", message: err.message }],
+    });
+  }
+  if (storeUnavailable(err))
+    return new AppError("SERVICE_UNAVAILABLE", "Service temporarily unavailable", { cause: err });
   if (err instanceof z.ZodError) return validationError(err);
   const type = (err as { type?: unknown } | null)?.type;
   switch (type) {
@@ -113,6 +184,17 @@ export function toAppError(err: unknown): AppError {
 
 /** A presenter renders an AppError as one area's wire body (the spec fixes a body shape per area). */
 export type Presenter = (error: AppError) => unknown;
+
+/** The error bodies, as schemas for the route declarations (each matches its presenter below). */
+export const ErrorBodies = {
+  standard: z.object({
+    error: z.string(),
+    code: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  }),
+  v1: z.object({ success: z.literal(false), code: z.string(), message: z.string() }),
+  message: z.object({ message: z.string() }),
+};
 
 /** Account v2 and every area without its own format: `{error, code, details?}`. */
 export const presentStandard: Presenter = (e) =>

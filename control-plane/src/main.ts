@@ -1,8 +1,10 @@
 import type { Server } from "node:http";
 import { createDb } from "@stake/db/client";
+import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
+import { prepareDashboard } from "./features/dashboard/service.ts";
 import { createLogger, type Logger } from "./log.ts";
 
 /** Composition root: config → logger → db → redis → app. Returns a handle that drains and closes. */
@@ -11,6 +13,7 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
   const redis = createRedis(config.redisUrl, { name: "control-plane" });
   const app = createApp({ config, logger, db: pg.db, redis });
+  await prepareDashboard();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });
@@ -28,13 +31,7 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
 }
 
 if (process.argv[1] === import.meta.filename) {
-  let config: Readonly<Config>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    console.error((err as Error).message);
-    process.exit(1);
-  }
+  const config = loadOrExit(() => loadConfig());
   const logger = createLogger({ level: config.logLevel, service: "control-plane" });
   const handle = await start({ config, logger });
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -23,6 +23,21 @@ export interface IssuedKey {
   start: string;
 }
 
+const SHAPES = Object.fromEntries(
+  Object.entries(KEY_PREFIXES).map(([kind, prefix]) => [
+    kind,
+    new RegExp(`^${prefix}_[1-9A-HJ-NP-Za-km-z]{32,44}$`),
+  ]),
+) as Record<KeyKind, RegExp>;
+
+/**
+ * Whether `raw` has the shape of an issued key (prefix and base58 of 32 bytes). Checked before any lookup,
+ * so a flood of junk keys costs neither a database query nor a cache entry.
+ */
+export function isKeyShaped(kind: KeyKind, raw: string): boolean {
+  return SHAPES[kind].test(raw);
+}
+
 export function issueApiKey(kind: KeyKind): IssuedKey {
   const key = `${KEY_PREFIXES[kind]}_${base58.encode(randomBytes(32))}`;
   return { key, hash: hashApiKey(key), start: key.slice(0, KEY_PREFIXES[kind].length + 1 + 6) };

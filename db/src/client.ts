@@ -9,7 +9,7 @@ export interface DbOptions {
   applicationName?: string;
 }
 
-/** Builds a drizzle client over postgres.js. No env reads: the caller passes the URL (DESIGN §1). */
+/** Builds a drizzle client over postgres.js. No env reads: the caller passes the URL (docs/architecture.md §1). */
 export function createDb(url: string, options: DbOptions = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,

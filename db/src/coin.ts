@@ -1,9 +1,10 @@
+import { DECIMALS, formatUnits, parseUnits } from "./units.ts";
+
 /**
- * Ledger-coin arithmetic without floats (DESIGN §5). The coin has 10 decimals; amounts are bigint base
+ * Ledger-coin arithmetic without floats (docs/architecture.md §5). The coin has 10 decimals; amounts are bigint base
  * units internally and decimal strings on the wire.
  */
-export const COIN_DECIMALS = 10;
-const UNIT = 10n ** BigInt(COIN_DECIMALS);
+export const COIN_DECIMALS = DECIMALS.coin;
 /** Redis keeps balances as int64 (HINCRBY): the ceiling of any balance, about 922 million coins. */
 export const MAX_BASE_UNITS = 2n ** 63n - 1n;
 
@@ -19,20 +20,14 @@ export function parseDecimal(value: string): { digits: bigint; scale: number } {
 
 /** "1.5" coins → 15000000000n base units; more than 10 decimals is refused rather than rounded. */
 export function coinsToBaseUnits(coins: string): bigint {
-  const { digits, scale } = parseDecimal(coins);
-  if (scale > COIN_DECIMALS) throw new RangeError(`more than ${COIN_DECIMALS} decimals: ${coins}`);
-  const units = digits * 10n ** BigInt(COIN_DECIMALS - scale);
+  const units = parseUnits(coins, COIN_DECIMALS);
   if (units > MAX_BASE_UNITS) throw new RangeError(`amount too large: ${coins}`);
   return units;
 }
 
 /** 15000000000n → "1.5"; exact. */
 export function formatCoins(units: bigint): string {
-  const sign = units < 0n ? "-" : "";
-  const abs = units < 0n ? -units : units;
-  const whole = abs / UNIT;
-  const frac = (abs % UNIT).toString().padStart(COIN_DECIMALS, "0").replace(/0+$/, "");
-  return `${sign}${whole}${frac ? `.${frac}` : ""}`;
+  return formatUnits(units, COIN_DECIMALS);
 }
 
 /**

@@ -16,6 +16,9 @@ export const GATEWAY_ERRORS = {
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
   UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],
   UPSTREAM_STREAM_ERROR: [502, "Bad gateway: upstream response stream error"],
+  // Not in the spec: before the operator sets a coin rate no request can be priced. The gateway is not
+  // ready then (/readyz says why), and a paid request is refused before anything is reserved.
+  NO_COIN_RATE: [503, "Service unavailable: no coin rate is set"],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

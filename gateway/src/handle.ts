@@ -15,6 +15,13 @@ import { type RequestHeaders, readRequestHeaders } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
+/**
+ * How long a finalize is retried while Redis is unreachable. Well inside the reaper's threshold
+ * (RESERVATION_REAP_AFTER_MS, 60 s, minus the upstream timeout, 30 s), so a retried `registered` lands
+ * before the reaper would release the reservation.
+ */
+const FINALIZE_RETRY_MS = 15_000;
+
 export interface HandleDeps {
   logger: Logger;
   keys: ReadThroughCache<KeyRecord>;
@@ -80,7 +87,7 @@ export function createHandler(deps: HandleDeps) {
     if (!idem.ok) return fail(idem.code);
 
     const rate = await deps.rate.get("current");
-    if (rate === null) throw new Error("no coin rate set (operator: rate set <usd-per-coin>)");
+    if (rate === null) return fail("NO_COIN_RATE");
     const reserved = await ledger.reserve({
       partyId: auth.partyId,
       providerKey: provider.key,
@@ -154,16 +161,25 @@ export function createHandler(deps: HandleDeps) {
 
   /**
    * Never rejects: the early finalize runs while the body streams, before anything awaits it, and by then
-   * the client's answer is decided anyway. A reservation left in flight by a Redis failure here is failed
-   * (released, uncharged) by the worker's reaper.
+   * the client's answer is decided anyway. While Redis is out of reach (restarting from its append-only
+   * file) the finalize is retried for FINALIZE_RETRY_MS, so a request served meanwhile is still charged;
+   * one left in flight past that is failed (released, uncharged) by the worker's reaper.
    */
   async function finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<void> {
-    try {
-      const done = await ledger.finalize(r, outcome);
-      if (!done.ok)
-        logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
-    } catch (err) {
-      logger.error({ reservation: r.id, outcome, err }, "finalize failed; the reaper will release it");
+    const giveUpAt = Date.now() + FINALIZE_RETRY_MS;
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        const done = await ledger.finalize(r, outcome);
+        if (!done.ok)
+          logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
+        return;
+      } catch (err) {
+        if (Date.now() + wait > giveUpAt) {
+          logger.error({ reservation: r.id, outcome, err }, "finalize failed; the reaper will release it");
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
     }
   }
 

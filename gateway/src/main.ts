@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { createDb } from "@stake/db/client";
+import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
@@ -49,7 +50,9 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     upgrade,
     ready: async () => {
       await Promise.all([pg.db.execute(sql`select 1`), redis.ping()]);
-      return true;
+      if ((await rateCache.get("current")) === null)
+        return { ok: false, reason: "no coin rate is set (operator: rate set <usd-per-coin>)" };
+      return { ok: true };
     },
   });
   // Node's default backlog (511) overflows when a thousand clients connect at once, and every dropped
@@ -77,7 +80,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const config = loadGatewayConfig(process.env);
+  const config = loadOrExit(() => loadGatewayConfig(process.env));
   const logger = createGatewayLogger(config.logLevel);
   const gateway = await start({ config, logger });
   process.stdout.write(`READY ${gateway.url}\n`);

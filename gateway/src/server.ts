@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 
+/** Ready, or why not: the reason is for the operator reading /readyz, so it names what to fix. */
+export type Readiness = { ok: true } | { ok: false; reason: string };
+
 /**
  * Raw node:http server: /healthz and /readyz for the platform, everything else through `handle`.
  * `checkContinue` is taken over so the 100 is sent by the handler after auth and reservation.
@@ -8,7 +11,7 @@ import type { Duplex } from "node:stream";
 export function createGatewayServer(deps: {
   handle: (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  ready: () => Promise<boolean>;
+  ready: () => Promise<Readiness>;
 }): Server {
   const route = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean) => {
     if (req.url === "/healthz" || req.url === "/readyz") {
@@ -22,8 +25,8 @@ export function createGatewayServer(deps: {
       };
       if (req.url === "/healthz") return send(200, { status: "ok" });
       deps.ready().then(
-        (ok) => send(ok ? 200 : 503, { status: ok ? "ok" : "unavailable" }),
-        () => send(503, { status: "unavailable" }),
+        (r) => send(r.ok ? 200 : 503, r.ok ? { status: "ok" } : { status: "unavailable", reason: r.reason }),
+        () => send(503, { status: "unavailable", reason: "Postgres or Redis unreachable" }),
       );
       return;
     }

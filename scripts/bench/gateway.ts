@@ -3,8 +3,10 @@
  *   direct (1 KiB upstream) · nginx with one worker and a keep-alive upstream (when installed) · bare undici dispatch proxy ·
  *   this gateway with auth, idempotency, Redis reservation, finalize and access log.
  * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then runs the
- * worker's settlement passes in-process (db/src/settlement.ts) and checks the books: nothing left in flight,
- * `reserved` back to exactly 0, one debit per settled reservation, and balance = funded − settled debits.
+ * worker's settlement passes in-process (control-plane/src/features/gateway-settlement/), prints their
+ * throughput against the gateway's best c100 round, and checks the books: nothing left in flight,
+ * `reserved` back to exactly 0, and `ledger check` clean (balance = credits − debits, each debit = Σ the
+ * reservations listing it).
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
  * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
@@ -19,22 +21,16 @@ import { issueApiKey } from "@stake/db/api-key";
 import { createDb } from "@stake/db/client";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { creditParty, readBalance } from "@stake/db/ledger";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import {
-  coinRates,
-  gatewayApiKeys,
-  gatewayUsers,
-  ledgerEntries,
-  parties,
-  providers,
-  reservations,
-} from "@stake/db/schema/index";
-import { runSettlementPass } from "@stake/db/settlement";
-import { and, count, eq, sql } from "drizzle-orm";
+import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
+import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { checkParty } from "../../control-plane/src/features/gateway-settlement/check.ts";
+import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { scanRecords } from "../../control-plane/src/features/gateway-settlement/hot-repo.ts";
+import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -389,56 +385,41 @@ async function main() {
 
     // Let the last finalizes land, settle as the worker would, then check the books.
     await new Promise((r) => setTimeout(r, 500));
-    const settleStarted = Date.now();
+    const settleStarted = process.hrtime.bigint();
     let settledNow = 0;
     for (let i = 0; i < 100; i++) {
-      const pass = await runSettlementPass({ db: pg.db, redis, keys }, { reapAfterMs: 60_000 });
+      const pass = await runSettlementPass(
+        { db: pg.db, redis, keys },
+        { reapAfterMs: 60_000, ttlSeconds: 172_800 },
+      );
       settledNow += pass.settled;
       if (!pass.parties || (await readBalance(redis, keys, partyId)).reserved === 0n) break;
     }
-    const settleMs = Date.now() - settleStarted;
-    const { balance, reserved } = await readBalance(redis, keys, partyId);
-    let inFlight = 0;
-    let cursor = "0";
-    do {
-      const [next, batch] = await redis.scan(
-        cursor,
-        "MATCH",
-        keys.gateway.reservation(partyId, "*"),
-        "COUNT",
-        5000,
-      );
-      cursor = next;
-      const pipe = redis.pipeline();
-      for (const k of batch) pipe.hget(k, "s");
-      for (const [, s] of (await pipe.exec()) ?? []) if (s === "request_in_flight") inFlight++;
-    } while (cursor !== "0");
-    const [settled] = await pg.db
-      .select({ n: count() })
-      .from(reservations)
-      .where(and(eq(reservations.partyId, partyId), eq(reservations.status, "settled")));
-    const [debits] = await pg.db
-      .select({ n: count(), sum: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
-      .from(ledgerEntries)
-      .innerJoin(reservations, eq(reservations.id, ledgerEntries.externalRef))
-      .where(
-        and(
-          eq(ledgerEntries.partyId, partyId),
-          eq(ledgerEntries.kind, "debit"),
-          eq(reservations.status, "settled"),
-        ),
-      );
-    const settledCount = settled?.n ?? 0;
-    const ok =
-      inFlight === 0 &&
-      reserved === 0n &&
-      debits?.n === settledCount &&
-      balance === funded - BigInt(debits?.sum ?? "0");
+    const settleMs = Number(process.hrtime.bigint() - settleStarted) / 1e6;
+    const settleRate = (settledNow / settleMs) * 1000;
+    const c100 = (runs["gateway + billing"]?.[100] ?? []).map((r) => r.rps);
+    const peak = c100.length ? Math.max(...c100) : 0;
+    const { reserved } = await readBalance(redis, keys, partyId);
+    const differences = await checkParty({ db: pg.db, redis, keys }, partyId);
+    const inFlight = (await scanRecords(redis, keys, partyId)).filter(
+      (r) => r.status === "request_in_flight",
+    ).length;
+    const [table] = await pg.db.execute<{ bytes: string; rows: string }>(
+      sql`select pg_total_relation_size('reservations')::text as bytes, (select count(*) from reservations)::text as rows`,
+    );
+    const ok = inFlight === 0 && reserved === 0n && differences.length === 0;
     console.log(
-      `\nsettlement: ${settledNow} reservations settled in ${settleMs} ms; ${settledCount} settled, ${debits?.n} debits, ${inFlight} in flight`,
+      `\nsettlement: ${settledNow} reservations in ${f(settleMs, 0)} ms = ${f(settleRate, 0)}/s (drain, charge, one debit per batch)`,
+    );
+    if (peak)
+      console.log(
+        `settlement / gateway c100 peak (best round ${f(peak, 0)} req/s): ${f(settleRate / peak, 2)} (target ≥ 2.0)`,
+      );
+    console.log(
+      `reservations table with its indexes: ${f(Number(table?.bytes) / Number(table?.rows), 0)} bytes per reservation (${table?.rows} rows)`,
     );
     console.log(
-      `reserved = ${reserved} (must be 0); balance = ${balance} = funded − settled debits (${funded - BigInt(debits?.sum ?? "0")}): ${ok ? "OK" : "MISMATCH"}`,
+      `books: ${inFlight} in flight, reserved ${reserved} (must be 0), ledger check ${differences.length ? differences.map((d) => `${d.item}: ${d.detail}`).join("; ") : "clean"}: ${ok ? "OK" : "MISMATCH"}`,
     );
     if (!ok) process.exitCode = 1;
   } finally {

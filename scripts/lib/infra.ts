@@ -4,7 +4,8 @@
  * `.data/` from the system's binaries (on their own ports, so they never clobber a developer's servers).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
@@ -41,52 +42,109 @@ async function ensurePostgres(log: Log, stops: Array<() => void>): Promise<strin
   if (await canConnect("127.0.0.1", 5432)) return "postgres://postgres@127.0.0.1:5432/postgres";
   const url = `postgres://postgres@127.0.0.1:${LOCAL_PG_PORT}/postgres`;
   if (await canConnect("127.0.0.1", LOCAL_PG_PORT)) return url;
+  const pg = await startPostgres({ dir: postgresDataDir(), port: LOCAL_PG_PORT, log });
+  stops.push(pg.stop);
+  return pg.url;
+}
+
+/**
+ * Where the project-local Postgres keeps its data: `.data/pg`, unless this runs as root in a folder the
+ * `postgres` system user cannot enter (a clone under /root, mode 0700), where initdb would fail with
+ * "Permission denied". Then it is a folder of that user's own under /var/tmp, named after the checkout so
+ * each clone keeps its own database across runs.
+ */
+export function postgresDataDir(root = ROOT): string {
+  const local = path.join(root, ".data", "pg");
+  if (process.getuid?.() !== 0) return local;
+  mkdirSync(path.dirname(local), { recursive: true });
+  const reachable = spawnSync("runuser", ["-u", "postgres", "--", "test", "-x", path.dirname(local)]);
+  if (reachable.status === 0) return local;
+  const tag = createHash("sha256").update(root).digest("hex").slice(0, 12);
+  return path.join("/var/tmp", `staking-platform-${tag}`, "pg");
+}
+
+export interface LocalServer {
+  url: string;
+  /** Stops the server cleanly (Postgres: fast shutdown; Redis: SHUTDOWN with the configured persistence). */
+  stop(): void;
+}
+
+/**
+ * Initialises (once) and starts a Postgres in `dir` on `port` (loopback), as the `postgres` user when run
+ * as root (initdb and postgres refuse root). `durable: false` turns fsync off, for tests and demos.
+ */
+export async function startPostgres(options: {
+  dir: string;
+  port: number;
+  log?: Log;
+  durable?: boolean;
+}): Promise<LocalServer> {
+  const { dir, port } = options;
+  const log = options.log ?? (() => {});
   const bin = postgresBinDir();
-  const dir = path.join(DATA, "pg");
-  // initdb and postgres refuse to run as root: run them as the `postgres` system user then.
-  const asPg = (cmd: string, args: string[]) => {
+  const asRoot = process.getuid?.() === 0;
+  const asPg = (cmd: string, args: string[]): [string, string[]] => {
     const full = path.join(bin, cmd);
-    return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", full, ...args]] : [full, args];
+    return asRoot ? ["runuser", ["-u", "postgres", "--", full, ...args]] : [full, args];
   };
-  mkdirSync(DATA, { recursive: true });
+  // The parent holds the data directory and its log, both the server's own.
+  const parent = path.dirname(dir);
+  mkdirSync(parent, { recursive: true });
+  if (asRoot) execFileSync("chown", ["postgres:postgres", parent]);
   if (!existsSync(path.join(dir, "PG_VERSION"))) {
     log(`initialising project-local Postgres in ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    if (process.getuid?.() === 0) execFileSync("chown", ["-R", "postgres:postgres", dir]);
-    run(
-      ...(asPg("initdb", ["-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8"]) as [string, string[]]),
-    );
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (asRoot) execFileSync("chown", ["-R", "postgres:postgres", dir]);
+    run(...asPg("initdb", ["-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8"]));
   }
-  log(`starting project-local Postgres on port ${LOCAL_PG_PORT}`);
-  const logFile = path.join(DATA, "pg.log");
-  if (process.getuid?.() === 0) {
-    execFileSync("touch", [logFile]);
-    execFileSync("chown", ["postgres", logFile]);
-  }
-  const opts = `-p ${LOCAL_PG_PORT} -h 127.0.0.1 -k /tmp -c fsync=off -c synchronous_commit=off`;
-  run(...(asPg("pg_ctl", ["-D", dir, "-o", opts, "-l", logFile, "-w", "start"]) as [string, string[]]));
-  stops.push(() => spawnSync(...(asPg("pg_ctl", ["-D", dir, "-m", "fast", "stop"]) as [string, string[]])));
-  await waitForPort(url, LOCAL_PG_PORT, "project-local Postgres");
-  return url;
+  log(`starting project-local Postgres on port ${port}`);
+  const logFile = path.join(parent, `pg-${port}.log`);
+  const durability = options.durable ? "" : " -c fsync=off -c synchronous_commit=off";
+  const opts = `-p ${port} -h 127.0.0.1 -k /tmp${durability}`;
+  run(...asPg("pg_ctl", ["-D", dir, "-o", opts, "-l", logFile, "-w", "start"]));
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await waitForPort(url, port, "project-local Postgres");
+  return { url, stop: () => void spawnSync(...asPg("pg_ctl", ["-D", dir, "-m", "fast", "-w", "stop"])) };
 }
 
 async function ensureRedis(log: Log, stops: Array<() => void>): Promise<string> {
   if (await canConnect("127.0.0.1", 6379)) return "redis://127.0.0.1:6379";
   const url = `redis://127.0.0.1:${LOCAL_REDIS_PORT}`;
   if (await canConnect("127.0.0.1", LOCAL_REDIS_PORT)) return url;
-  const dir = path.join(DATA, "redis");
+  const redis = await startRedis({ dir: path.join(DATA, "redis"), port: LOCAL_REDIS_PORT, log });
+  stops.push(redis.stop);
+  return redis.url;
+}
+
+/**
+ * The Redis persistence of the ledger's hot path (README, "Redis durability"): an append-only file, and
+ * how often it is fsynced. `always` loses no acknowledged write even when the machine fails (production);
+ * `everysec` loses none when only Redis dies, up to about a second of writes when the machine does
+ * (`npm start`, the project-local test Redis).
+ */
+export type RedisDurability = "always" | "everysec";
+
+export function redisPersistenceArgs(fsync: RedisDurability): string[] {
+  return ["--appendonly", "yes", "--appendfsync", fsync, "--save", ""];
+}
+
+/** Starts a daemonised redis-server in `dir` (its AOF lives there) on `port` (loopback). */
+export async function startRedis(options: {
+  dir: string;
+  port: number;
+  log?: Log;
+  fsync?: RedisDurability;
+}): Promise<LocalServer & { pid(): number }> {
+  const { dir, port } = options;
   mkdirSync(dir, { recursive: true });
-  log(`starting project-local Redis in ${dir}`);
-  const pidfile = path.join(dir, "redis.pid");
+  options.log?.(`starting project-local Redis in ${dir}`);
+  const pidfile = path.join(dir, `redis-${port}.pid`);
   run("redis-server", [
     "--port",
-    String(LOCAL_REDIS_PORT),
+    String(port),
     "--bind",
     "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
+    ...redisPersistenceArgs(options.fsync ?? "everysec"),
     "--daemonize",
     "yes",
     "--dir",
@@ -94,11 +152,15 @@ async function ensureRedis(log: Log, stops: Array<() => void>): Promise<string> 
     "--pidfile",
     pidfile,
     "--logfile",
-    path.join(DATA, "redis.log"),
+    path.join(dir, `redis-${port}.log`),
   ]);
-  stops.push(() => spawnSync("redis-cli", ["-p", String(LOCAL_REDIS_PORT), "shutdown", "nosave"]));
-  await waitForPort(url, LOCAL_REDIS_PORT, "project-local Redis");
-  return url;
+  const url = `redis://127.0.0.1:${port}`;
+  await waitForPort(url, port, "project-local Redis");
+  return {
+    url,
+    pid: () => Number(readFileSync(pidfile, "utf8").trim()),
+    stop: () => void spawnSync("redis-cli", ["-p", String(port), "shutdown"]),
+  };
 }
 
 function postgresBinDir(): string {
@@ -133,7 +195,7 @@ export function canConnect(host: string, port: number, timeoutMs = 500): Promise
   });
 }
 
-async function waitForPort(url: string, defaultPort: number, what: string): Promise<void> {
+export async function waitForPort(url: string, defaultPort: number, what: string): Promise<void> {
   const u = new URL(url);
   const port = Number(u.port || defaultPort);
   const host = u.hostname || "127.0.0.1";

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DEMO_ETH_KEY_ENCRYPTION_KEY } from "../../control-plane/src/config.ts";
 import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
 import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
 import { signingKeyPath } from "../../control-plane/src/features/beacon-provisioning/eip2333.ts";
@@ -22,7 +21,7 @@ export const beaconCommands: Record<string, Command> = {
       if (typeof out !== "string") throw new UsageError("--out DIR is required");
       const pwFile = args.flags["password-file"];
       const password =
-        typeof pwFile === "string" ? readFileSync(pwFile, "utf8").trimEnd() : ctx.env.KEYSTORE_PASSWORD;
+        typeof pwFile === "string" ? readFileSync(pwFile, "utf8").trimEnd() : ctx.config.keystorePassword;
       if (!password) throw new UsageError("give --password-file F or KEYSTORE_PASSWORD");
       const iterations = args.flags.iterations === undefined ? 262144 : Number(args.flags.iterations);
       if (!Number.isInteger(iterations) || iterations < 1)
@@ -33,7 +32,7 @@ export const beaconCommands: Record<string, Command> = {
       if (!provision) throw new UsageError(`no provision ${provisionId}`);
       if (provision.status !== "CREATED")
         throw new UsageError(`provision is ${provision.status}, not CREATED`);
-      const cipher = createKeyCipher(no0x(ctx.env.ETH_KEY_ENCRYPTION_KEY ?? DEMO_ETH_KEY_ENCRYPTION_KEY));
+      const cipher = createKeyCipher(ctx.config.keyEncryptionKey);
       const rows = await repo.listValidators(provisionId);
       mkdirSync(out, { recursive: true });
       const stamp = Math.floor(Date.now() / 1000);

@@ -1,14 +1,62 @@
 import { createDb, type Db } from "@stake/db/client";
+import { DATABASE_URL, parseEnv, REDIS_PREFIX, REDIS_URL } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
+import { z } from "zod";
+import { ControlPlaneEnv } from "../../control-plane/src/config.ts";
+import { GatewayEnv } from "../../gateway/src/config.ts";
 
-/** What every operator command gets: connections from DATABASE_URL / REDIS_URL, and the output mode. */
+/**
+ * Every variable the operator CLI reads, with the definitions of the processes it acts for: the TTL the
+ * gateway keeps reservations with, the worker's reap age, the control plane's key-encryption key. Only
+ * the connection URLs default to the local development services, so commands work without a .env.
+ */
+export const OperatorEnv = z.object({
+  DATABASE_URL: DATABASE_URL.default("postgres://postgres@127.0.0.1:5432/staking"),
+  REDIS_URL: REDIS_URL.default("redis://127.0.0.1:6379"),
+  REDIS_PREFIX,
+  IDEMPOTENCY_TTL_SECONDS: GatewayEnv.shape.IDEMPOTENCY_TTL_SECONDS,
+  RESERVATION_REAP_AFTER_MS: ControlPlaneEnv.shape.RESERVATION_REAP_AFTER_MS,
+  ETH_KEY_ENCRYPTION_KEY: ControlPlaneEnv.shape.ETH_KEY_ENCRYPTION_KEY,
+  KEYSTORE_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Password of exported EIP-2335 keystores when `keystores export` gets no --password-file."),
+});
+
+export interface OperatorConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  idempotencyTtlSeconds: number;
+  reapAfterMs: number;
+  /** Hex without 0x. Secret: never print it. */
+  keyEncryptionKey: string;
+  /** Secret. */
+  keystorePassword: string | undefined;
+}
+
+export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
+  const e = parseEnv(OperatorEnv, env);
+  return Object.freeze({
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
+    keyEncryptionKey: e.ETH_KEY_ENCRYPTION_KEY.replace(/^0x/, "").toLowerCase(),
+    keystorePassword: e.KEYSTORE_PASSWORD,
+  });
+}
+
+/** What every operator command gets: its configuration, connections from it, and the output mode. */
 export interface OperatorContext {
   db: Db;
   redis: Redis;
   keys: RedisKeys;
-  env: NodeJS.ProcessEnv;
+  config: Readonly<OperatorConfig>;
   /** True with --json: commands return data and the runner prints it as JSON. */
   json: boolean;
 }
@@ -24,21 +72,20 @@ export interface Command {
   summary: string;
   /** Flags that take a value (`--label L`); every other flag is boolean. */
   valueFlags?: readonly string[];
-  run(ctx: OperatorContext, args: ParsedArgs): Promise<{ data: unknown; text: string }>;
+  /** A non-zero `exitCode` is the process's (a check that found differences). */
+  run(ctx: OperatorContext, args: ParsedArgs): Promise<{ data: unknown; text: string; exitCode?: number }>;
 }
 
 export class UsageError extends Error {}
 
-export function createOperatorContext(env: NodeJS.ProcessEnv, json: boolean) {
-  const databaseUrl = env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/staking";
-  const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const pg = createDb(databaseUrl, { max: 2, applicationName: "operator" });
-  const redis = createRedis(redisUrl, { name: "operator" });
+export function createOperatorContext(config: Readonly<OperatorConfig>, json: boolean) {
+  const pg = createDb(config.databaseUrl, { max: 2, applicationName: "operator" });
+  const redis = createRedis(config.redisUrl, { name: "operator" });
   const ctx: OperatorContext = {
     db: pg.db,
     redis,
-    keys: createRedisKeys(env.REDIS_PREFIX ?? "stake:"),
-    env,
+    keys: createRedisKeys(config.redisPrefix),
+    config,
     json,
   };
   return { ctx, close: () => Promise.allSettled([pg.close(), redis.quit()]) };

@@ -1,8 +1,8 @@
 import { coinsToBaseUnits, formatCoins, parseDecimal } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { creditParty } from "@stake/db/ledger";
 import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
 import { asc, eq } from "drizzle-orm";
+import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type Command, type OperatorContext, requirePositional, UsageError } from "./context.ts";
 
 const STATUSES = ["active", "disabled", "degraded"] as const;

@@ -1,15 +1,23 @@
 import { formatCoins } from "@stake/db/coin";
-import { parties } from "@stake/db/schema/index";
-import { markAllPartiesDirty, rebuildPartyRedis, runSettlementPass } from "@stake/db/settlement";
-import { asc, eq } from "drizzle-orm";
-import { type Command, UsageError } from "./context.ts";
+import {
+  checkParty,
+  type LedgerDifference,
+  partiesToCheck,
+} from "../../control-plane/src/features/gateway-settlement/check.ts";
+import {
+  markAllPartiesDirty,
+  runSettlementPass,
+} from "../../control-plane/src/features/gateway-settlement/pass.ts";
+import { rebuildPartyRedis } from "../../control-plane/src/features/gateway-settlement/rebuild.ts";
+import { type Command, type OperatorContext, type ParsedArgs, UsageError } from "./context.ts";
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer`);
-  return n;
+/** `--party P` (which must exist), else every party. */
+async function selectedParties(ctx: OperatorContext, args: ParsedArgs): Promise<string[]> {
+  const party = args.flags.party;
+  if (typeof party === "boolean") throw new UsageError("--party needs a value");
+  const ids = await partiesToCheck(ctx, party);
+  if (!ids) throw new UsageError(`no party ${party}`);
+  return ids;
 }
 
 /** Settlement and recovery of the gateway ledger (Postgres is the ledger of record, Redis the hot copy). */
@@ -19,15 +27,8 @@ export const ledgerCommands: Record<string, Command> = {
     summary: "rebuild Redis balances, applied credits and reservations from Postgres (gateways stopped)",
     valueFlags: ["party"],
     async run(ctx, args) {
-      const party = args.flags.party;
-      if (party === true) throw new UsageError("--party needs a value");
-      const ids = party
-        ? (await ctx.db.select({ id: parties.id }).from(parties).where(eq(parties.id, party))).map(
-            (p) => p.id,
-          )
-        : (await ctx.db.select({ id: parties.id }).from(parties).orderBy(asc(parties.id))).map((p) => p.id);
-      if (party && !ids.length) throw new UsageError(`no party ${party}`);
-      const ttlSeconds = positiveInt(ctx.env, "IDEMPOTENCY_TTL_SECONDS", 172_800);
+      const ids = await selectedParties(ctx, args);
+      const ttlSeconds = ctx.config.idempotencyTtlSeconds;
       const rebuilt = [];
       for (const id of ids) rebuilt.push(await rebuildPartyRedis(ctx, id, { ttlSeconds }));
       const data = rebuilt.map((r) => ({
@@ -47,6 +48,21 @@ export const ledgerCommands: Record<string, Command> = {
       return { data, text };
     },
   },
+  "ledger check": {
+    usage: "ledger check [--party <partyId>]",
+    summary:
+      "compare Redis with Postgres (balances, reserved, reservations, credits, debits); exit 1 on any difference",
+    valueFlags: ["party"],
+    async run(ctx, args) {
+      const ids = await selectedParties(ctx, args);
+      const differences: LedgerDifference[] = [];
+      for (const id of ids) differences.push(...(await checkParty(ctx, id)));
+      const text = differences.length
+        ? differences.map((d) => `${d.partyId} ${d.item}: ${d.detail}`).join("\n")
+        : `${ids.length} parties: Redis and Postgres agree`;
+      return { data: { parties: ids.length, differences }, text, exitCode: differences.length ? 1 : 0 };
+    },
+  },
   "ledger settle": {
     usage: "ledger settle --once",
     summary: "run one settlement pass over every party (the worker runs it continuously)",
@@ -54,12 +70,13 @@ export const ledgerCommands: Record<string, Command> = {
       if (args.flags.once !== true)
         throw new UsageError("--once is required (the worker settles continuously)");
       await markAllPartiesDirty(ctx);
-      const reapAfterMs = positiveInt(ctx.env, "RESERVATION_REAP_AFTER_MS", 60_000);
+      const reapAfterMs = ctx.config.reapAfterMs;
       const logger = {
         warn: (obj: object, msg: string) => console.error(`warning: ${msg}`, obj),
         error: (obj: object, msg: string) => console.error(`error: ${msg}`, obj),
       };
-      const result = await runSettlementPass({ ...ctx, logger }, { reapAfterMs });
+      const ttlSeconds = ctx.config.idempotencyTtlSeconds;
+      const result = await runSettlementPass({ ...ctx, logger }, { reapAfterMs, ttlSeconds });
       return {
         data: result,
         text: `${result.parties} parties: ${result.drained} events drained, ${result.settled} reservations settled, ${result.reaped} reaped${result.errors ? `, ${result.errors} failed (see above)` : ""}`,

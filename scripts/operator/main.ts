@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
+import { loadOrExit } from "@stake/db/env";
 import { accountCommands } from "./accounts.ts";
 import { beaconCommands } from "./beacon.ts";
-import { type Command, createOperatorContext, UsageError } from "./context.ts";
+import { type Command, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
 import { ledgerCommands } from "./ledger.ts";
 
@@ -37,7 +38,8 @@ if (!command || values.help) {
   process.exit(command || values.help ? 0 : 2);
 }
 
-const { ctx, close } = createOperatorContext(process.env, json);
+const config = loadOrExit(() => loadOperatorConfig(process.env));
+const { ctx, close } = createOperatorContext(config, json);
 let code = 0;
 try {
   const flags = Object.fromEntries(
@@ -45,6 +47,7 @@ try {
   );
   const result = await command.run(ctx, { positionals: positionals.slice(words), flags });
   console.log(json ? JSON.stringify(result.data, null, 2) : result.text);
+  code = result.exitCode ?? 0;
 } catch (err) {
   code = err instanceof UsageError ? 2 : 1;
   const message = err instanceof Error ? err.message : String(err);

@@ -9,6 +9,7 @@ import { keyIndexAllocator, provisions, validators } from "@stake/db/schema/prov
 import { eq } from "drizzle-orm";
 import supertest from "supertest";
 import { decodeFunctionData, parseAbi } from "viem";
+import { BuilderError } from "../../control-plane/src/errors.ts";
 import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
 import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
 import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/job.ts";
@@ -16,11 +17,16 @@ import {
   decryptKeystore,
   type Keystore,
 } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
-import { createProvisionQueue } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
+import {
+  createProvisionQueue,
+  failureReason,
+} from "../../control-plane/src/features/beacon-provisioning/worker.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../devnet/beacon/server.ts";
+import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedOrg, HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
+import { operatorContext } from "../helpers/operator.ts";
+import { HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
 
 const ABI = parseAbi([
   "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
@@ -31,8 +37,8 @@ const ETH = 1_000_000_000n;
 let h: ControlPlaneHarness;
 let devnet: BeaconDevnet;
 let worker: Awaited<ReturnType<typeof startWorker>>;
-let a: { id: string; key: string };
-let b: { id: string; key: string };
+let a: TestOrganisation;
+let b: TestOrganisation;
 let compounding: { validatorAddress: string }[];
 let legacy: { validatorAddress: string }[];
 
@@ -46,12 +52,12 @@ before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
   h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
   worker = startWorker(h);
-  a = await approvedOrg(h, "alpha");
-  b = await approvedOrg(h, "beta");
+  a = await makeOrganisation(h.db);
+  b = await makeOrganisation(h.db);
   compounding = (
-    await provision(a.key, { withdrawalAddress: WD, validatorsCount: 4, batch: false, compounding: true })
+    await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 4, batch: false, compounding: true })
   ).results;
-  legacy = (await provision(a.key, { withdrawalAddress: WD, validatorsCount: 1, batch: false })).results;
+  legacy = (await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 1, batch: false })).results;
 });
 after(async () => {
   await worker.close();
@@ -72,7 +78,7 @@ describe("POST /api/validators/add-stake", () => {
       balance: 64n * ETH,
       status: "active_ongoing",
     });
-    const res = await addStake(a.key, { pubKey: pk(0), amount: 10.5 });
+    const res = await addStake(a.apiKey, { pubKey: pk(0), amount: 10.5 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.validatorAddress, pk(0));
     assert.equal(res.body.addStakeAmount, 10_500_000_000);
@@ -104,10 +110,10 @@ describe("POST /api/validators/add-stake", () => {
       status: "active_ongoing",
     });
     devnet.addPendingDeposit(pk(1), 40n * ETH);
-    const over = await addStake(a.key, { pubKey: pk(1), amount: 9 });
+    const over = await addStake(a.apiKey, { pubKey: pk(1), amount: 9 });
     assert.equal(over.status, 400);
     assert.equal(over.body.code, "BALANCE_CAP_EXCEEDED");
-    const exact = await addStake(a.key, { pubKey: pk(1), amount: "8" });
+    const exact = await addStake(a.apiKey, { pubKey: pk(1), amount: "8" });
     assert.equal(exact.status, 200);
   });
 
@@ -127,11 +133,11 @@ describe("POST /api/validators/add-stake", () => {
     });
     cases.push(["pending on chain", { pubKey: pk(3), amount: 1 }, 409, "VALIDATOR_NOT_ACTIVE"]);
     for (const [name, body, status, code] of cases) {
-      const res = await addStake(a.key, body);
+      const res = await addStake(a.apiKey, body);
       assert.equal(res.status, status, `${name}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.code, code, name);
     }
-    const foreign = await addStake(b.key, { pubKey: pk(0), amount: 1 });
+    const foreign = await addStake(b.apiKey, { pubKey: pk(0), amount: 1 });
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.code, "VALIDATOR_NOT_FOUND");
   });
@@ -139,7 +145,7 @@ describe("POST /api/validators/add-stake", () => {
 
 describe("validator listings not shown in the spec", () => {
   test("GET /api/validators/provisions lists the organisation's validators with provision ids", async () => {
-    const all = await supertest(h.app).get("/api/validators/provisions").set("api-key", a.key);
+    const all = await supertest(h.app).get("/api/validators/provisions").set("api-key", a.apiKey);
     assert.equal(all.status, 200);
     assert.equal(all.body.total, 5);
     assert.equal(all.body.page, null);
@@ -151,14 +157,14 @@ describe("validator listings not shown in the spec", () => {
     const paged = await supertest(h.app)
       .get("/api/validators/provisions")
       .query({ page: 2, per_page: 2 })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     assert.deepEqual([paged.body.page, paged.body.pages, paged.body.results.length], [2, 3, 2]);
-    const other = await supertest(h.app).get("/api/validators/provisions").set("api-key", b.key);
+    const other = await supertest(h.app).get("/api/validators/provisions").set("api-key", b.apiKey);
     assert.equal(other.body.total, 0);
   });
 
   test("GET /api/validators/count gives every status with its count", async () => {
-    const res = await supertest(h.app).get("/api/validators/count").set("api-key", a.key);
+    const res = await supertest(h.app).get("/api/validators/count").set("api-key", a.apiKey);
     assert.equal(res.status, 200);
     assert.equal(res.body.total, 5);
     assert.equal(res.body.results.length, 9);
@@ -188,7 +194,7 @@ describe("a provision still in progress", () => {
     const res = await supertest(h.app)
       .get("/api/validators")
       .query({ provisionId: id })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     assert.equal(res.status, 200);
     assert.equal(res.body.provisionStatus, "IN_PROGRESS");
     assert.deepEqual(
@@ -198,7 +204,7 @@ describe("a provision still in progress", () => {
     const details = await supertest(h.app)
       .get("/api/deposit-details")
       .query({ provisionId: id })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     assert.deepEqual(details.body.results, []);
     await h.db.delete(provisions).where(eq(provisions.id, id));
   });
@@ -228,7 +234,7 @@ describe("a failing job", () => {
     const connection = createRedis(h.config.redisUrl, { name: "test-queue" });
     const queue = createProvisionQueue(connection, h.config.redisPrefix);
     await queue.add(PROVISION_QUEUE, { provisionId: id }, { jobId: id, attempts: 1 });
-    const res = await waitForProvision(h.app, a.key, id);
+    const res = await waitForProvision(h.app, a.apiKey, id);
     await queue.close();
     await connection.quit();
     assert.equal(res.body.provisionStatus, "FAILED");
@@ -240,6 +246,18 @@ describe("a failing job", () => {
   });
 });
 
+test("a FAILED provision tells its own refusal, never an internal error's text", () => {
+  assert.equal(
+    failureReason(new BuilderError("batch takes 1 to 100 deposits")),
+    "batch takes 1 to 100 deposits",
+  );
+  const internal = failureReason(
+    new Error('duplicate key value violates unique constraint "validators_pubkey_key"'),
+  );
+  assert.doesNotMatch(internal, /duplicate|constraint|validators_pubkey/);
+  assert.match(internal, /internal error/);
+});
+
 describe("operator keystores export", () => {
   test("writes EIP-2335 keystores that decrypt to keys of the listed pubkeys, and the deposit data", async () => {
     const out = mkdtempSync(path.join(tmpdir(), "keystores-"));
@@ -249,13 +267,10 @@ describe("operator keystores export", () => {
         .from(validators)
         .where(eq(validators.pubkey, pk(0)));
       const provisionId = row?.provisionId ?? "";
-      const ctx = {
-        db: h.db,
-        redis: h.redis,
-        keys: createRedisKeys(h.config.redisPrefix),
-        env: { KEYSTORE_PASSWORD: "pw", ETH_KEY_ENCRYPTION_KEY: h.config.eth.keyEncryptionKey },
-        json: true,
-      };
+      const ctx = operatorContext(
+        { db: h.db, redis: h.redis, keys: createRedisKeys(h.config.redisPrefix) },
+        { KEYSTORE_PASSWORD: "pw", ETH_KEY_ENCRYPTION_KEY: h.config.eth.keyEncryptionKey },
+      );
       const cmd = beaconCommands["keystores export"];
       assert.ok(cmd);
       const { data } = (await cmd.run(ctx, {

@@ -1,31 +1,11 @@
 import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
-import { issueApiKey } from "@stake/db/api-key";
 import { createRedis } from "@stake/db/redis/client";
 import supertest from "supertest";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisioning/networks.ts";
 import { createProvisionWorker } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
-
-/** An approved organisation with one staking API key. */
-export async function approvedOrg(h: ControlPlaneHarness, name: string) {
-  const accounts = createAccountsRepo(h.db);
-  const email = `${name}-${Math.random().toString(36).slice(2)}@example.test`;
-  const org = await accounts.insertOrganisation({
-    orgName: name,
-    email,
-    passwordHash: "x",
-    scope: {},
-    signedUpVia: "v2",
-  });
-  if (!org) throw new Error("org insert failed");
-  await accounts.setOrganisationStatus(email, "approved");
-  const issued = issueApiKey("staking");
-  await accounts.insertKey({ organisationId: org.id, label: "test", issued });
-  return { id: org.id, key: issued.key };
-}
 
 /** The provisioning worker, in-process, on its own queue connection. */
 export function startWorker(h: ControlPlaneHarness, concurrency = 1) {

@@ -4,9 +4,10 @@ import { validators } from "@stake/db/schema/provisioning";
 import { eq } from "drizzle-orm";
 import supertest from "supertest";
 import { decodeFunctionData, parseAbi } from "viem";
-import { type BeaconDevnet, startBeaconDevnet } from "../devnet/beacon/server.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedOrg, HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
+import { HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
 
 const ABI = parseAbi([
   "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
@@ -23,15 +24,15 @@ const attrs = (over: Record<string, unknown> = {}) => ({
 let h: ControlPlaneHarness;
 let devnet: BeaconDevnet;
 let worker: Awaited<ReturnType<typeof startWorker>>;
-let a: { id: string; key: string };
-let b: { id: string; key: string };
+let a: TestOrganisation;
+let b: TestOrganisation;
 
 before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
   h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
   worker = startWorker(h, 2);
-  a = await approvedOrg(h, "alpha");
-  b = await approvedOrg(h, "beta");
+  a = await makeOrganisation(h.db);
+  b = await makeOrganisation(h.db);
 });
 after(async () => {
   await worker.close();
@@ -44,7 +45,7 @@ const post = (key: string, body: object, idem?: string) => {
   return (idem ? r.set("Idempotency-Key", idem) : r).send(body);
 };
 
-async function provisionAndWait(attributes: Record<string, unknown>, key = a.key) {
+async function provisionAndWait(attributes: Record<string, unknown>, key = a.apiKey) {
   const res = await post(key, { attributes });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return waitForProvision(h.app, key, res.body.result.provisionId);
@@ -68,7 +69,7 @@ describe("POST /api/provision validation", () => {
   ];
   for (const [name, attributes] of bad) {
     test(`${name} → 400`, async () => {
-      const res = await post(a.key, { attributes });
+      const res = await post(a.apiKey, { attributes });
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.code, "VALIDATION_ERROR");
       assert.ok(res.body.details[0].field.startsWith("attributes"));
@@ -82,7 +83,7 @@ describe("POST /api/provision validation", () => {
 
 describe("provisioning end to end", () => {
   test("per-validator 0x01 deposits: each depositInput decodes to the stored, independently verified deposit", async () => {
-    const res = await post(a.key, {
+    const res = await post(a.apiKey, {
       attributes: attrs({ validatorsCount: 3, feeRecipient: WD.toLowerCase() }),
     });
     assert.equal(res.status, 200);
@@ -92,7 +93,7 @@ describe("provisioning end to end", () => {
     assert.equal(r.withdrawalAddress, WD);
     assert.equal(r.feeRecipient, WD);
     assert.equal(r.controllerAddress, null);
-    const list = await waitForProvision(h.app, a.key, r.provisionId);
+    const list = await waitForProvision(h.app, a.apiKey, r.provisionId);
     assert.equal(list.body.provisionStatus, "CREATED");
     assert.equal(list.body.results.length, 3);
     assert.equal(list.body.depositInput, null);
@@ -105,7 +106,7 @@ describe("provisioning end to end", () => {
     const details = await supertest(h.app)
       .get("/api/deposit-details")
       .query({ provisionId: r.provisionId })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     assert.equal(details.status, 200);
     assert.equal(details.body.feeRecipient, WD);
     for (const [i, item] of list.body.results.entries()) {
@@ -128,7 +129,7 @@ describe("provisioning end to end", () => {
     const paged = await supertest(h.app)
       .get("/api/validators")
       .query({ provisionId: r.provisionId, page: 2, per_page: 2 })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     assert.deepEqual(
       [paged.body.page, paged.body.per_page, paged.body.pages, paged.body.total, paged.body.results.length],
       [2, 2, 2, 3, 1],
@@ -147,7 +148,7 @@ describe("provisioning end to end", () => {
     const details = await supertest(h.app)
       .get("/api/deposit-details")
       .query({ provisionId: list.body.provisionId })
-      .set("api-key", a.key);
+      .set("api-key", a.apiKey);
     const ds = details.body.results;
     for (const d of ds) reverifyDepositData(d);
     const { functionName, args } = decodeFunctionData({ abi: ABI, data: list.body.depositInput });
@@ -171,11 +172,11 @@ describe("provisioning end to end", () => {
     const ids = await Promise.all(
       [1, 2, 3].map(
         async () =>
-          (await post(a.key, { attributes: attrs({ validatorsCount: 5 }) })).body.result.provisionId,
+          (await post(a.apiKey, { attributes: attrs({ validatorsCount: 5 }) })).body.result.provisionId,
       ),
     );
     for (const id of ids)
-      assert.equal((await waitForProvision(h.app, a.key, id)).body.provisionStatus, "CREATED");
+      assert.equal((await waitForProvision(h.app, a.apiKey, id)).body.provisionStatus, "CREATED");
     const rows = await h.db.select().from(validators);
     const indices = rows.map((r) => r.keyIndex);
     assert.equal(new Set(indices).size, indices.length);
@@ -190,18 +191,18 @@ describe("provisioning end to end", () => {
   });
 
   test("Idempotency-Key: a retry returns the same provision; another body is 409", async () => {
-    const first = await post(a.key, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
-    const again = await post(a.key, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
+    const first = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
+    const again = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
     assert.equal(again.status, 200);
     assert.equal(again.body.result.provisionId, first.body.result.provisionId);
-    const other = await post(a.key, { attributes: attrs({ validatorsCount: 2 }) }, "retry-1");
+    const other = await post(a.apiKey, { attributes: attrs({ validatorsCount: 2 }) }, "retry-1");
     assert.equal(other.status, 409);
     assert.equal(other.body.code, "IDEMPOTENCY_KEY_REUSED");
     // The same key in another organisation is independent.
-    const otherOrg = await post(b.key, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
+    const otherOrg = await post(b.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
     assert.notEqual(otherOrg.body.result.provisionId, first.body.result.provisionId);
-    await waitForProvision(h.app, a.key, first.body.result.provisionId);
-    await waitForProvision(h.app, b.key, otherOrg.body.result.provisionId);
+    await waitForProvision(h.app, a.apiKey, first.body.result.provisionId);
+    await waitForProvision(h.app, b.apiKey, otherOrg.body.result.provisionId);
     const rows = await h.db
       .select()
       .from(validators)
@@ -210,19 +211,20 @@ describe("provisioning end to end", () => {
   });
 
   test("another organisation's or an unknown provisionId → 404; malformed → 400", async () => {
-    const mine = (await post(a.key, { attributes: attrs({ validatorsCount: 1 }) })).body.result.provisionId;
+    const mine = (await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) })).body.result
+      .provisionId;
     for (const path of ["/api/validators", "/api/deposit-details"]) {
-      const foreign = await supertest(h.app).get(path).query({ provisionId: mine }).set("api-key", b.key);
+      const foreign = await supertest(h.app).get(path).query({ provisionId: mine }).set("api-key", b.apiKey);
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.code, "PROVISION_NOT_FOUND");
       const unknown = await supertest(h.app)
         .get(path)
         .query({ provisionId: "7b0f7e8e-1111-4a4a-9a9a-000000000000" })
-        .set("api-key", a.key);
+        .set("api-key", a.apiKey);
       assert.equal(unknown.status, 404);
-      const bad = await supertest(h.app).get(path).query({ provisionId: "nope" }).set("api-key", a.key);
+      const bad = await supertest(h.app).get(path).query({ provisionId: "nope" }).set("api-key", a.apiKey);
       assert.equal(bad.status, 400);
     }
-    await waitForProvision(h.app, a.key, mine);
+    await waitForProvision(h.app, a.apiKey, mine);
   });
 });

@@ -81,6 +81,13 @@ describe("errors: the spec's account-v2 table, row by row", () => {
     ["org missing", { org: undefined }, "org", /^Required$/],
     ["scope missing", { scope: undefined }, "scope", /^Required$/],
     ["scope wrong shape", { scope: { ethereum: ["0x1"] } }, "scope.ethereum", /object/i],
+    // A misspelt chain would leave the intended chain unrestricted (scope fails open): refused.
+    [
+      "scope names an unknown chain",
+      { scope: { solanna: { validator_addresses: [], delegator_addresses: ["So1"] } } },
+      "scope.solanna",
+      /Unknown chain; use one of ethereum, solana/,
+    ],
     [
       "scope list not strings",
       { scope: { ethereum: { validator_addresses: [1], delegator_addresses: [] } } },

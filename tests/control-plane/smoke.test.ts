@@ -33,3 +33,30 @@ test("metrics are exposed in Prometheus text format with route patterns", async 
   );
   assert.match(res.text, /process_cpu_seconds_total/);
 });
+
+test("metrics are not public: loopback clients only, or the METRICS_TOKEN bearer", async () => {
+  const remote = await request(h.app).get("/metrics").set("x-forwarded-for", "203.0.113.7");
+  assert.equal(remote.status, 403, "a client behind the trusted loopback proxy is not local");
+  assert.deepEqual(remote.body, { error: "Metrics are served to loopback clients only", code: "FORBIDDEN" });
+  const token = "t".repeat(40);
+  const guarded = await createControlPlaneHarness({ METRICS_TOKEN: token });
+  try {
+    assert.equal(
+      (await request(guarded.app).get("/metrics")).status,
+      401,
+      "a token set: even loopback needs it",
+    );
+    const wrong = await request(guarded.app)
+      .get("/metrics")
+      .set("authorization", `Bearer ${"x".repeat(40)}`);
+    assert.equal(wrong.status, 401);
+    const ok = await request(guarded.app)
+      .get("/metrics")
+      .set("authorization", `Bearer ${token}`)
+      .set("x-forwarded-for", "203.0.113.7");
+    assert.equal(ok.status, 200);
+    assert.match(ok.text, /process_cpu_seconds_total/);
+  } finally {
+    await guarded.close();
+  }
+});

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import express from "express";
 import request from "supertest";
-import { errorHandler, presentStandard } from "../../control-plane/src/errors.ts";
+import { z } from "zod";
+import { presentStandard } from "../../control-plane/src/errors.ts";
 import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
-import { assertInScope, createApiKeyAuth, requireAuth } from "../../control-plane/src/http/api-key-auth.ts";
+import { assertInScope, createApiKeyAuth } from "../../control-plane/src/http/api-key-auth.ts";
+import type { Authenticators } from "../../control-plane/src/http/auth.ts";
+import { registerAreas, route } from "../../control-plane/src/http/route.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { basic, makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -13,16 +16,26 @@ let h: ControlPlaneHarness;
 let app: express.Express;
 before(async () => {
   h = await createControlPlaneHarness();
-  // A minimal area behind the real middleware, the way staking areas use it.
+  // A minimal area declared and registered the way the staking areas are.
   app = express();
-  const accounts = createAccountsRepo(h.db);
-  const both = createApiKeyAuth({ accounts, headers: ["x-api-key", "api-key"] });
-  app.get("/probe/:address", both, (req, res) => {
-    const auth = requireAuth(req);
-    assertInScope(auth, "ethereum", String(req.params.address));
-    res.json({ organisationId: auth.organisationId });
+  const both = createApiKeyAuth({ keys: createAccountsRepo(h.db), headers: ["x-api-key", "api-key"] });
+  const probe = route({
+    method: "get",
+    path: "/probe/{address}",
+    summary: "probe",
+    security: "stake-key",
+    params: z.object({ address: z.string() }),
+    responses: { 200: { description: "ok" } },
+    handler: ({ auth, params }) => {
+      assertInScope(auth, "ethereum", params.address);
+      return { status: 200, body: { organisationId: auth.organisationId } };
+    },
   });
-  app.use(errorHandler(presentStandard, createLogger({ level: "silent", service: "test" })));
+  registerAreas(app, [{ tag: "probe", present: presentStandard, routes: [probe] }], {
+    authenticators: { "stake-key": both } as unknown as Authenticators,
+    json: express.json(),
+    logger: createLogger({ level: "silent", service: "test" }),
+  });
 });
 after(() => h.close());
 

@@ -4,35 +4,25 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { creditParty } from "@stake/db/ledger";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
 import request from "supertest";
-import { loadGatewayConfig } from "../../gateway/src/config.ts";
-import { createGatewayLogger } from "../../gateway/src/log.ts";
-import { start } from "../../gateway/src/main.ts";
+import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 
 // The gateway account API end to end: sign up, log in, create a party and a key, fund, pay for a request
 // through a real gateway on the same Postgres and Redis, see balance and reservations, deactivate the key.
 let h: ControlPlaneHarness;
-let gateway: Awaited<ReturnType<typeof start>>;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
 const upstream = createServer((_req, res) => res.end("paid response"));
 
 before(async () => {
   h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "40" });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-  const config = loadGatewayConfig({
-    GATEWAY_PORT: "0",
-    GATEWAY_HOST: "127.0.0.1",
-    DATABASE_URL: h.config.databaseUrl,
-    REDIS_URL: h.config.redisUrl,
-    REDIS_PREFIX: h.config.redisPrefix,
-    LOG_LEVEL: "silent",
-  });
-  gateway = await start({ config, logger: createGatewayLogger("silent") });
+  gateway = await startGateway(h.config);
 });
 after(async () => {
   await gateway.close();
@@ -59,8 +49,12 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   const noParty = await request(h.app).get("/api/balance").set(bearer);
   assert.deepEqual([noParty.status, noParty.body], [403, { message: "User does not have a party" }]);
 
+  const none = await request(h.app).get("/api/party").set(bearer);
+  assert.deepEqual([none.status, none.body], [200, { party: null }]);
   const party = await request(h.app).post("/api/party/create").set(bearer);
   assert.equal(party.status, 201);
+  const read = await request(h.app).get("/api/party").set(bearer);
+  assert.deepEqual([read.status, read.body], [200, { party: party.body }]);
   const again = await request(h.app).post("/api/party/create").set(bearer);
   assert.deepEqual([again.status, again.body], [409, { message: "Party already exists" }]);
   const partyId: string = party.body.partyId;
@@ -70,6 +64,19 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.match(key.body.key, /^gwk_/);
   const [stored] = await h.sql`select hash, start from gateway_api_keys where id = ${key.body.id}`;
   assert.notEqual(stored?.hash, key.body.key, "only the hash is stored");
+  const listed = await request(h.app).get("/api/api-key/list").set(bearer);
+  assert.deepEqual(listed.body, {
+    keys: [
+      {
+        id: key.body.id,
+        start: key.body.start,
+        active: true,
+        createdAt: key.body.createdAt,
+        deactivatedAt: null,
+      },
+    ],
+  });
+  assert.ok(!JSON.stringify(listed.body).includes(key.body.key), "the secret is never listed");
 
   // Operator side: provider, rate, funding (twice with the same ref credits once).
   const keys = createRedisKeys(h.config.redisPrefix);
@@ -78,6 +85,15 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
     .insert(providers)
     .values({ id: newId("provider"), key: "demo", originUrl: `http://127.0.0.1:${port}`, costInUsd: "0.25" });
   await h.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
+  await h.db.insert(providers).values({
+    id: newId("provider"),
+    key: "off",
+    originUrl: "http://127.0.0.1:9",
+    costInUsd: "1",
+    status: "disabled",
+  });
+  const callable = await request(h.app).get("/api/providers").set(bearer);
+  assert.deepEqual(callable.body, { providers: [{ key: "demo", costInUSD: "0.25", status: "active" }] });
   for (let i = 0; i < 2; i++) {
     await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "fund-1" });
   }
@@ -106,6 +122,8 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
 
   const off = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
   assert.equal(off.status, 200);
+  const after = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys[0];
+  assert.deepEqual([after.active, after.deactivatedAt], [false, off.body.deactivatedAt]);
   const deadline = Date.now() + 1000;
   let refused = await send(`${gateway.url}/gateway/demo/hello`, {
     headers: ["x-gateway-api-key", key.body.key, "idempotency-key", "second"],

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { defineLedgerScripts } from "@stake/db/redis/scripts";
 import { createLedger } from "../../gateway/src/billing/ledger.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 
 // The ledger batches one party's reservations (and finalizes) of one event-loop turn into one script call
 // and sends every batch of the turn in one write: the outcomes must be those of one call per request.
 const r = createTestRedis();
-const redis = defineLedgerScripts(r.redis);
+const redis = r.redis;
 const keys = createRedisKeys(r.prefix);
 const ledger = createLedger(redis, keys, 86_400);
 after(() => r.cleanup());

@@ -6,6 +6,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { gatewayApiKeys, gatewayUsers, parties } from "@stake/db/schema/index";
 import type { OperatorContext, ParsedArgs } from "../../scripts/operator/context.ts";
 import { gatewayCommands } from "../../scripts/operator/gateway.ts";
+import { operatorContext } from "../helpers/operator.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 
@@ -16,7 +17,7 @@ let ctx: OperatorContext;
 before(async () => {
   database = await createTestDatabase();
   redis = createTestRedis();
-  ctx = { db: database.db, redis: redis.redis, keys: createRedisKeys(redis.prefix), env: {}, json: true };
+  ctx = operatorContext({ db: database.db, redis: redis.redis, keys: createRedisKeys(redis.prefix) });
 });
 after(async () => {
   await redis.cleanup();

@@ -1,29 +1,34 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { newId } from "@stake/db/ids";
-import { readBalance } from "@stake/db/ledger";
 import { scopeHash } from "@stake/db/redis/keys";
-import { defineLedgerScripts } from "@stake/db/redis/scripts";
-import { ledgerEntries, reservations } from "@stake/db/schema/index";
-import {
-  drainReservationLog,
-  runSettlementPass,
-  type SettlementDeps,
-  type SettlementStep,
-  settlePartyOnce,
-} from "@stake/db/settlement";
-import { and, eq, inArray } from "drizzle-orm";
+import { reserveScript, runBatch } from "@stake/db/redis/scripts";
+import { checkParty } from "../../control-plane/src/features/gateway-settlement/check.ts";
+import { drainReservationLog } from "../../control-plane/src/features/gateway-settlement/drain.ts";
+import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { startSettlementLoop } from "../../control-plane/src/features/gateway-settlement/loop.ts";
+import {
+  markStaleParties,
+  runSettlementPass,
+  settlePartyOnce,
+} from "../../control-plane/src/features/gateway-settlement/pass.ts";
+import {
+  SETTLEMENT_STEPS,
+  type SettlementDeps,
+} from "../../control-plane/src/features/gateway-settlement/types.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { ledgerCommands } from "../../scripts/operator/ledger.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
+import { operatorContext } from "../helpers/operator.ts";
 import { startProvider } from "../helpers/provider.ts";
+import { settlementBooks } from "./settlement-books.ts";
 
-// DESIGN §6 step 7: drain the event stream into Postgres, settle into ledger debits, reap, rebuild Redis.
+// docs/architecture.md §6 step 7: drain the event stream into Postgres, settle into ledger debits, reap, rebuild Redis.
 let h: GatewayHarness;
 let provider: Awaited<ReturnType<typeof startProvider>>;
 let deps: SettlementDeps;
+let books: ReturnType<typeof settlementBooks>;
 const touched: string[] = [];
 // 0.01 USD at 0.5 USD/coin = 0.02 coin = 2e8 base units.
 const COST = 200_000_000n;
@@ -35,13 +40,17 @@ before(async () => {
   await h.setRate("0.5");
   await h.addProvider("echo", provider.url, "0.01");
   deps = { db: h.db, redis: h.redis, keys: h.keys };
+  books = settlementBooks(h, deps);
 });
 after(async () => {
   await h.close();
   await provider.close();
 });
 afterEach(async () => {
-  for (const p of touched) await checkBooks(p);
+  for (const p of touched) {
+    await books.checkBooks(p);
+    assert.deepEqual(await checkParty(deps, p), [], "ledger check clean");
+  }
 });
 
 async function account(coins = "10") {
@@ -55,57 +64,8 @@ function call(apiKey: string, path = "/echo") {
     headers: ["x-gateway-api-key", apiKey, "idempotency-key", `k-${++n}`],
   });
 }
-const pass = () => runSettlementPass(deps, { reapAfterMs: REAP_AFTER });
-
-async function sum(kind: "credit" | "debit", partyId: string, settledOnly = false) {
-  const rows = await h.db
-    .select({ amount: ledgerEntries.amount, ref: ledgerEntries.externalRef })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, kind)));
-  let refs = rows.map((r) => r.ref);
-  if (settledOnly && refs.length) {
-    const settled = await h.db
-      .select({ id: reservations.id })
-      .from(reservations)
-      .where(and(inArray(reservations.id, refs), eq(reservations.status, "settled")));
-    const ids = new Set(settled.map((s) => s.id));
-    refs = refs.filter((r) => ids.has(r));
-  }
-  return rows.filter((r) => refs.includes(r.ref)).reduce((s, r) => s + BigInt(r.amount), 0n);
-}
-
-/** DESIGN §6 invariant, Redis against Postgres: balance = credits − settled debits, reserved = Σ open costs. */
-async function checkBooks(partyId: string) {
-  await drainReservationLog(deps, partyId);
-  const { balance, reserved, sum: openInRedis } = await h.checkInvariant(partyId);
-  assert.equal(balance, (await sum("credit", partyId)) - (await sum("debit", partyId, true)), "balance");
-  assert.equal(reserved, openInRedis, "reserved = Σ cost of open Redis records");
-  const open = await h.db
-    .select({ cost: reservations.cost })
-    .from(reservations)
-    .where(
-      and(
-        eq(reservations.partyId, partyId),
-        inArray(reservations.status, ["request_in_flight", "registered", "queued"]),
-      ),
-    );
-  assert.equal(
-    reserved,
-    open.reduce((s, r) => s + BigInt(r.cost), 0n),
-    "reserved = Σ cost of open rows",
-  );
-  assert.ok(balance >= reserved, "balance − reserved never below zero");
-}
-
-async function rows(partyId: string) {
-  return h.db.select().from(reservations).where(eq(reservations.partyId, partyId));
-}
-async function debits(partyId: string) {
-  return h.db
-    .select()
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, "debit")));
-}
+const TTL = 172_800;
+const pass = () => runSettlementPass(deps, { reapAfterMs: REAP_AFTER, ttlSeconds: TTL });
 
 test("paid requests settle in one pass: one applied debit each, reserved back to 0; failures are not charged", async () => {
   const a = await account("10");
@@ -116,16 +76,14 @@ test("paid requests settle in one pass: one applied debit each, reserved back to
 
   const result = await pass();
   assert.equal(result.settled, paid);
-  const all = await rows(a.partyId);
+  const all = await books.rows(a.partyId);
   assert.equal(all.filter((r) => r.status === "settled").length, paid);
   assert.equal(all.filter((r) => r.status === "failed").length, 3);
-  const entries = await debits(a.partyId);
-  assert.equal(entries.length, paid);
   assert.deepEqual(
-    new Set(entries.map((e) => e.externalRef)),
+    new Set(await books.audit(a.partyId)),
     new Set(all.filter((r) => r.status === "settled").map((r) => r.id)),
   );
-  assert.ok(entries.every((e) => e.appliedAt && e.amount === COST.toString()));
+  assert.equal((await books.debits(a.partyId)).length, 1, "one set-based debit for the pass");
   const { balance, reserved } = await readBalance(h.redis, h.keys, a.partyId);
   assert.equal(reserved, 0n);
   assert.equal(balance, 10_0000000000n - COST * BigInt(paid));
@@ -147,18 +105,22 @@ test("replayed events and repeated passes debit once and never move a status bac
   await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
   await pass();
   assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), before);
-  assert.equal((await debits(a.partyId)).length, 4);
-  assert.ok((await rows(a.partyId)).every((r) => r.status === "settled"));
+  assert.equal((await books.audit(a.partyId)).length, 4);
+  assert.ok((await books.rows(a.partyId)).every((r) => r.status === "settled"));
 });
 
-for (const step of ["queued-in-redis", "debited-in-postgres", "settled-in-redis"] as SettlementStep[]) {
+for (const step of SETTLEMENT_STEPS) {
   test(`a crash after ${step} is repaired by running the pass again`, async () => {
     const a = await account("10");
     for (let i = 0; i < 3; i++) assert.equal((await call(a.apiKey)).status, 200);
     await h.redis.srem(h.keys.gateway.settleDirty, a.partyId);
+    // The last step belongs to charging what Postgres holds as registered: drained without charging
+    // (as the account API drains), which the drain of a pass does not leave.
+    if (step === "debited-in-postgres") await drainReservationLog(deps, a.partyId);
     await assert.rejects(
       settlePartyOnce(deps, a.partyId, {
         reapAfterMs: REAP_AFTER,
+        ttlSeconds: TTL,
         afterStep: (at) => {
           if (at === step) throw new Error(`crash after ${at}`);
         },
@@ -169,10 +131,8 @@ for (const step of ["queued-in-redis", "debited-in-postgres", "settled-in-redis"
     await pass();
     await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
     await pass();
-    assert.ok((await rows(a.partyId)).every((r) => r.status === "settled"));
-    const entries = await debits(a.partyId);
-    assert.equal(entries.length, 3);
-    assert.ok(entries.every((e) => e.appliedAt));
+    assert.ok((await books.rows(a.partyId)).every((r) => r.status === "settled"));
+    assert.equal((await books.audit(a.partyId)).length, 3);
     assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
       balance: 10_0000000000n - 3n * COST,
       reserved: 0n,
@@ -186,19 +146,18 @@ async function orphan(partyId: string, at: number) {
   const id = newId("reservation");
   const g = h.keys.gateway;
   const scope = scopeHash("echo", key);
-  const reply = await defineLedgerScripts(h.redis).gwReserve(
-    3,
-    g.account(partyId),
-    g.reservationLog(partyId),
-    g.reservation(partyId, scope),
-    String(at),
-    "172800",
-    COST.toString(),
-    id,
-    key,
-    "echo",
-    "0.0100000000",
-    scope,
+  const reply = await runBatch(
+    h.redis,
+    reserveScript,
+    h.keys,
+    partyId,
+    [at, 172_800],
+    [
+      {
+        key: g.reservation(partyId, scope),
+        item: { cost: COST, id, idempotencyKey: key, providerKey: "echo", costInUsd: "0.0100000000", scope },
+      },
+    ],
   );
   assert.deepEqual(reply[0], ["OK"]);
   await h.redis.sadd(g.settleDirty, partyId);
@@ -234,9 +193,7 @@ test("settlement passes running during concurrent paid traffic (also against a b
   // would have fitted: never more than the balance covers, and never less than that minus the 503s' holds.
   assert.ok(paid <= 50 && paid >= 40, `paid ${paid}`);
   assert.ok(statuses.every((c) => c === 200 || c === 403 || c === 503));
-  const entries = await debits(a.partyId);
-  assert.equal(entries.length, paid, "one debit per paid request");
-  assert.equal(new Set(entries.map((e) => e.externalRef)).size, paid);
+  assert.equal((await books.audit(a.partyId)).length, paid, "each paid request charged once");
   assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
     balance: 1_0000000000n - BigInt(paid) * COST,
     reserved: 0n,
@@ -249,12 +206,12 @@ test("a 2xx whose body breaks off is registered, then failed: Postgres ends at f
   await new Promise((r) => setTimeout(r, 50));
   const result = await pass();
   assert.equal(result.errors, 0);
-  const rowsOf = await rows(a.partyId);
+  const rowsOf = await books.rows(a.partyId);
   assert.deepEqual(
     rowsOf.map((r) => r.status),
     ["failed"],
   );
-  assert.equal(await sum("debit", a.partyId), 0n);
+  assert.equal(await books.sum("debit", a.partyId), 0n);
   assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), { balance: 10_0000000000n, reserved: 0n });
 });
 
@@ -265,7 +222,7 @@ test("the reaper fails an old in-flight reservation and releases its funds; a yo
   assert.equal((await h.account(a.partyId)).reserved, 2n * COST);
   const result = await pass();
   assert.equal(result.reaped, 1);
-  const byId = new Map((await rows(a.partyId)).map((r) => [r.id, r.status]));
+  const byId = new Map((await books.rows(a.partyId)).map((r) => [r.id, r.status]));
   assert.equal(byId.get(old), "failed");
   assert.equal(byId.get(young), "request_in_flight");
   assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
@@ -275,7 +232,29 @@ test("the reaper fails an old in-flight reservation and releases its funds; a yo
   await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
   assert.equal((await pass()).reaped, 0, "never reaped twice");
   assert.equal((await h.account(a.partyId)).reserved, COST);
-  assert.equal((await debits(a.partyId)).length, 0);
+  assert.equal((await books.debits(a.partyId)).length, 0);
+});
+
+test("a party whose in-flight reservation turns reapable with no traffic left is marked by the stale scan and reaped", async () => {
+  const a = await account("10");
+  const id = await orphan(a.partyId, Date.now());
+  assert.equal((await pass()).reaped, 0, "young: drained, not reaped");
+  const g = h.keys.gateway;
+  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 0, "nothing marks it again");
+  const later = Date.now() + REAP_AFTER + 1_000;
+  assert.ok((await markStaleParties(deps, REAP_AFTER, Date.now())) >= 0);
+  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 0, "not stale yet");
+  assert.ok((await markStaleParties(deps, REAP_AFTER, later)) >= 1);
+  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 1);
+  const result = await runSettlementPass(deps, {
+    reapAfterMs: REAP_AFTER,
+    ttlSeconds: TTL,
+    now: () => later,
+  });
+  assert.ok(result.reaped >= 1);
+  const byId = new Map((await books.rows(a.partyId)).map((r) => [r.id, r.status]));
+  assert.equal(byId.get(id), "failed");
+  assert.equal((await h.account(a.partyId)).reserved, 0n);
 });
 
 test("ledger rebuild-redis restores balance, reserved, applied credits and records after Redis loss", async () => {
@@ -295,7 +274,7 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
   await h.redis.del(...lost, g.reservationLog(a.partyId));
   assert.equal((await h.account(a.partyId)).balance, 0n);
 
-  const ctx = { db: h.db, redis: h.redis, keys: h.keys, env: {}, json: true };
+  const ctx = operatorContext(h);
   const command = (name: string) => {
     const c = ledgerCommands[name];
     assert.ok(c, name);
@@ -356,6 +335,7 @@ test("the worker's settlement loop settles paid requests on its own within a few
     ...deps,
     intervalMs: 20,
     reapAfterMs: REAP_AFTER,
+    ttlSeconds: TTL,
     logger: createLogger({ level: "silent", service: "test" }),
   });
   try {
@@ -372,4 +352,61 @@ test("the worker's settlement loop settles paid requests on its own within a few
     await loop.close();
   }
   assert.equal(loop.isRunning(), false);
+});
+
+test("ledger check prints every difference between Redis and Postgres and exits 1; clean, it exits 0", async () => {
+  const a = await account("10");
+  for (let i = 0; i < 3; i++) assert.equal((await call(a.apiKey)).status, 200);
+  await pass();
+  assert.equal((await call(a.apiKey)).status, 200); // registered, unsettled
+  const ctx = operatorContext(h);
+  const check = ledgerCommands["ledger check"];
+  assert.ok(check);
+  const clean = await check.run(ctx, { positionals: [], flags: { party: a.partyId } });
+  assert.equal(clean.exitCode, 0, clean.text);
+
+  const g = h.keys.gateway;
+  const [open] = (await h.reservations(a.partyId)).filter((r) => r.s === "registered");
+  assert.ok(open?.id);
+  const record = g.reservation(a.partyId, scopeHash(open.k ?? "", open.i ?? ""));
+  await h.redis.hincrby(g.account(a.partyId), "balance", 7);
+  await h.redis.hset(record, "s", "failed");
+  await h.redis.srem(g.applied(a.partyId), ...(await h.redis.smembers(g.applied(a.partyId))));
+  const dirty = await check.run(ctx, { positionals: [], flags: { party: a.partyId } });
+  assert.equal(dirty.exitCode, 1);
+  const items = (dirty.data as { differences: { item: string }[] }).differences.map((d) => d.item);
+  assert.ok(items.includes("balance"), dirty.text);
+  assert.ok(items.includes(`reservation ${open.id}`), dirty.text);
+  assert.ok(items.includes("reserved (Σ open records)"), dirty.text);
+  assert.ok(
+    items.some((i) => i.startsWith("credit ")),
+    dirty.text,
+  );
+  assert.match(dirty.text, /balance: Redis \d+ ≠ Postgres \d+/);
+
+  // Put it back so the file's books check passes.
+  await h.redis.hincrby(g.account(a.partyId), "balance", -7);
+  await h.redis.hset(record, "s", "registered");
+  await ledgerCommands["ledger rebuild-redis"]?.run(ctx, { positionals: [], flags: { party: a.partyId } });
+  assert.equal((await check.run(ctx, { positionals: [], flags: { party: a.partyId } })).exitCode, 0);
+});
+
+test("a reservation record never expires while open: its idempotency window starts when it is settled or failed", async () => {
+  const a = await account("10");
+  assert.equal((await call(a.apiKey)).status, 200);
+  assert.equal((await call(a.apiKey, "/status?code=500")).status, 500);
+  const g = h.keys.gateway;
+  const recordOf = (r: Record<string, string>) => g.reservation(a.partyId, scopeHash(r.k ?? "", r.i ?? ""));
+  const records = await h.reservations(a.partyId);
+  const open = records.find((r) => r.s === "registered");
+  const failed = records.find((r) => r.s === "failed");
+  assert.ok(open && failed);
+  assert.equal(await h.redis.pttl(recordOf(open)), -1, "no TTL while registered");
+  assert.ok((await h.redis.pttl(recordOf(failed))) > 0, "a failed record lives out the window");
+
+  // A short window: the settled record expires a second later, and only then.
+  await runSettlementPass(deps, { reapAfterMs: REAP_AFTER, ttlSeconds: 1 });
+  const ttl = await h.redis.pttl(recordOf(open));
+  assert.ok(ttl > 0 && ttl <= 1000, `settled record TTL ${ttl} ms`);
+  assert.equal((await books.rows(a.partyId)).find((r) => r.id === open.id)?.status, "settled");
 });

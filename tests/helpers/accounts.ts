@@ -15,7 +15,10 @@ export function basic(email: string, password: string): string {
   return `Basic ${Buffer.from(`${email}:${password}`).toString("base64")}`;
 }
 
-/** An organisation in the given status with one staking key, made through the real repo. */
+/**
+ * An organisation in the given status (approved unless told) with one staking key, made through the real
+ * repo: the one fixture every area's tests use for "an approved organisation and its API key".
+ */
 export async function makeOrganisation(
   db: Db,
   overrides: {
@@ -39,3 +42,5 @@ export async function makeOrganisation(
   const key = await repo.insertKey({ organisationId: org!.id, label: "test", issued });
   return { id: org!.id, email, password: STRONG_PASSWORD, apiKey: issued.key, keyId: key.id };
 }
+
+export type TestOrganisation = Awaited<ReturnType<typeof makeOrganisation>>;

@@ -20,13 +20,14 @@ export async function createControlPlaneHarness(env: Record<string, string> = {}
     // Cheap hashing keeps tests fast; production defaults are in config.ts.
     ARGON2_MEMORY_KIB: "8192",
     ARGON2_ITERATIONS: "1",
-    // Fresh beacon secrets per harness: config refuses the public demo values when NETWORK=mainnet.
+    // Fresh secrets per harness: config refuses the public demo values when NETWORK=mainnet.
     ETH_OPERATOR_SEED: randomBytes(32).toString("hex"),
     ETH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    GATEWAY_JWT_SECRET: randomBytes(32).toString("hex"),
     ...env,
   });
   const logger = createLogger({ level: config.logLevel, service: "control-plane" });
-  const app = createApp({ config, logger, db: database.db, redis: redis.redis });
+  const app = createApp({ config, logger, db: database.db, redis: redis.redis, checkResponses: true });
   return {
     app,
     config,

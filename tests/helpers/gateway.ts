@@ -2,15 +2,32 @@ import { randomBytes } from "node:crypto";
 import { issueApiKey } from "@stake/db/api-key";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { creditParty } from "@stake/db/ledger";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
+import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { loadGatewayConfig } from "../../gateway/src/config.ts";
 import { createGatewayLogger } from "../../gateway/src/log.ts";
 import { start } from "../../gateway/src/main.ts";
 import { createTestDatabase } from "./pg.ts";
 import { createTestRedis } from "./redis.ts";
+
+/** A real gateway on port 0 over the given Postgres and Redis prefix (e.g. a control-plane harness's). */
+export async function startGateway(
+  store: { databaseUrl: string; redisUrl: string; redisPrefix: string },
+  env: Record<string, string> = {},
+) {
+  const config = loadGatewayConfig({
+    GATEWAY_PORT: "0",
+    GATEWAY_HOST: "127.0.0.1",
+    DATABASE_URL: store.databaseUrl,
+    REDIS_URL: store.redisUrl,
+    REDIS_PREFIX: store.redisPrefix,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  return start({ config, logger: createGatewayLogger(config.logLevel) });
+}
 
 /**
  * A real gateway process-in-process on port 0 over its own database and Redis prefix, plus seeding helpers
@@ -20,16 +37,10 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
   const database = await createTestDatabase();
   const redis = createTestRedis();
   const keys = createRedisKeys(redis.prefix);
-  const config = loadGatewayConfig({
-    GATEWAY_PORT: "0",
-    GATEWAY_HOST: "127.0.0.1",
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
-    LOG_LEVEL: "silent",
-    ...env,
-  });
-  const gateway = await start({ config, logger: createGatewayLogger(config.logLevel) });
+  const gateway = await startGateway(
+    { databaseUrl: database.url, redisUrl: redis.url, redisPrefix: redis.prefix },
+    env,
+  );
 
   const h = {
     url: gateway.url,
@@ -116,7 +127,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
       } while (cursor !== "0");
       return found;
     },
-    /** DESIGN §6 invariant: reserved = Σ cost of in-flight, registered and queued reservations. */
+    /** docs/architecture.md §6 invariant: reserved = Σ cost of in-flight, registered and queued reservations. */
     async checkInvariant(partyId: string) {
       const { reserved, balance } = await h.account(partyId);
       let sum = 0n;

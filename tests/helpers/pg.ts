@@ -25,36 +25,49 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/** Test databases carry their creation time, so a sweep can tell a killed run's leftovers from a live run's. */
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+
+function isStale(datname: string, now: number): boolean {
+  const stamp = /^staking_test_([0-9a-z]+)_[0-9a-f]+$/.exec(datname)?.[1];
+  return stamp === undefined || now - Number.parseInt(stamp, 36) > STALE_AFTER_MS;
+}
+
+/**
+ * Every change to the template, and every clone of it, happens under one advisory lock: runs on one
+ * Postgres with the same migrations share the template, so one run's reset must not race another's
+ * check-then-create or clone.
+ */
+async function withTemplateLock<T>(admin: postgres.Sql, fn: () => Promise<T>): Promise<T> {
+  await admin`select pg_advisory_lock(727274)`;
+  try {
+    return await fn();
+  } finally {
+    await admin`select pg_advisory_unlock(727274)`;
+  }
+}
+
 /**
  * Drops and re-creates the migrated template (the test runner calls this once per run), and sweeps test
- * databases left by killed runs. The sweep does not force: a database still in use by a run elsewhere
- * refuses the drop and is left alone.
+ * databases left by killed runs: only those over two hours old, and never another checkout's template,
+ * so runs in other worktrees sharing this Postgres are not disturbed.
  */
 export async function resetTestTemplate(url = adminUrl()): Promise<void> {
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   try {
+    const now = Date.now();
     const stale = await admin<{ datname: string }[]>`
-      select datname from pg_database where datname like 'staking\_test\_%' and datname <> ${TEMPLATE}`;
-    for (const { datname } of stale)
+      select datname from pg_database
+      where datname like 'staking\_test\_%' and datname not like 'staking\_test\_template\_%'`;
+    for (const { datname } of stale.filter((d) => isStale(d.datname, now)))
       await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
-    await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
-    await admin.unsafe(`create database ${TEMPLATE}`);
-  } finally {
-    await admin.end();
-  }
-  await runMigrations(withDatabase(url, TEMPLATE));
-}
-
-async function ensureTemplate(admin: postgres.Sql, url: string): Promise<void> {
-  await admin`select pg_advisory_lock(727274)`;
-  try {
-    const [found] = await admin`select 1 from pg_database where datname = ${TEMPLATE}`;
-    if (!found) {
+    await withTemplateLock(admin, async () => {
+      await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
       await admin.unsafe(`create database ${TEMPLATE}`);
       await runMigrations(withDatabase(url, TEMPLATE));
-    }
+    });
   } finally {
-    await admin`select pg_advisory_unlock(727274)`;
+    await admin.end();
   }
 }
 
@@ -62,9 +75,15 @@ async function ensureTemplate(admin: postgres.Sql, url: string): Promise<void> {
 export async function createTestDatabase() {
   const url = adminUrl();
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await ensureTemplate(admin, url);
-  const name = `staking_test_${randomBytes(6).toString("hex")}`;
-  await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+  const name = `staking_test_${Date.now().toString(36)}_${randomBytes(6).toString("hex")}`;
+  await withTemplateLock(admin, async () => {
+    const [found] = await admin`select 1 from pg_database where datname = ${TEMPLATE}`;
+    if (!found) {
+      await admin.unsafe(`create database ${TEMPLATE}`);
+      await runMigrations(withDatabase(url, TEMPLATE));
+    }
+    await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+  });
   const databaseUrl = withDatabase(url, name);
   const client = createDb(databaseUrl, { max: 10, applicationName: "tests" });
   return {

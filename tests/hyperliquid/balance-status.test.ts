@@ -4,7 +4,8 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { createHyperliquidClient } from "../../control-plane/src/features/hyperliquid-delegation/client.ts";
 import { createHyperliquidRepo } from "../../control-plane/src/features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidService } from "../../control-plane/src/features/hyperliquid-delegation/service.ts";
-import { type HyperliquidDevnet, startHyperliquidDevnet } from "../devnet/hyperliquid/server.ts";
+import { createUpstream } from "../../control-plane/src/http/upstream.ts";
+import { type HyperliquidDevnet, startHyperliquidDevnet } from "../../devnet/hyperliquid/server.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 import { decodeUnsigned, signUnsigned } from "./setup.ts";
 
@@ -22,7 +23,10 @@ after(async () => {
 
 test("delegation status is Locked until lockedUntil, then Active", async () => {
   const service = createHyperliquidService({
-    client: createHyperliquidClient({ baseUrl: dn.url, timeoutMs: 1000 }),
+    client: createHyperliquidClient({
+      baseUrl: dn.url,
+      upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: 1000 }),
+    }),
     repo: createHyperliquidRepo({ redis: redis.redis, keys: createRedisKeys(redis.prefix) }),
     network: "testnet",
     validator: dn.validators[0],

@@ -1,8 +1,7 @@
-import { issueApiKey } from "@stake/db/api-key";
 import { Signature, type Wallet } from "ethers";
 import request from "supertest";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
-import { type HyperliquidDevnet, startHyperliquidDevnet } from "../devnet/hyperliquid/server.ts";
+import { type HyperliquidDevnet, startHyperliquidDevnet } from "../../devnet/hyperliquid/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 
 export type Network = "mainnet" | "testnet";
@@ -22,7 +21,7 @@ export async function startDelegationStack(network: Network, env: Record<string,
   });
   const [inScope, outOfScope] = devnet.wallets;
   if (!inScope || !outOfScope) throw new Error("devnet has too few demo wallets");
-  const apiKey = await approvedOrgKey(h, `hl-${network}@example.com`, [inScope.address]);
+  const apiKey = await delegationOrgKey(h, [inScope.address]);
   return {
     devnet,
     h,
@@ -36,20 +35,10 @@ export async function startDelegationStack(network: Network, env: Record<string,
   };
 }
 
-export async function approvedOrgKey(h: ControlPlaneHarness, email: string, delegators: string[]) {
-  const accounts = createAccountsRepo(h.db);
-  const org = await accounts.insertOrganisation({
-    orgName: "Delegation test org",
-    email,
-    passwordHash: "not-used-by-api-key-auth",
-    scope: { hyperliquid: { validator_addresses: [], delegator_addresses: delegators } },
-    signedUpVia: "v2",
-  });
-  if (!org) throw new Error("organisation exists");
-  await accounts.setOrganisationStatus(email, "approved");
-  const issued = issueApiKey("staking");
-  await accounts.insertKey({ organisationId: org.id, label: "tests", issued });
-  return issued.key;
+/** An approved organisation whose hyperliquid scope lists exactly `delegators`; returns its API key. */
+export async function delegationOrgKey(h: ControlPlaneHarness, delegators: string[]): Promise<string> {
+  const scope = { hyperliquid: { validator_addresses: [], delegator_addresses: delegators } };
+  return (await makeOrganisation(h.db, { scope })).apiKey;
 }
 
 export interface UnsignedTx {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { DAY_MS } from "../devnet/hyperliquid/state.ts";
+import { DAY_MS } from "../../devnet/hyperliquid/state.ts";
 import {
   api,
   type DelegationStack,

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { PublicKey, StakeProgram } from "@solana/web3.js";
 import request from "supertest";
-import { type SolanaDevnet, startSolanaDevnet } from "../devnet/solana/server.ts";
+import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { testWallet } from "./setup.ts";
 
 const alice = testWallet(0x31);
 const mallory = testWallet(0x32);
@@ -27,7 +28,7 @@ describe("stake-account area rejects bad input clearly", () => {
       ],
     });
     h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
-    key = await approvedKey(h, "sol-bad@example.com");
+    key = (await makeOrganisation(h.db)).apiKey;
     vote = dev.chain.validators[0]?.vote as string;
     const res = await post("/api/v1/stake", {
       validatorPubKey: vote,
@@ -135,8 +136,8 @@ describe("stake-account area rejects bad input clearly", () => {
   });
 
   it("enforces the organisation's solana scope", async () => {
-    const scoped = await approvedKey(h, "sol-scope@example.com", {
-      solana: { delegator_addresses: [alice.pubkey], validator_addresses: [] },
+    const { apiKey: scoped } = await makeOrganisation(h.db, {
+      scope: { solana: { delegator_addresses: [alice.pubkey], validator_addresses: [] } },
     });
     const res = await request(h.app)
       .post("/api/v1/balance")

@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
 import {
   buildDeactivateTx,
   buildStakeTx,
   buildWithdrawTx,
 } from "../../control-plane/src/features/solana-stake/builder.ts";
-import { base58Encode } from "../../control-plane/src/features/solana-stake/codec.ts";
 import { decodeStakeState, stakeStatus } from "../../control-plane/src/features/solana-stake/stake-state.ts";
-import { type SolanaDevnet, startSolanaDevnet } from "../devnet/solana/server.ts";
+import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
 
 const secret = new Uint8Array(32).fill(0x11);
-const wallet = base58Encode(ed25519.getPublicKey(secret));
+const wallet = base58.encode(ed25519.getPublicKey(secret));
 
 /** Signs an unsigned wire transaction whose only signer is `secret`'s key. */
 function sign(unsigned: Uint8Array): Uint8Array {

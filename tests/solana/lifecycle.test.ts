@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
-import { type SolanaDevnet, startSolanaDevnet } from "../devnet/solana/server.ts";
+import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { testWallet } from "./setup.ts";
 
 const wallet = testWallet(0x21);
 const GENESIS = 1_750_000_000;
@@ -35,7 +36,7 @@ describe("stake-account area end to end on the simulated node", () => {
       fund: [{ pubkey: wallet.pubkey, lamports: 20_000_000_000n }],
     });
     h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
-    key = await approvedKey(h, "sol-e2e@example.com");
+    key = (await makeOrganisation(h.db)).apiKey;
   });
   after(async () => {
     await h.close();

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
 import { NONCE_ACCOUNT_LENGTH, PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
 import request from "supertest";
-import { base58Encode } from "../../control-plane/src/features/solana-stake/codec.ts";
-import { type SolanaDevnet, startSolanaDevnet } from "../devnet/solana/server.ts";
+import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { testWallet } from "./setup.ts";
 
 const secret = new Uint8Array(32).fill(0x61);
 const wallet = testWallet(0x61);
@@ -17,12 +18,12 @@ describe("durable-nonce stake transaction", () => {
   let key: string;
   let nonce: string;
   const nonceValue = () =>
-    base58Encode((dev.chain.svm.getAccount(nonce as never) as { data: Uint8Array }).data.subarray(40, 72));
+    base58.encode((dev.chain.svm.getAccount(nonce as never) as { data: Uint8Array }).data.subarray(40, 72));
 
   before(async () => {
     dev = await startSolanaDevnet({ fund: [{ pubkey: wallet.pubkey, lamports: 5_000_000_000n }] });
     h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
-    key = await approvedKey(h, "sol-nonce@example.com");
+    key = (await makeOrganisation(h.db)).apiKey;
     // A keyless nonce account: derived from the wallet with a seed, the wallet as its authority.
     const w = new PublicKey(wallet.pubkey);
     const noncePk = await PublicKey.createWithSeed(w, "nonce:0", SystemProgram.programId);

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
 import { lamportsToSol } from "../../control-plane/src/features/solana-stake/codec.ts";
-import { type SolanaDevnet, startSolanaDevnet } from "../devnet/solana/server.ts";
+import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { testWallet } from "./setup.ts";
 
 const wallet = testWallet(0x41);
 const GENESIS = 1_700_000_000;
@@ -29,7 +30,7 @@ describe("rewards per epoch: inflation + MEV, cached in Postgres", () => {
       SOLANA_MEV_API_URL: dev.mevUrl,
       LOG_LEVEL: "error",
     });
-    key = await approvedKey(h, "sol-rewards@example.com");
+    key = (await makeOrganisation(h.db)).apiKey;
     const res = await request(h.app).post("/api/v1/stake").set("x-api-key", key).send({
       validatorPubKey: dev.chain.validators[1]?.vote,
       walletPubKey: wallet.pubkey,

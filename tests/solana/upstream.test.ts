@@ -3,8 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import request from "supertest";
+import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { approvedKey, testWallet } from "./setup.ts";
+import { testWallet } from "./setup.ts";
 
 describe("stake-account area when the Solana node misbehaves", () => {
   // A node that accepts connections and never answers.
@@ -19,7 +20,7 @@ describe("stake-account area when the Solana node misbehaves", () => {
       SOLANA_MEV_API_URL: url,
       SOLANA_TIMEOUT_MS: "200",
     });
-    key = await approvedKey(h, "sol-upstream@example.com");
+    key = (await makeOrganisation(h.db)).apiKey;
   });
   after(async () => {
     await h.close();

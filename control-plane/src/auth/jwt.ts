@@ -1,4 +1,6 @@
+import type { Request } from "express";
 import { jwtVerify, SignJWT } from "jose";
+import { AppError } from "../errors.ts";
 
 /**
  * Short-lived HS256 bearer tokens for the gateway account API. Algorithm, issuer and audience are pinned
@@ -24,6 +26,8 @@ export function createJwt(params: { secret: string; issuer: string; audience: st
           algorithms: ["HS256"],
           issuer: params.issuer,
           audience: params.audience,
+          // jose checks `exp` only when present: a token minted without one would never expire.
+          requiredClaims: ["exp", "iat", "sub"],
         });
         return typeof payload.sub === "string" ? payload.sub : null;
       } catch {
@@ -34,3 +38,14 @@ export function createJwt(params: { secret: string; issuer: string; audience: st
 }
 
 export type Jwt = ReturnType<typeof createJwt>;
+
+/** Bearer JWT → user id; "Unauthorized" without a bearer token, "Invalid token" for a bad one. */
+export function createBearerAuth(jwt: Jwt) {
+  return async (req: Request): Promise<{ userId: string }> => {
+    const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(req.headers.authorization ?? "");
+    if (!m?.[1]) throw new AppError("UNAUTHORIZED", "Unauthorized");
+    const userId = await jwt.verify(m[1]);
+    if (!userId) throw new AppError("INVALID_TOKEN", "Invalid token");
+    return { userId };
+  };
+}

@@ -4,10 +4,16 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 
+/** The longest a pair of client address and e-mail is made to wait between two password attempts. */
+const MAX_DELAY_SECONDS = 900;
+
 /**
- * Abuse limits kept in Redis so they hold across API replicas: sign-ups and failed Basic-auth attempts,
- * each per e-mail and per client address. A blocked caller gets 429 with Retry-After before any password
- * is checked, so a blocked attacker learns nothing.
+ * Abuse limits kept in Redis so they hold across API replicas: sign-ups per e-mail and per client address,
+ * and password attempts. Password guessing is slowed down, not locked out: per (client address, e-mail)
+ * pair, one attempt at a time, and after `authFailuresPerEmail` failures each further attempt must wait
+ * 1, 2, 4, … s (at most 15 min) after the last failure; the right password from another address is never
+ * held up by someone else's failures. Failures per client address are capped too. A caller told to wait
+ * gets 429 with Retry-After before any password is checked, so it learns nothing.
  */
 export function createAbuseLimits(deps: { redis: Redis; keys: RedisKeys; config: Readonly<Config> }) {
   const { windowSeconds: duration, ...limits } = deps.config.abuse;
@@ -16,26 +22,59 @@ export function createAbuseLimits(deps: { redis: Redis; keys: RedisKeys; config:
   const signupIp = limiter("signup-ip", limits.signupPerIp);
   const signupEmail = limiter("signup-email", limits.signupPerEmail);
   const failIp = limiter("authfail-ip", limits.authFailuresPerIp);
-  const failEmail = limiter("authfail-email", limits.authFailuresPerEmail);
 
   return {
     /** Counts one sign-up attempt; throws RATE_LIMITED past either limit. */
     async consumeSignup(ip: string, email: string): Promise<void> {
       await consume([signupIp, ip], [signupEmail, email]);
     },
-    /** Throws RATE_LIMITED when either failed-auth limit is already exhausted. */
-    async assertAuthAllowed(ip: string, email: string): Promise<void> {
-      const [a, b] = await Promise.all([failIp.get(ip), failEmail.get(email)]);
-      const blocked = [a, b].filter((r): r is RateLimiterRes => !!r && r.remainingPoints <= 0);
-      if (blocked.length) throw tooMany(Math.max(...blocked.map((r) => r.msBeforeNext)));
-    },
-    async recordAuthFailure(ip: string, email: string): Promise<void> {
-      await Promise.allSettled([failIp.penalty(ip, 1), failEmail.penalty(email, 1)]);
+    /**
+     * Runs one password check under the limits and returns its result. Atomic per pair: a concurrent
+     * attempt with the same address and e-mail waits its turn as a 429, so a burst cannot slip extra
+     * guesses past the count.
+     */
+    async guardPasswordCheck(ip: string, email: string, check: () => Promise<boolean>): Promise<boolean> {
+      const pair = deps.keys.rateLimit(`authpair:${ip}:${email}`);
+      const lock = `${pair}:lock`;
+      if ((await deps.redis.set(lock, "1", "PX", 10_000, "NX")) === null) throw tooMany(1000);
+      try {
+        const [failures, lastAt] = await deps.redis.hmget(pair, "failures", "at");
+        const wait =
+          delayMs(Number(failures ?? 0), limits.authFailuresPerEmail) - (Date.now() - Number(lastAt ?? 0));
+        if (wait > 0) throw tooMany(wait);
+        const ipState = await failIp.get(ip);
+        if (ipState && ipState.remainingPoints <= 0) throw tooMany(ipState.msBeforeNext);
+        if (await check()) {
+          await deps.redis.del(pair);
+          return true;
+        }
+        await deps.redis
+          .multi()
+          .hincrby(pair, "failures", 1)
+          .hset(pair, "at", Date.now())
+          .expire(pair, duration)
+          .exec();
+        await failIp.penalty(ip, 1).catch(() => {});
+        return false;
+      } finally {
+        await deps.redis.del(lock);
+      }
     },
   };
 }
 
 export type AbuseLimits = ReturnType<typeof createAbuseLimits>;
+
+/** Requests per API key per minute, for areas whose single request can cost many node calls. */
+export function createKeyRateLimit(deps: { redis: Redis; keys: RedisKeys; name: string; perMinute: number }) {
+  const limiter = new RateLimiterRedis({
+    storeClient: deps.redis,
+    keyPrefix: deps.keys.rateLimit(`key:${deps.name}`),
+    points: deps.perMinute,
+    duration: 60,
+  });
+  return (keyId: string) => consume([limiter, keyId]);
+}
 
 async function consume(...pairs: Array<[RateLimiterRedis, string]>): Promise<void> {
   const results = await Promise.allSettled(pairs.map(([l, key]) => l.consume(key)));
@@ -45,6 +84,12 @@ async function consume(...pairs: Array<[RateLimiterRedis, string]>): Promise<voi
   const fault = reasons.find((r) => !(r instanceof RateLimiterRes));
   if (fault) throw fault;
   throw tooMany(Math.max(...(reasons as RateLimiterRes[]).map((r) => r.msBeforeNext)));
+}
+
+/** The wait after `failures` failed attempts of one pair: none for the first `free`, then 1, 2, 4, … s. */
+export function delayMs(failures: number, free: number): number {
+  if (failures < free) return 0;
+  return Math.min(2 ** (failures - free), MAX_DELAY_SECONDS) * 1000;
 }
 
 function tooMany(msBeforeNext: number): AppError {

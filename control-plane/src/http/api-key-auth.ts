@@ -1,7 +1,6 @@
 import type { OrganisationScope } from "@stake/db/schema/accounts";
-import type { RequestHandler } from "express";
+import type { Request } from "express";
 import { AppError } from "../errors.ts";
-import type { AccountsRepo } from "../features/account-v2/repo.ts";
 
 /** Who is calling a staking area: the approved organisation behind the presented API key. */
 export interface StakingAuth {
@@ -10,33 +9,29 @@ export interface StakingAuth {
   scope: OrganisationScope;
 }
 
-declare global {
-  namespace Express {
-    interface Request {
-      /** Set by `createApiKeyAuth` on the staking areas. */
-      auth?: StakingAuth;
-    }
-  }
+/** The port the API-key check needs: an active (unrevoked) key by its raw value, with its organisation. */
+export interface ApiKeyLookup {
+  findActiveKey(key: string): Promise<{
+    keyId: string;
+    organisation: { id: string; status: string; scope: OrganisationScope };
+  } | null>;
 }
 
 /**
  * Authentication for the staking areas. Each area names the header(s) it accepts (`api-key`, `x-api-key`,
  * or both). Keys are looked up by SHA-256 hash on every request (no cache), so a revoked or rotated key
- * stops working at once. Apply it per route, not per router: several areas share path prefixes.
+ * stops working at once.
  */
-export function createApiKeyAuth(deps: {
-  accounts: AccountsRepo;
-  headers: readonly string[];
-}): RequestHandler {
+export function createApiKeyAuth(deps: { keys: ApiKeyLookup; headers: readonly string[] }) {
   const names = deps.headers.map((h) => h.toLowerCase());
-  return async (req, _res, next) => {
+  return async (req: Request): Promise<StakingAuth> => {
     const presented = names.map((n) => req.headers[n]).find((v) => v !== undefined);
     const key = Array.isArray(presented) ? undefined : presented?.trim();
     if (presented === undefined || key === "") {
       throw new AppError("MISSING_API_KEY", `Missing API key header (${names.join(" or ")})`);
     }
     if (!key) throw new AppError("INVALID_API_KEY", "API key header must be given once");
-    const found = await deps.accounts.findActiveKey(key);
+    const found = await deps.keys.findActiveKey(key);
     if (!found) throw new AppError("INVALID_API_KEY", "Invalid or revoked API key");
     if (found.organisation.status !== "approved") {
       throw new AppError(
@@ -44,19 +39,12 @@ export function createApiKeyAuth(deps: {
         `Organisation is ${found.organisation.status}, not approved`,
       );
     }
-    req.auth = { organisationId: found.organisation.id, keyId: found.keyId, scope: found.organisation.scope };
-    next();
+    return { organisationId: found.organisation.id, keyId: found.keyId, scope: found.organisation.scope };
   };
 }
 
-/** The request's auth, for handlers mounted behind `createApiKeyAuth`. */
-export function requireAuth(req: { auth?: StakingAuth }): StakingAuth {
-  if (!req.auth) throw new AppError("INTERNAL_SERVER_ERROR", "Route is missing API-key authentication");
-  return req.auth;
-}
-
 /**
- * Scope rule (DESIGN §3): when the organisation lists addresses of `kind` for `chain`, `address` must be one
+ * Scope rule (docs/architecture.md §3): when the organisation lists addresses of `kind` for `chain`, `address` must be one
  * of them; an absent or empty list means no restriction. Hex addresses compare case-insensitively.
  */
 export function assertInScope(

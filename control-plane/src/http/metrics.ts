@@ -1,5 +1,7 @@
-import type { RequestHandler } from "express";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Request, RequestHandler } from "express";
 import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { AppError } from "../errors.ts";
 
 /**
  * Prometheus metrics for one process: default runtime metrics plus request latency by route pattern
@@ -25,9 +27,31 @@ export function createMetrics() {
     next();
   };
 
-  const serve: RequestHandler = async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
-  };
+  const serve = async () => ({ type: registry.contentType, body: await registry.metrics() });
 
   return { track, serve };
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/**
+ * Who may read /metrics (it names routes, versions and load): with METRICS_TOKEN set, a caller presenting
+ * it as a bearer token (compared in constant time); without one, only clients on loopback (a scraper
+ * beside the process), as Express resolves the client address behind the trusted proxies.
+ */
+export function createMetricsAuth(token: string | undefined) {
+  const wanted = token === undefined ? undefined : digest(token);
+  return async (req: Request): Promise<{ scraper: true }> => {
+    if (wanted === undefined) {
+      if (!LOOPBACK.test(req.ip ?? ""))
+        throw new AppError("FORBIDDEN", "Metrics are served to loopback clients only");
+      return { scraper: true };
+    }
+    const presented = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (presented === undefined || !timingSafeEqual(digest(presented), wanted)) {
+      throw new AppError("UNAUTHORIZED", "Metrics need the METRICS_TOKEN bearer token");
+    }
+    return { scraper: true };
+  };
 }

@@ -13,6 +13,13 @@ export const organisationStatus = pgEnum("organisation_status", [
 export const accountApi = pgEnum("account_api", ["v1", "v2"]);
 
 /**
+ * The chain identifiers a scope may name: the chains the platform serves, and bitcoin, which v1
+ * registration accepts. A scope naming any other (a misspelt "solanna") is refused at sign-up: it would
+ * otherwise leave the intended chain unrestricted.
+ */
+export const SCOPE_CHAINS = ["ethereum", "solana", "hyperliquid", "polygon", "sui", "bitcoin"] as const;
+
+/**
  * Addresses an organisation may act for, per chain. A chain whose lists are empty (or absent) is
  * unrestricted. v1 `allowedAddresses` are stored as `delegator_addresses`.
  */

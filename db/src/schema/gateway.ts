@@ -3,7 +3,7 @@ import { boolean, index, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex 
 import { timestamps } from "./_columns.ts";
 
 /**
- * Gateway accounts and the ledger (DESIGN §6). Coin amounts are integer base units (10 decimals) kept in
+ * Gateway accounts and the ledger (docs/architecture.md §6). Coin amounts are integer base units (10 decimals) kept in
  * `numeric(38,0)` and read as strings, so no value ever passes through a JS float.
  */
 export const gatewayUsers = pgTable(
@@ -79,8 +79,9 @@ export const ledgerEntryKind = pgEnum("ledger_entry_kind", ["credit", "debit"]);
 
 /**
  * The ledger of record: credits from funding, debits from settlement. `externalRef` is unique so a
- * retried funding (same `--ref`) or settlement (reservation id) is recorded once. `appliedAt` marks
- * that the entry reached the Redis balance (the credit Lua is itself idempotent by entry id).
+ * retried funding (same `--ref`) is recorded once; a settlement debit charges a batch of one party's
+ * reservations (each lists it as `debitId`) and is its own ref. `appliedAt` marks that the entry reached
+ * the Redis balance (the credit Lua is itself idempotent by entry id; a debit is written after Redis).
  */
 export const ledgerEntries = pgTable(
   "ledger_entries",
@@ -122,14 +123,20 @@ export const reservations = pgTable(
     /** Ledger coin base units charged at the rate of the moment. */
     cost: numeric({ precision: 38, scale: 0 }).notNull(),
     status: reservationStatus().notNull(),
+    /** The settlement debit (ledger entry) this reservation was charged in, once settled. */
+    debitId: text(),
     ...timestamps(),
   },
   (t) => [
-    // Not unique: a scope may be reused once its Redis record (the idempotency window) has expired, and
-    // the settlement worker must still be able to record that second reservation.
-    index("reservations_scope").on(t.partyId, t.providerKey, t.idempotencyKey),
+    // No index on the idempotency scope: duplicates are refused by Redis, nothing here looks a scope up,
+    // and a long key would only make each row's index entry (and its write) heavier.
     index("reservations_party_recent").on(t.partyId, sql`${t.createdAt} desc`),
-    /** Settlement and the reaper select a party's reservations by status. */
-    index("reservations_party_status").on(t.partyId, t.status, t.createdAt),
+    /**
+     * Settlement and the reaper select a party's open reservations by status. Partial: a settled or
+     * failed row leaves it, so it stays the size of the backlog, not of a year of traffic.
+     */
+    index("reservations_party_open")
+      .on(t.partyId, t.status, t.createdAt)
+      .where(sql`${t.status} in ('request_in_flight', 'registered', 'queued')`),
   ],
 );

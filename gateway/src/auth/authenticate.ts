@@ -1,4 +1,4 @@
-import { hashApiKey } from "@stake/db/api-key";
+import { hashApiKey, isKeyShaped } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { gatewayApiKeys, parties } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
@@ -30,8 +30,7 @@ export async function authenticate(
   raw: string | null | undefined,
   keys: ReadThroughCache<KeyRecord>,
 ): Promise<AuthResult> {
-  if (typeof raw !== "string" || raw.length === 0 || raw.length > 200)
-    return { ok: false, code: "UNAUTHORIZED" };
+  if (typeof raw !== "string" || !isKeyShaped("gateway", raw)) return { ok: false, code: "UNAUTHORIZED" };
   const record = await keys.get(hashApiKey(raw));
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
   if (!record.active) return { ok: false, code: "KEY_INACTIVE" };

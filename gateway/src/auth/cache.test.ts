@@ -60,3 +60,15 @@ test("clear() (the invalidation message) makes the next get look up again, not s
   cache.clear();
   assert.equal(await cache.get("x"), "x:2");
 });
+
+test("bounded: the least recently used entry goes first, the keys in use stay", async () => {
+  let loads = 0;
+  const cache = new ReadThroughCache(60_000, async (k) => `${k}:${++loads}`, 3);
+  for (const k of ["a", "b", "c"]) await cache.get(k);
+  await cache.get("a"); // a is now the most recently used
+  await cache.get("d"); // evicts b
+  assert.equal(loads, 4);
+  assert.equal(await cache.get("a"), "a:1", "kept");
+  assert.equal(await cache.get("c"), "c:3", "kept");
+  assert.equal(await cache.get("b"), "b:5", "evicted, so looked up again");
+});

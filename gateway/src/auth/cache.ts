@@ -6,18 +6,24 @@ import type { Redis } from "ioredis";
  * stops working within the pub/sub delivery time (well under a second) on every gateway process.
  * An expired entry keeps answering while one background lookup refreshes it, so the TTL never puts a
  * database round trip in front of a request; a failed refresh keeps the old value and is retried later.
+ * At most `maxEntries` are kept, least recently used first out, so unknown keys cannot grow it without
+ * bound nor flush the keys in use.
  */
 export class ReadThroughCache<V> {
   readonly #entries = new Map<string, { value: Promise<V>; expires: number; refreshing: boolean }>();
   constructor(
     private readonly ttlMs: number,
     private readonly load: (key: string) => Promise<V>,
+    private readonly maxEntries = 100_000,
   ) {}
 
   get(key: string): Promise<V> {
     const now = Date.now();
     const hit = this.#entries.get(key);
     if (hit) {
+      // A Map keeps insertion order: moving a hit to the end makes the first entry the least recently used.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
       if (hit.expires <= now && !hit.refreshing) this.#refresh(key, hit, now);
       return hit.value;
     }
@@ -27,7 +33,8 @@ export class ReadThroughCache<V> {
     value.catch(() => {
       if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
     });
-    if (this.#entries.size > 100_000) this.#entries.clear();
+    if (this.#entries.size > this.maxEntries)
+      this.#entries.delete(this.#entries.keys().next().value as string);
     return value;
   }
 

@@ -12,9 +12,11 @@ export interface Batch<Script extends string> {
   partyId: string;
   keys: string[];
   args: string[];
+  /** How many calls it carries (its replies past them ask for a dirty mark). */
+  items: number;
 }
 
-interface PendingBatch<Script extends string> extends Batch<Script> {
+interface PendingBatch<Script extends string> extends Omit<Batch<Script>, "items"> {
   waiters: Waiter[];
 }
 
@@ -29,13 +31,12 @@ export class TurnBatcher<Script extends string> {
   #scheduled = false;
 
   /**
-   * @param head the keys every call for a party starts with, then the item's own key
-   * @param shared per script, the ARGV every call starts with (taken when the batch is sent), then each item's args
+   * @param layout per script, the keys every call for a party starts with (then each item's own key), and
+   *   the ARGV every call starts with (taken when the batch is sent; then each item's args)
    * @param send runs all batches of a turn; per batch, in order, its replies or the error
    */
   constructor(
-    private readonly head: (partyId: string) => string[],
-    private readonly shared: Record<Script, () => string[]>,
+    private readonly layout: Record<Script, { head(partyId: string): string[]; shared(): string[] }>,
     private readonly send: (batches: Batch<Script>[]) => Promise<Array<string[][] | Error>>,
   ) {}
 
@@ -43,7 +44,7 @@ export class TurnBatcher<Script extends string> {
     const id = `${script}\0${partyId}`;
     let batch = this.#batches.get(id);
     if (!batch) {
-      batch = { script, partyId, keys: this.head(partyId), args: [], waiters: [] };
+      batch = { script, partyId, keys: this.layout[script].head(partyId), args: [], waiters: [] };
       this.#batches.set(id, batch);
     }
     batch.keys.push(key);
@@ -60,13 +61,14 @@ export class TurnBatcher<Script extends string> {
     const batches = [...this.#batches.values()];
     this.#batches = new Map();
     const shared = {} as Record<Script, string[]>;
-    for (const script of Object.keys(this.shared) as Script[]) shared[script] = this.shared[script]();
+    for (const script of Object.keys(this.layout) as Script[]) shared[script] = this.layout[script].shared();
     this.send(
       batches.map((b) => ({
         script: b.script,
         partyId: b.partyId,
         keys: b.keys,
         args: [...shared[b.script], ...b.args],
+        items: b.waiters.length,
       })),
     ).then(
       (results) => {

@@ -1,33 +1,56 @@
-import { Router } from "express";
-import { AppError, parseOrThrow } from "../../errors.ts";
-import { RegisterRequest } from "./schemas.ts";
+import { ErrorBodies, presentV1 } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
+import { RegisterRequest, RegisterResponse, RotateKeyResponse } from "./schemas.ts";
 import type { AccountV1Service } from "./service.ts";
 
-/** Account area v1, mounted at /api/public. */
-export function createAccountV1Router(deps: { accounts: AccountV1Service }): Router {
-  const router = Router();
+const error = errorResponses(ErrorBodies.v1);
+
+/** Account area v1: registration and single-key rotation over the same organisations as v2. */
+export function accountV1Area(deps: { accounts: AccountV1Service }): Area {
   const { accounts } = deps;
-
-  router.post("/register", async (req, res) => {
-    const input = parseOrThrow(RegisterRequest, req.body);
-    const pendingUser = await accounts.register(input, req.ip ?? "unknown");
-    res.status(200).json({
-      success: true,
-      pendingUser,
-      message: "Registration received. The organisation awaits approval by the operator.",
-    });
-  });
-
-  router.post("/generate-api-key", async (req, res) => {
-    const header = req.headers["x-api-key"];
-    if (header === undefined || header === "")
-      throw new AppError("MISSING_API_KEY", "Missing x-api-key header");
-    if (Array.isArray(header)) throw new AppError("INVALID_API_KEY", "x-api-key must be given once");
-    const apiKey = await accounts.rotateKey(header.trim());
-    res
-      .status(200)
-      .json({ success: true, apiKey, message: "New API key issued; the previous key is revoked." });
-  });
-
-  return router;
+  return {
+    tag: "Accounts v1",
+    present: presentV1,
+    routes: [
+      route({
+        method: "post",
+        path: "/api/public/register",
+        summary: "Register an organisation (v1)",
+        body: RegisterRequest,
+        responses: {
+          200: { description: "received", body: RegisterResponse },
+          400: error("validation error"),
+          409: error("e-mail taken"),
+          429: error("too many sign-ups"),
+        },
+        handler: async ({ body, ip }) => ({
+          status: 200,
+          body: {
+            success: true,
+            pendingUser: await accounts.register(body, ip),
+            message: "Registration received. The organisation awaits approval by the operator.",
+          },
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/public/generate-api-key",
+        summary: "Rotate the API key (v1; the previous one is revoked)",
+        security: "v1-key",
+        responses: {
+          200: { description: "the new key, shown once", body: RotateKeyResponse },
+          401: error("unknown or revoked key"),
+          403: error("organisation not approved"),
+        },
+        handler: async ({ auth }) => ({
+          status: 200,
+          body: {
+            success: true,
+            apiKey: await accounts.rotateKey(auth.key),
+            message: "New API key issued; the previous key is revoked.",
+          },
+        }),
+      }),
+    ],
+  };
 }

@@ -27,3 +27,20 @@ export const RegisterRequest = z.object({
   allowedAddresses: AllowedAddresses,
 });
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
+
+export const RegisterResponse = z.object({
+  success: z.literal(true),
+  pendingUser: z.object({
+    id: z.string(),
+    orgName: z.string(),
+    email: z.string(),
+    allowedAddresses: z.record(z.string(), z.array(z.string())),
+    createdAt: z.iso.datetime(),
+  }),
+  message: z.string(),
+});
+export const RotateKeyResponse = z.object({
+  success: z.literal(true),
+  apiKey: z.string(),
+  message: z.string(),
+});

@@ -49,12 +49,13 @@ export function createAccountV1Service(deps: {
         );
       }
       const issued = issueApiKey("staking");
-      await accounts.db.transaction(async (tx) => {
-        if (!(await accounts.revokeKey(found.keyId, found.organisation.id, tx))) {
-          throw new AppError("INVALID_API_KEY", "Invalid or revoked API key");
-        }
-        await accounts.insertKey({ organisationId: found.organisation.id, label: found.label, issued }, tx);
+      const replaced = await accounts.replaceKey({
+        keyId: found.keyId,
+        organisationId: found.organisation.id,
+        label: found.label,
+        issued,
       });
+      if (!replaced) throw new AppError("INVALID_API_KEY", "Invalid or revoked API key");
       return issued.key;
     },
   };

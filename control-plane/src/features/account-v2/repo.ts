@@ -6,9 +6,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 
 /** Organisations and API keys: shared by account v1, v2, the operator CLI and staking-area auth. */
 export function createAccountsRepo(db: Db) {
-  return {
-    db,
-
+  const repo = {
     /** Inserts a pending organisation; returns null when the e-mail is taken (unique index, race-safe). */
     async insertOrganisation(
       args: {
@@ -93,6 +91,21 @@ export function createAccountsRepo(db: Db) {
       return rows.length > 0;
     },
 
+    /**
+     * Revokes `keyId` and inserts its successor in one transaction (v1 rotation). Returns false when the key
+     * was no longer active, so of two concurrent rotations with one key exactly one succeeds.
+     */
+    async replaceKey(args: { keyId: string; organisationId: string; label: string; issued: IssuedKey }) {
+      return db.transaction(async (tx) => {
+        if (!(await repo.revokeKey(args.keyId, args.organisationId, tx))) return false;
+        await repo.insertKey(
+          { organisationId: args.organisationId, label: args.label, issued: args.issued },
+          tx,
+        );
+        return true;
+      });
+    },
+
     /** Resolves a presented key to its active record and organisation, by hash. */
     async findActiveKey(key: string) {
       const hash = hashApiKey(key);
@@ -106,6 +119,7 @@ export function createAccountsRepo(db: Db) {
       return row && digestsEqual(row.hash, hash) ? row : null;
     },
   };
+  return repo;
 }
 
 export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -1,38 +1,93 @@
-import { Router } from "express";
-import { parseOrThrow } from "../../errors.ts";
-import { readBasicAuth } from "../../http/basic-auth.ts";
-import { CreateKeyRequest, KeyIdParams, SignupRequest } from "./schemas.ts";
+import { ErrorBodies, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
+import {
+  CreateKeyRequest,
+  CreateKeyResponse,
+  KeyIdParams,
+  ListKeysResponse,
+  SignupRequest,
+  SignupResponse,
+} from "./schemas.ts";
 import type { AccountService } from "./service.ts";
 
-/** Account area v2, mounted at /user. */
-export function createAccountV2Router(deps: { accounts: AccountService }): Router {
-  const router = Router();
+const error = errorResponses(ErrorBodies.standard);
+
+/** Account area v2: organisations sign up, then manage their API keys with Basic auth. */
+export function accountV2Area(deps: { accounts: AccountService }): Area {
   const { accounts } = deps;
-
-  router.post("/signup", async (req, res) => {
-    const input = parseOrThrow(SignupRequest, req.body);
-    await accounts.signup(input, req.ip ?? "unknown");
-    res.status(202).json({ message: "Sign-up received. The organisation awaits approval by the operator." });
-  });
-
-  router.post("/api-keys", async (req, res) => {
-    const org = await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown");
-    const { label } = parseOrThrow(CreateKeyRequest, req.body);
-    res.status(201).json(await accounts.createKey(org.id, label));
-  });
-
-  // 201 on a read is what the spec gives and what clients of the original API expect (see README).
-  router.get("/api-keys", async (req, res) => {
-    const org = await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown");
-    res.status(201).json({ keys: await accounts.listKeys(org.id) });
-  });
-
-  router.delete("/api-keys/:keyId", async (req, res) => {
-    const org = await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown");
-    const { keyId } = parseOrThrow(KeyIdParams, req.params, "keyId");
-    await accounts.revokeKey(org.id, keyId);
-    res.status(204).end();
-  });
-
-  return router;
+  return {
+    tag: "Accounts v2",
+    present: presentStandard,
+    routes: [
+      route({
+        method: "post",
+        path: "/user/signup",
+        summary: "Sign up an organisation (pending approval)",
+        body: SignupRequest,
+        responses: {
+          202: { description: "received", body: SignupResponse },
+          400: error("validation error"),
+          409: error("e-mail taken"),
+          429: error("too many sign-ups"),
+        },
+        handler: async ({ body, ip }) => {
+          await accounts.signup(body, ip);
+          return {
+            status: 202,
+            body: { message: "Sign-up received. The organisation awaits approval by the operator." },
+          };
+        },
+      }),
+      route({
+        method: "post",
+        path: "/user/api-keys",
+        summary: "Issue an API key (secret shown once)",
+        security: "basic",
+        body: CreateKeyRequest,
+        responses: {
+          201: { description: "the key, shown once", body: CreateKeyResponse },
+          400: error("validation error"),
+          401: error("bad credentials"),
+          403: error("organisation not approved"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 201,
+          body: await accounts.createKey(auth.organisationId, body.label),
+        }),
+      }),
+      // 201 on a read is what the spec gives and what clients of the original API expect (see README).
+      route({
+        method: "get",
+        path: "/user/api-keys",
+        summary: "List the organisation's API keys (201, as the spec gives it)",
+        security: "basic",
+        responses: {
+          201: { description: "the active keys", body: ListKeysResponse },
+          401: error("bad credentials"),
+          403: error("organisation not approved"),
+        },
+        handler: async ({ auth }) => ({
+          status: 201,
+          body: { keys: await accounts.listKeys(auth.organisationId) },
+        }),
+      }),
+      route({
+        method: "delete",
+        path: "/user/api-keys/{keyId}",
+        summary: "Revoke an API key",
+        security: "basic",
+        params: KeyIdParams,
+        responses: {
+          204: { description: "revoked" },
+          400: error("malformed keyId"),
+          401: error("bad credentials"),
+          404: error("no such key of this organisation"),
+        },
+        handler: async ({ auth, params }) => {
+          await accounts.revokeKey(auth.organisationId, params.keyId);
+          return { status: 204 };
+        },
+      }),
+    ],
+  };
 }

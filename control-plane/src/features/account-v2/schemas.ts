@@ -1,4 +1,5 @@
 import { idPattern } from "@stake/db/ids";
+import { SCOPE_CHAINS } from "@stake/db/schema/accounts";
 import { z } from "zod";
 
 export const LABEL_MAX_LENGTH = 64;
@@ -19,16 +20,21 @@ export const Password = z
   .regex(/[A-Z]/, { message: "Must contain an uppercase letter" })
   .regex(/[0-9]/, { message: "Must contain a digit" });
 
-export const ChainId = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, {
-  message: "Chain identifiers are lower-case names like ethereum or solana",
-});
-
 const AddressList = z.array(z.string().trim().min(1).max(128)).max(1000);
 
-export const Scope = z.record(
-  ChainId,
-  z.strictObject({ validator_addresses: AddressList, delegator_addresses: AddressList }),
-);
+export const Scope = z
+  .record(z.string(), z.strictObject({ validator_addresses: AddressList, delegator_addresses: AddressList }))
+  .superRefine((value, ctx) => {
+    for (const chain of Object.keys(value)) {
+      if (!(SCOPE_CHAINS as readonly string[]).includes(chain)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [chain],
+          message: `Unknown chain; use one of ${SCOPE_CHAINS.join(", ")}`,
+        });
+      }
+    }
+  });
 
 export const SignupRequest = z.object({
   email: Email,
@@ -51,4 +57,10 @@ export const KeyIdParams = z.object({
   keyId: z
     .string()
     .regex(idPattern("apiKey"), { message: "Malformed keyId (expected key_ followed by base58)" }),
+});
+
+export const SignupResponse = z.object({ message: z.string() });
+export const CreateKeyResponse = z.object({ keyId: z.string(), label: z.string(), apiKey: z.string() });
+export const ListKeysResponse = z.object({
+  keys: z.array(z.object({ keyId: z.string(), label: z.string(), createdAt: z.iso.datetime() })),
 });

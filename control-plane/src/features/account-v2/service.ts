@@ -29,15 +29,13 @@ export function createAccountService(deps: {
 
     /** Basic-auth login for the key endpoints: only approved organisations get through. */
     async authenticate(credentials: BasicCredentials, ip: string) {
-      await limits.assertAuthAllowed(ip, credentials.email);
       const org = await accounts.findOrganisationByEmail(credentials.email);
-      const ok = org
-        ? await passwords.verify(org.passwordHash, credentials.password)
-        : await passwords.verifyDummy(credentials.password);
-      if (!org || !ok) {
-        await limits.recordAuthFailure(ip, credentials.email);
-        throw new AppError("INVALID_CREDENTIALS", "Invalid e-mail or password");
-      }
+      const ok = await limits.guardPasswordCheck(ip, credentials.email, () =>
+        org
+          ? passwords.verify(org.passwordHash, credentials.password)
+          : passwords.verifyDummy(credentials.password),
+      );
+      if (!org || !ok) throw new AppError("INVALID_CREDENTIALS", "Invalid e-mail or password");
       switch (org.status) {
         case "approved":
           return org;
@@ -49,6 +47,9 @@ export function createAccountService(deps: {
           throw new AppError("ORGANISATION_SUSPENDED", "Organisation is suspended");
       }
     },
+
+    /** The staking areas' API-key check: an active key by its raw value, with its organisation. */
+    findActiveKey: (key: string) => accounts.findActiveKey(key),
 
     async createKey(organisationId: string, label: string) {
       const issued = issueApiKey("staking");

@@ -34,7 +34,7 @@ export function nobleVerifies(d: SignedDeposit, network: BeaconNetwork = BEACON_
   return L.verify(bytesOf(d.signature), msg, bytesOf(d.pubkey));
 }
 
-test("0x02 regression vectors of the chain notes §4.5, verified by noble", () => {
+test("0x02 regression vectors of docs/chains/ethereum.md §4.5, verified by noble", () => {
   const key = blsKeyFromSecret(SK);
   assert.equal(
     hexOf(key.publicKey),

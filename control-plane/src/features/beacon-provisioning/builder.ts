@@ -1,3 +1,4 @@
+import { BuilderError } from "../../errors.ts";
 import { type BlsKey, blsVerify } from "./bls.ts";
 import type { BeaconNetwork } from "./networks.ts";
 import { computeDepositDomain, computeSigningRoot, depositDataRoot, depositMessageRoot } from "./ssz.ts";
@@ -17,7 +18,7 @@ export const bytesOf = (h: string) => new Uint8Array(Buffer.from(h.replace(/^0x/
  */
 export function withdrawalCredentials(address: string, compounding: boolean): Uint8Array {
   const addr = bytesOf(address);
-  if (addr.length !== 20) throw new Error("withdrawal address must be 20 bytes");
+  if (addr.length !== 20) throw new BuilderError("withdrawal address must be 20 bytes", "withdrawalAddress");
   const out = new Uint8Array(32);
   out[0] = compounding ? 0x02 : 0x01;
   out.set(addr, 12);
@@ -47,7 +48,8 @@ export function buildDeposit(input: {
   network: BeaconNetwork;
 }): SignedDeposit {
   const { key, network } = input;
-  if (input.amountGwei < MIN_DEPOSIT_GWEI) throw new Error("deposit amount must be at least 1 ETH");
+  if (input.amountGwei < MIN_DEPOSIT_GWEI)
+    throw new BuilderError("deposit amount must be at least 1 ETH", "amount");
   const domain = computeDepositDomain(bytesOf(network.genesisForkVersion));
   const message = {
     pubkey: key.publicKey,
@@ -153,7 +155,8 @@ export function depositTx(d: SignedDeposit, network: BeaconNetwork): DepositTx {
 
 /** One batch-depositor call for 1–100 validators; `value` is the sum of the per-item amounts in wei. */
 export function batchDepositTx(deposits: readonly SignedDeposit[], network: BeaconNetwork): DepositTx {
-  if (deposits.length < 1 || deposits.length > 100) throw new Error("batch takes 1 to 100 deposits");
+  if (deposits.length < 1 || deposits.length > 100)
+    throw new BuilderError("batch takes 1 to 100 deposits", "validatorsCount");
   const wei = deposits.map((d) => d.amount * WEI_PER_GWEI);
   const data = encodeCall(BATCH_DEPOSIT_SELECTOR, [
     { dynamic: encodeBytesArray(deposits.map((d) => d.pubkey)) },

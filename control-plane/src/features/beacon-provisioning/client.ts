@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import type { Upstream } from "../../http/upstream.ts";
 
 /** What add-stake needs from a beacon node: status, balance and queued deposits of one validator. */
 export interface BeaconValidator {
@@ -14,21 +15,13 @@ export interface PendingDeposit {
   amount: string;
 }
 
-/** Beacon REST client (ethereum/beacon-APIs). Any failure to reach the node is an UPSTREAM_* error. */
-export function createBeaconClient(baseUrl: string, timeoutMs = 5000) {
+/** Beacon REST client (ethereum/beacon-APIs) over the outbound client; a 404 is "not on the chain". */
+export function createBeaconClient(opts: { baseUrl: string; upstream: Upstream }) {
   async function get<T>(path: string): Promise<T | null> {
-    let res: Response;
-    try {
-      res = await fetch(new URL(path, baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
-    } catch (err) {
-      const timeout = (err as Error).name === "TimeoutError";
-      throw new AppError(timeout ? "UPSTREAM_TIMEOUT" : "UPSTREAM_UNAVAILABLE", "Beacon node unreachable", {
-        cause: err,
-      });
-    }
+    const res = await opts.upstream.json<{ data: T }>(new URL(path, opts.baseUrl));
     if (res.status === 404) return null;
-    if (!res.ok) throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered ${res.status}`);
-    return ((await res.json()) as { data: T }).data;
+    if (res.status !== 200) throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered ${res.status}`);
+    return res.body.data;
   }
   return {
     validator: (pubkey: string) => get<BeaconValidator>(`/eth/v1/beacon/states/head/validators/${pubkey}`),

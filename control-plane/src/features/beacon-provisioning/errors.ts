@@ -1,7 +1,6 @@
 /** Beacon-chain provisioning codes. Unknown and foreign resources are both 404, so ids do not leak. */
 export const BEACON_ERRORS = {
   PROVISION_NOT_FOUND: 404,
-  VALIDATOR_NOT_FOUND: 404,
   IDEMPOTENCY_KEY_REUSED: 409,
   VALIDATOR_NOT_COMPOUNDING: 400,
   VALIDATOR_NOT_ACTIVE: 409,

@@ -1,4 +1,4 @@
-/** Per-network constants from the chain notes §1.4 and §2. Addresses are EIP-55 checksummed. */
+/** Per-network constants from docs/chains/ethereum.md §1.4 and §2. Addresses are EIP-55 checksummed. */
 export interface BeaconNetwork {
   name: "mainnet" | "hoodi";
   chainId: number;

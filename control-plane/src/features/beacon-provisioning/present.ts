@@ -27,13 +27,20 @@ export function provisionHeader(p: ProvisionRow, withdrawalCredentials: string) 
   };
 }
 
-export function validatorItem(v: ValidatorRow, batch: boolean) {
+/** What every validator item starts with. */
+function validatorFields(v: ValidatorRow) {
   return {
     validatorIndex: v.validatorIndex,
     validatorAddress: v.pubkey,
     amount: Number(v.amountGwei),
     created: v.createdAt.toISOString(),
     status: v.status,
+  };
+}
+
+export function validatorItem(v: ValidatorRow, batch: boolean) {
+  return {
+    ...validatorFields(v),
     depositInput: batch ? null : v.depositInput,
     to: batch ? null : v.depositTo,
     value: batch ? null : v.depositValue,
@@ -43,11 +50,7 @@ export function validatorItem(v: ValidatorRow, batch: boolean) {
 /** Everything a deposit-data JSON entry carries (hex without 0x, as the deposit CLIs write it). */
 export function depositDetailItem(v: ValidatorRow) {
   return {
-    validatorIndex: v.validatorIndex,
-    validatorAddress: v.pubkey,
-    amount: Number(v.amountGwei),
-    created: v.createdAt.toISOString(),
-    status: v.status,
+    ...validatorFields(v),
     signature: no0x(v.signature),
     pubkey: no0x(v.pubkey),
     withdrawal_credentials: no0x(v.withdrawalCredentials),

@@ -1,99 +1,129 @@
-import type { RequestHandler } from "express";
-import { Router } from "express";
-import { parseOrThrow } from "../../errors.ts";
-import { assertInScope, requireAuth } from "../../http/api-key-auth.ts";
-import { hexOf, withdrawalCredentials } from "./builder.ts";
-import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
-import type { ProvisioningRepo } from "./repo.ts";
-import { AddStakeRequest, IdempotencyKey, ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
+import { ErrorBodies, parseOrThrow, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
+import {
+  AddStakeRequest,
+  AddStakeResponse,
+  CountResponse,
+  DepositDetailsResponse,
+  IdempotencyKey,
+  ListQuery,
+  OrganisationValidatorsResponse,
+  ProvisionQuery,
+  ProvisionRequest,
+  ProvisionResponse,
+  ValidatorsResponse,
+} from "./schemas.ts";
 import type { ProvisioningService } from "./service.ts";
 
-/** Beacon-chain provisioning area, mounted at /api. Auth is per route: other areas share the /api prefix. */
-export function createBeaconProvisioningRouter(deps: {
-  service: ProvisioningService;
-  repo: ProvisioningRepo;
-  auth: RequestHandler;
-}): Router {
-  const router = Router();
-  const { service, repo, auth } = deps;
+const error = errorResponses(ErrorBodies.standard);
+const unauthorized = error("missing or invalid API key");
 
-  router.post("/provision", auth, async (req, res) => {
-    const auth = requireAuth(req);
-    const header = req.headers["idempotency-key"];
-    const key = header === undefined ? null : parseOrThrow(IdempotencyKey, header, "Idempotency-Key");
-    const { attributes } = parseOrThrow(ProvisionRequest, req.body);
-    assertInScope(auth, "ethereum", attributes.withdrawalAddress, "delegator");
-    res.json({ result: await service.provision(auth.organisationId, attributes, key) });
-  });
-
-  router.get("/validators", auth, async (req, res) => {
-    const { organisationId } = requireAuth(req);
-    const q = parseOrThrow(ProvisionQuery, req.query, "query");
-    const p = await service.ownProvision(organisationId, q.provisionId);
-    const a = p.attributes;
-    const page = paging(q);
-    const done = p.status === "CREATED";
-    const rows = done ? await repo.listValidators(p.id, page) : [];
-    const total = done ? await repo.countValidators(p.id) : 0;
-    res.json({
-      ...provisionHeader(p, hexOf(withdrawalCredentials(a.withdrawalAddress, a.compounding))),
-      depositInput: a.batch && done ? p.batchDepositInput : null,
-      to: a.batch && done ? p.batchTo : null,
-      value: a.batch && done ? p.batchValue : null,
-      withdrawalAddress: a.withdrawalAddress,
-      provisionStatus: p.status,
-      ...(p.status === "FAILED" ? { reason: p.reason } : {}),
-      results: rows.map((v) => validatorItem(v, a.batch)),
-      ...pageEnvelope(page, total),
-    });
-  });
-
-  router.get("/deposit-details", auth, async (req, res) => {
-    const { organisationId } = requireAuth(req);
-    const q = parseOrThrow(ProvisionQuery, req.query, "query");
-    const p = await service.ownProvision(organisationId, q.provisionId);
-    const a = p.attributes;
-    const page = paging(q);
-    const done = p.status === "CREATED";
-    const rows = done ? await repo.listValidators(p.id, page) : [];
-    res.json({
-      ...provisionHeader(p, hexOf(withdrawalCredentials(a.withdrawalAddress, a.compounding))),
-      controllerAddress: a.controllerAddress,
-      feeRecipient: a.feeRecipient,
-      results: rows.map(depositDetailItem),
-      ...pageEnvelope(page, done ? await repo.countValidators(p.id) : 0),
-    });
-  });
-
-  router.post("/validators/add-stake", auth, async (req, res) => {
-    const auth = requireAuth(req);
-    const { pubKey, amount } = parseOrThrow(AddStakeRequest, req.body);
-    assertInScope(auth, "ethereum", pubKey, "validator");
-    res.json(await service.addStake(auth.organisationId, pubKey, amount));
-  });
-
-  // Not shown in the spec: every validator of the organisation with its provision id (README).
-  router.get("/validators/provisions", auth, async (req, res) => {
-    const { organisationId } = requireAuth(req);
-    const page = paging(parseOrThrow(ListQuery, req.query, "query"));
-    const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
-    res.json({
-      results: rows.map((v) => ({
-        validatorAddress: v.pubkey,
-        validatorIndex: v.validatorIndex,
-        provisionId: v.provisionId,
-        status: v.status,
-        created: v.createdAt.toISOString(),
-      })),
-      ...pageEnvelope(page, total),
-    });
-  });
-
-  // Not shown in the spec: validator counts by lifecycle status (README).
-  router.get("/validators/count", auth, async (req, res) => {
-    const { organisationId } = requireAuth(req);
-    res.json(await service.countByStatus(organisationId));
-  });
-
-  return router;
+/** Beacon-chain provisioning area (Ethereum): validator keys, deposit data, add-stake; header `api-key`. */
+export function beaconProvisioningArea(deps: { service: ProvisioningService }): Area {
+  const { service } = deps;
+  return {
+    tag: "Beacon provisioning (Ethereum)",
+    present: presentStandard,
+    routes: [
+      route({
+        method: "post",
+        path: "/api/provision",
+        summary: "Provision validators (runs as a background job; Idempotency-Key honoured)",
+        security: "api-key",
+        body: ProvisionRequest,
+        responses: {
+          200: { description: "accepted", body: ProvisionResponse },
+          400: error("validation error"),
+          401: unauthorized,
+          403: error("withdrawal address outside the key's scope"),
+          409: error("same Idempotency-Key, other body"),
+        },
+        handler: async ({ auth, body, req }) => {
+          const header = req.headers["idempotency-key"];
+          const key = header === undefined ? null : parseOrThrow(IdempotencyKey, header, "Idempotency-Key");
+          return { status: 200, body: { result: await service.provision(auth, body.attributes, key) } };
+        },
+      }),
+      route({
+        method: "get",
+        path: "/api/validators",
+        summary: "Validators of a provision (empty until the provision job is done)",
+        security: "api-key",
+        query: ProvisionQuery,
+        responses: {
+          200: { description: "validator objects", body: ValidatorsResponse },
+          400: error("validation error"),
+          401: unauthorized,
+          404: error("no such provision of this organisation"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.validators(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/deposit-details",
+        summary: "Deposit data and calldata of a provision",
+        security: "api-key",
+        query: ProvisionQuery,
+        responses: {
+          200: { description: "deposit details", body: DepositDetailsResponse },
+          400: error("validation error"),
+          401: unauthorized,
+          404: error("no such provision of this organisation"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.depositDetails(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/validators/add-stake",
+        summary: "Top-up deposit for an active 0x02 validator",
+        security: "api-key",
+        body: AddStakeRequest,
+        responses: {
+          200: { description: "the signed top-up deposit", body: AddStakeResponse },
+          400: error("not eligible or over the cap"),
+          401: unauthorized,
+          404: error("no such validator of this organisation"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 200,
+          body: await service.addStake(auth, body.pubKey, body.amount),
+        }),
+      }),
+      // Not shown in the spec: every validator of the organisation with its provision id (README).
+      route({
+        method: "get",
+        path: "/api/validators/provisions",
+        summary: "The organisation's validators with their provision ids",
+        security: "api-key",
+        query: ListQuery,
+        responses: {
+          200: { description: "a page of validators", body: OrganisationValidatorsResponse },
+          400: error("validation error"),
+          401: unauthorized,
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.organisationValidators(auth.organisationId, query),
+        }),
+      }),
+      // Not shown in the spec: validator counts by lifecycle status (README).
+      route({
+        method: "get",
+        path: "/api/validators/count",
+        summary: "Validator counts by lifecycle status",
+        security: "api-key",
+        responses: { 200: { description: "counts by status", body: CountResponse }, 401: unauthorized },
+        handler: async ({ auth }) => ({
+          status: 200,
+          body: await service.countByStatus(auth.organisationId),
+        }),
+      }),
+    ],
+  };
 }

@@ -1,3 +1,5 @@
+import { provisionStatus, validatorStatus } from "@stake/db/schema/provisioning";
+import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
 import { isEthAddress } from "./address.ts";
 
@@ -7,12 +9,14 @@ const optionalAddress = address.nullable().optional();
 /** ETH decimal given as a JSON number or string → Gwei; never through float arithmetic. */
 export const EthAmount = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const s = typeof v === "number" ? String(v) : v.trim();
-  const m = /^(\d{1,6})(?:\.(\d{1,9}))?$/.exec(s);
-  if (!m) {
-    ctx.addIssue({ code: "custom", message: "must be an ETH amount with at most 9 decimals (whole Gwei)" });
-    return z.NEVER;
+  // At most 6 integer digits: no stake amount reaches a million ETH, and the bound keeps the number exact.
+  if (/^\d{1,6}(\.\d+)?$/.test(s)) {
+    try {
+      return parseUnits(s, DECIMALS.gwei);
+    } catch {}
   }
-  return BigInt(m[1] ?? "0") * 1_000_000_000n + BigInt((m[2] ?? "").padEnd(9, "0"));
+  ctx.addIssue({ code: "custom", message: "must be an ETH amount with at most 9 decimals (whole Gwei)" });
+  return z.NEVER;
 });
 
 const GWEI = 1_000_000_000n;
@@ -58,10 +62,13 @@ export const ProvisionQuery = z.object({
   per_page: pageNumber.max(100).optional(),
 });
 
+export type ProvisionQuery = z.output<typeof ProvisionQuery>;
+
 export const ListQuery = z.object({
   page: pageNumber.optional(),
   per_page: pageNumber.max(100).optional(),
 });
+export type ListQuery = z.output<typeof ListQuery>;
 
 export const AddStakeRequest = z.object({
   pubKey: z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/, "must be a 48-byte hex BLS public key"),
@@ -69,3 +76,100 @@ export const AddStakeRequest = z.object({
 });
 
 export const IdempotencyKey = z.string().min(1).max(255);
+
+const Hex = z.string().regex(/^0x[0-9a-f]*$/i);
+const Timestamp = z.iso.datetime();
+const PageEnvelope = {
+  page: z.number().int().nullable(),
+  per_page: z.number().int().nullable(),
+  total: z.number().int(),
+  pages: z.number().int().nullable(),
+};
+const ValidatorStatus = z.enum(validatorStatus.enumValues);
+const ProvisionHeader = {
+  batch: z.boolean(),
+  withdrawal_credentials: Hex,
+  validatorsCount: z.number().int(),
+  clientId: z.string(),
+  provisionId: z.uuid(),
+};
+const Validator = {
+  validatorIndex: z.number().int().nullable(),
+  validatorAddress: Hex,
+  amount: z.number().int(),
+  created: Timestamp,
+  status: ValidatorStatus,
+};
+
+export const ProvisionResponse = z.object({
+  result: z.object({
+    created: Timestamp,
+    status: z.literal("CREATED"),
+    provisionId: z.uuid(),
+    validatorsCount: z.number().int(),
+    withdrawalAddress: z.string(),
+    controllerAddress: z.string().nullable(),
+    feeRecipient: z.string().nullable(),
+  }),
+});
+export const ValidatorsResponse = z.object({
+  ...ProvisionHeader,
+  depositInput: Hex.nullable(),
+  to: z.string().nullable(),
+  value: z.string().nullable(),
+  withdrawalAddress: z.string(),
+  provisionStatus: z.enum(provisionStatus.enumValues),
+  reason: z.string().nullable().optional(),
+  results: z.array(
+    z.object({
+      ...Validator,
+      depositInput: Hex.nullable(),
+      to: z.string().nullable(),
+      value: z.string().nullable(),
+    }),
+  ),
+  ...PageEnvelope,
+});
+export const DepositDetailsResponse = z.object({
+  ...ProvisionHeader,
+  controllerAddress: z.string().nullable(),
+  feeRecipient: z.string().nullable(),
+  results: z.array(
+    z.object({
+      ...Validator,
+      signature: z.string(),
+      pubkey: z.string(),
+      withdrawal_credentials: z.string(),
+      deposit_message_root: z.string(),
+      deposit_data_root: z.string(),
+      fork_version: z.string(),
+      network_name: z.string(),
+    }),
+  ),
+  ...PageEnvelope,
+});
+export const AddStakeResponse = z.object({
+  validatorAddress: Hex,
+  addStakeAmount: z.number().int(),
+  depositInput: Hex,
+  to: z.string(),
+  value: z.string(),
+  deposit_data_root: Hex,
+  signature: Hex,
+});
+export const OrganisationValidatorsResponse = z.object({
+  results: z.array(
+    z.object({
+      validatorAddress: Hex,
+      validatorIndex: z.number().int().nullable(),
+      provisionId: z.uuid(),
+      status: ValidatorStatus,
+      created: Timestamp,
+    }),
+  ),
+  ...PageEnvelope,
+});
+export const CountResponse = z.object({
+  total: z.number().int(),
+  results: z.array(z.object({ status: ValidatorStatus, count: z.number().int() })),
+});

@@ -3,6 +3,7 @@ import type { ProvisionAttributes } from "@stake/db/schema/provisioning";
 import type { Queue } from "bullmq";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
+import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { toChecksumAddress } from "./address.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import {
@@ -10,13 +11,16 @@ import {
   bytesOf,
   depositTx,
   GWEI_PER_ETH,
+  hexOf,
   MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI,
+  withdrawalCredentials,
 } from "./builder.ts";
 import type { BeaconClient } from "./client.ts";
 import { PROVISION_QUEUE, type ProvisionJobData, resolveNetwork } from "./job.ts";
 import { createKeyCipher } from "./key-encryption.ts";
+import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
 import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
-import type { ProvisionRequest } from "./schemas.ts";
+import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
 const norm = (a: string | null | undefined) => (a ? toChecksumAddress(a) : null);
 
@@ -30,15 +34,21 @@ export function createProvisioningService(deps: {
   const network = resolveNetwork(deps.eth);
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
 
+  async function provisionPage(organisationId: string, q: ProvisionQuery) {
+    const p = await repo.findProvision(q.provisionId, organisationId);
+    if (!p) throw new AppError("PROVISION_NOT_FOUND", "No such provision");
+    const a = p.attributes;
+    const header = provisionHeader(p, hexOf(withdrawalCredentials(a.withdrawalAddress, a.compounding)));
+    return { p, page: paging(q), done: p.status === "CREATED", header };
+  }
+
   return {
     network,
 
     /** Stores the provision as IN_PROGRESS and enqueues its job; an Idempotency-Key replay returns the original. */
-    async provision(
-      organisationId: string,
-      input: ProvisionRequest["attributes"],
-      idempotencyKey: string | null,
-    ) {
+    async provision(auth: StakingAuth, input: ProvisionRequest["attributes"], idempotencyKey: string | null) {
+      assertInScope(auth, "ethereum", input.withdrawalAddress, "delegator");
+      const organisationId = auth.organisationId;
       const attributes: ProvisionAttributes = {
         withdrawalAddress: toChecksumAddress(input.withdrawalAddress),
         controllerAddress: norm(input.controllerAddress),
@@ -88,14 +98,56 @@ export function createProvisioningService(deps: {
       };
     },
 
-    async ownProvision(organisationId: string, provisionId: string) {
-      const row = await repo.findProvision(provisionId, organisationId);
-      if (!row) throw new AppError("PROVISION_NOT_FOUND", "No such provision");
-      return row;
+    /** The validator objects of a provision; empty until its job has created them (spec rule). */
+    async validators(organisationId: string, q: ProvisionQuery) {
+      const { p, page, done, header } = await provisionPage(organisationId, q);
+      const a = p.attributes;
+      const rows = done ? await repo.listValidators(p.id, page) : [];
+      return {
+        ...header,
+        depositInput: a.batch && done ? p.batchDepositInput : null,
+        to: a.batch && done ? p.batchTo : null,
+        value: a.batch && done ? p.batchValue : null,
+        withdrawalAddress: a.withdrawalAddress,
+        provisionStatus: p.status,
+        ...(p.status === "FAILED" ? { reason: p.reason } : {}),
+        results: rows.map((v) => validatorItem(v, a.batch)),
+        ...pageEnvelope(page, done ? await repo.countValidators(p.id) : 0),
+      };
     },
 
-    /** A properly signed top-up deposit for an active 0x02 validator of the organisation (chain notes §3.2). */
-    async addStake(organisationId: string, pubKey: string, amountGwei: bigint) {
+    async depositDetails(organisationId: string, q: ProvisionQuery) {
+      const { p, page, done, header } = await provisionPage(organisationId, q);
+      const rows = done ? await repo.listValidators(p.id, page) : [];
+      return {
+        ...header,
+        controllerAddress: p.attributes.controllerAddress,
+        feeRecipient: p.attributes.feeRecipient,
+        results: rows.map(depositDetailItem),
+        ...pageEnvelope(page, done ? await repo.countValidators(p.id) : 0),
+      };
+    },
+
+    /** Every validator of the organisation with its provision id (not in the spec; README). */
+    async organisationValidators(organisationId: string, q: ListQuery) {
+      const page = paging(q);
+      const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
+      return {
+        results: rows.map((v) => ({
+          validatorAddress: v.pubkey,
+          validatorIndex: v.validatorIndex,
+          provisionId: v.provisionId,
+          status: v.status,
+          created: v.createdAt.toISOString(),
+        })),
+        ...pageEnvelope(page, total),
+      };
+    },
+
+    /** A properly signed top-up deposit for an active 0x02 validator of the organisation (docs/chains/ethereum.md §3.2). */
+    async addStake(auth: StakingAuth, pubKey: string, amountGwei: bigint) {
+      assertInScope(auth, "ethereum", pubKey, "validator");
+      const organisationId = auth.organisationId;
       const pubkey = `0x${pubKey.replace(/^0x/, "").toLowerCase()}`;
       const v = await repo.findValidatorByPubkey(pubkey);
       if (!v || v.organisationId !== organisationId)

@@ -14,7 +14,7 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 const fill = (n: number, v: number) => new Uint8Array(n).fill(v);
 const fromHex = (h: string) => new Uint8Array(Buffer.from(h.replace(/^0x/, ""), "hex"));
 
-test("ethstaker-deposit-cli SSZ vectors (chain notes §4.2)", () => {
+test("ethstaker-deposit-cli SSZ vectors (docs/chains/ethereum.md §4.2)", () => {
   const v = fill(4, 0x12);
   assert.equal(hex(forkDataRoot(v)), "0d66608af557f4fadbfce248ac37f6e7639ce371100c43d15aad05cb08ac1dc2");
   assert.equal(
@@ -28,7 +28,7 @@ test("ethstaker-deposit-cli SSZ vectors (chain notes §4.2)", () => {
   );
 });
 
-test("deposit domains of mainnet and Hoodi (chain notes §1.4)", () => {
+test("deposit domains of mainnet and Hoodi (docs/chains/ethereum.md §1.4)", () => {
   assert.equal(
     hex(computeDepositDomain(fromHex(BEACON_NETWORKS.mainnet.genesisForkVersion))),
     "03000000f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a9",

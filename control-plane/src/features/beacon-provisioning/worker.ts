@@ -3,9 +3,19 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Config } from "../../config.ts";
+import { AppError, BuilderError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { createProvisionProcessor, PROVISION_QUEUE, type ProvisionJobData } from "./job.ts";
 import { createProvisioningRepo } from "./repo.ts";
+
+/**
+ * The reason a client reads on a FAILED provision: a refusal of its request is told as is; anything else
+ * (a database or programming fault) stays in the log, since its text can carry SQL, paths or key material.
+ */
+export function failureReason(err: unknown): string {
+  if (err instanceof BuilderError || err instanceof AppError) return err.message;
+  return "The validators could not be created because of an internal error; the operator has been alerted.";
+}
 
 /**
  * The BullMQ worker of provision jobs. `connection` must be created with `maxRetriesPerRequest: null`
@@ -30,8 +40,7 @@ export function createProvisionWorker(deps: {
         const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         deps.logger.error({ err, provisionId: job.data.provisionId, last }, "provision job failed");
         if (last) {
-          const reason = err instanceof Error ? err.message : String(err);
-          await repo.setProvisionStatus(job.data.provisionId, "FAILED", { reason });
+          await repo.setProvisionStatus(job.data.provisionId, "FAILED", { reason: failureReason(err) });
         }
         throw err;
       }

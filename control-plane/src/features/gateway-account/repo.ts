@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
-import { gatewayApiKeys, gatewayUsers, parties, reservations } from "@stake/db/schema/index";
-import { and, count, desc, eq } from "drizzle-orm";
+import { gatewayApiKeys, gatewayUsers, parties, providers, reservations } from "@stake/db/schema/index";
+import { and, asc, count, desc, eq, ne } from "drizzle-orm";
 
 export function createGatewayAccountRepo(db: DbOrTx) {
   return {
@@ -23,6 +23,28 @@ export function createGatewayAccountRepo(db: DbOrTx) {
     async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
+    },
+    /** The user's keys, newest first: what identifies them, never the hash. */
+    async listKeys(userId: string) {
+      return db
+        .select({
+          id: gatewayApiKeys.id,
+          start: gatewayApiKeys.start,
+          active: gatewayApiKeys.active,
+          createdAt: gatewayApiKeys.createdAt,
+          deactivatedAt: gatewayApiKeys.deactivatedAt,
+        })
+        .from(gatewayApiKeys)
+        .where(eq(gatewayApiKeys.userId, userId))
+        .orderBy(desc(gatewayApiKeys.createdAt), desc(gatewayApiKeys.id));
+    },
+    /** Providers a key can be used with; their origins stay private to the operator. */
+    async listCallableProviders() {
+      return db
+        .select({ key: providers.key, costInUsd: providers.costInUsd, status: providers.status })
+        .from(providers)
+        .where(ne(providers.status, "disabled"))
+        .orderBy(asc(providers.key));
     },
     /** One page of a party's reservations, newest first, and how many there are. */
     async listReservations(partyId: string, page: number, pageSize: number) {

@@ -1,66 +1,174 @@
 import type { RequestHandler } from "express";
-import { Router } from "express";
-import type { Jwt } from "../../auth/jwt.ts";
-import { AppError, parseOrThrow } from "../../errors.ts";
-import { KeyIdParams, LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+import { ErrorBodies, presentMessage } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
+import {
+  BalanceResponse,
+  CreateKeyResponse,
+  DeactivateKeyResponse,
+  HealthResponse,
+  KeyIdParams,
+  KeyListResponse,
+  LoginRequest,
+  LoginResponse,
+  PageQuery,
+  PartyLookupResponse,
+  PartyResponse,
+  ProvidersResponse,
+  ReservationsResponse,
+  SignupRequest,
+  SignupResponse,
+} from "./schemas.ts";
 import type { GatewayAccountService } from "./service.ts";
 
-interface Deps {
+const error = errorResponses(ErrorBodies.message);
+const unauthorized = error("no, invalid or expired bearer token");
+
+/** Gateway account API: gateway users, their ledger party and gateway keys (bearer JWT from login). */
+export function gatewayAccountArea(deps: {
   accounts: GatewayAccountService;
-  jwt: Jwt;
-  /** One limiter shared by every gateway-account prefix: 300 requests per 15 minutes per client. */
+  /** One limiter shared by every route of the area: 300 requests per 15 minutes per client. */
   limit: RequestHandler;
-}
-
-/** Bearer JWT → user id; "Unauthorized" without a bearer token, "Invalid token" for a bad one. */
-async function userOf(jwt: Jwt, header: string | undefined): Promise<string> {
-  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header ?? "");
-  if (!m?.[1]) throw new AppError("UNAUTHORIZED", "Unauthorized");
-  const sub = await jwt.verify(m[1]);
-  if (!sub) throw new AppError("INVALID_TOKEN", "Invalid token");
-  return sub;
-}
-
-/** The gateway account API is mounted at several exact prefixes; each gets one of these routers. */
-export function createGatewayAccountRouters({ accounts, jwt, limit }: Deps) {
-  const onboarding = Router().use(limit);
-  onboarding.post("/signup", async (req, res) => {
-    res.status(201).json(await accounts.signup(parseOrThrow(SignupRequest, req.body)));
-  });
-  onboarding.post("/login", async (req, res) => {
-    res.json(await accounts.login(parseOrThrow(LoginRequest, req.body)));
-  });
-
-  const party = Router().use(limit);
-  party.post("/create", async (req, res) => {
-    res.status(201).json(await accounts.createParty(await userOf(jwt, req.headers.authorization)));
-  });
-
-  const apiKey = Router().use(limit);
-  apiKey.post("/create", async (req, res) => {
-    res.status(201).json(await accounts.createKey(await userOf(jwt, req.headers.authorization)));
-  });
-  apiKey.post("/:id/deactivate", async (req, res) => {
-    const userId = await userOf(jwt, req.headers.authorization);
-    const { id } = parseOrThrow(KeyIdParams, req.params, "id");
-    res.json(await accounts.deactivateKey(userId, id));
-  });
-
-  const balance = Router().use(limit);
-  balance.get("/", async (req, res) => {
-    res.json(await accounts.balance(await userOf(jwt, req.headers.authorization)));
-  });
-
-  const reservations = Router().use(limit);
-  reservations.get("/", async (req, res) => {
-    const userId = await userOf(jwt, req.headers.authorization);
-    res.json(await accounts.reservations(userId, parseOrThrow(PageQuery, req.query, "query")));
-  });
-
-  const health = Router().use(limit);
-  health.get("/", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-
-  return { onboarding, party, apiKey, balance, reservations, health };
+}): Area {
+  const { accounts } = deps;
+  return {
+    tag: "Gateway account",
+    present: presentMessage,
+    use: [deps.limit],
+    routes: [
+      route({
+        method: "post",
+        path: "/api/onboarding/signup",
+        summary: "Create a gateway user",
+        body: SignupRequest,
+        responses: {
+          201: { description: "created", body: SignupResponse },
+          400: error("validation error"),
+          409: error("User already exists"),
+        },
+        handler: async ({ body }) => ({ status: 201, body: await accounts.signup(body) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/onboarding/login",
+        summary: "Log in: a short-lived bearer token",
+        body: LoginRequest,
+        responses: {
+          200: { description: "the token", body: LoginResponse },
+          400: error("validation error"),
+          401: error("Unauthorized"),
+          429: error("too many failed attempts from this address for this e-mail; retry after Retry-After"),
+        },
+        handler: async ({ body, ip }) => ({ status: 200, body: await accounts.login(body, ip) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/party/create",
+        summary: "Create the user's ledger party (one per user)",
+        security: "bearer",
+        responses: {
+          201: { description: "created", body: PartyResponse },
+          401: unauthorized,
+          409: error("Party already exists"),
+        },
+        handler: async ({ auth }) => ({ status: 201, body: await accounts.createParty(auth.userId) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/party",
+        summary: "The user's ledger party (null until created)",
+        security: "bearer",
+        responses: {
+          200: { description: "the party, or null", body: PartyLookupResponse },
+          401: unauthorized,
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.party(auth.userId) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/api-key/list",
+        summary: "The user's gateway keys, newest first (display prefix only, never the secret)",
+        security: "bearer",
+        responses: {
+          200: { description: "the keys", body: KeyListResponse },
+          401: unauthorized,
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.keys(auth.userId) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/api-key/create",
+        summary: "Create a gateway API key (shown once)",
+        security: "bearer",
+        responses: {
+          201: { description: "the key, shown once", body: CreateKeyResponse },
+          401: unauthorized,
+        },
+        handler: async ({ auth }) => ({ status: 201, body: await accounts.createKey(auth.userId) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/api-key/{id}/deactivate",
+        summary: "Deactivate one of the user's gateway keys",
+        security: "bearer",
+        params: KeyIdParams,
+        responses: {
+          200: { description: "deactivated", body: DeactivateKeyResponse },
+          400: error("malformed key id"),
+          401: unauthorized,
+          404: error("API key not found"),
+        },
+        handler: async ({ auth, params }) => ({
+          status: 200,
+          body: await accounts.deactivateKey(auth.userId, params.id),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/balance",
+        summary: "Ledger-coin balance and reserved balance (decimal strings)",
+        security: "bearer",
+        responses: {
+          200: { description: "balances", body: BalanceResponse },
+          401: unauthorized,
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.balance(auth.userId) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/reservations",
+        summary: "The party's reservations, newest first",
+        security: "bearer",
+        query: PageQuery,
+        responses: {
+          200: { description: "a page of reservations", body: ReservationsResponse },
+          400: error("validation error"),
+          401: unauthorized,
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await accounts.reservations(auth.userId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/providers",
+        summary: "Providers a gateway key can call, with their USD price per request",
+        security: "bearer",
+        responses: {
+          200: { description: "the providers", body: ProvidersResponse },
+          401: unauthorized,
+        },
+        handler: async () => ({ status: 200, body: await accounts.providers() }),
+      }),
+      route({
+        method: "get",
+        path: "/api/health",
+        summary: "Gateway account API health",
+        responses: { 200: { description: "up", body: HealthResponse } },
+        handler: () => ({ status: 200, body: { status: "ok" } }),
+      }),
+    ],
+  };
 }

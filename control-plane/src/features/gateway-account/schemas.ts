@@ -20,3 +20,70 @@ export const PageQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
+
+const Timestamp = z.iso.datetime();
+/** A ledger-coin amount as an exact decimal string (10 decimals do not survive a JS number). */
+const Coins = z.string().regex(/^-?\d+(\.\d+)?$/);
+
+export const SignupResponse = z.object({ userId: z.string(), email: z.string(), createdAt: Timestamp });
+export const LoginResponse = z.object({
+  token: z.string(),
+  tokenType: z.literal("Bearer"),
+  expiresIn: z.number().int(),
+});
+export const PartyResponse = z.object({ partyId: z.string(), createdAt: Timestamp });
+/** `party: null` until the user creates one: not having a party yet is a normal state, not an error. */
+export const PartyLookupResponse = z.object({ party: PartyResponse.nullable() });
+export const CreateKeyResponse = z.object({
+  id: z.string(),
+  key: z.string(),
+  start: z.string(),
+  createdAt: Timestamp,
+});
+export const KeyListResponse = z.object({
+  keys: z.array(
+    z.object({
+      id: z.string(),
+      /** The key's first characters, as shown at creation; the secret itself is never stored. */
+      start: z.string(),
+      active: z.boolean(),
+      createdAt: Timestamp,
+      deactivatedAt: Timestamp.nullable(),
+    }),
+  ),
+});
+export const ProvidersResponse = z.object({
+  providers: z.array(
+    z.object({
+      key: z.string(),
+      /** USD per request as an exact decimal string. */
+      costInUSD: z.string().regex(/^\d+(\.\d+)?$/),
+      status: z.enum(["active", "degraded"]),
+    }),
+  ),
+});
+export const DeactivateKeyResponse = z.object({
+  id: z.string(),
+  active: z.literal(false),
+  deactivatedAt: Timestamp,
+});
+export const BalanceResponse = z.object({ balance: Coins, reservedBalance: Coins });
+export const ReservationsResponse = z.object({
+  reservations: z.array(
+    z.object({
+      id: z.string(),
+      idempotencyKey: z.string(),
+      partyId: z.string(),
+      providerKey: z.string(),
+      costInUSD: z.number(),
+      cost: Coins,
+      status: z.enum(["request_in_flight", "registered", "failed", "queued", "settled"]),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+    }),
+  ),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+});
+export const HealthResponse = z.object({ status: z.literal("ok") });

@@ -2,25 +2,31 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
-import { readBalance } from "@stake/db/ledger";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { drainReservationLog } from "@stake/db/settlement";
+import { formatUnits, parseUnits } from "@stake/db/units";
 import type { Redis } from "ioredis";
 import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
+import type { AbuseLimits } from "../../http/abuse-limits.ts";
+import { drainReservationLog } from "../gateway-settlement/drain.ts";
+import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+
+/** Decimals of `providers.cost_in_usd`. */
+const USD_SCALE = 10;
 
 export function createGatewayAccountService(deps: {
   db: Db;
   repo: GatewayAccountRepo;
   passwords: PasswordHasher;
+  limits: AbuseLimits;
   jwt: Jwt;
   redis: Redis;
   keys: RedisKeys;
 }) {
-  const { db, repo, passwords, jwt, redis, keys } = deps;
+  const { db, repo, passwords, limits, jwt, redis, keys } = deps;
   /** Gateway processes drop their key/party caches on this message (effective within a second). */
   const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
 
@@ -41,11 +47,12 @@ export function createGatewayAccountService(deps: {
       return { userId: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
     },
 
-    async login(input: LoginRequest) {
+    /** Password attempts are slowed per (client address, e-mail) pair, as for Basic auth. */
+    async login(input: LoginRequest, ip: string) {
       const user = await repo.findUserByEmail(input.email);
-      const ok = user
-        ? await passwords.verify(user.passwordHash, input.password)
-        : await passwords.verifyDummy(input.password);
+      const ok = await limits.guardPasswordCheck(ip, `gateway:${input.email}`, () =>
+        user ? passwords.verify(user.passwordHash, input.password) : passwords.verifyDummy(input.password),
+      );
       if (!user || !ok) throw new AppError("UNAUTHORIZED", "Unauthorized");
       return { token: await jwt.sign(user.id), tokenType: "Bearer", expiresIn: jwt.ttlSeconds };
     },
@@ -55,6 +62,30 @@ export function createGatewayAccountService(deps: {
       if (!party) throw new AppError("PARTY_EXISTS", "Party already exists");
       await invalidate();
       return { partyId: party.id, createdAt: party.createdAt.toISOString() };
+    },
+
+    async party(userId: string) {
+      const party = await repo.findPartyOfUser(userId);
+      return { party: party && { partyId: party.id, createdAt: party.createdAt.toISOString() } };
+    },
+
+    async keys(userId: string) {
+      const rows = await repo.listKeys(userId);
+      const keys = rows.map((k) => ({
+        id: k.id,
+        start: k.start,
+        active: k.active,
+        createdAt: k.createdAt.toISOString(),
+        deactivatedAt: k.deactivatedAt?.toISOString() ?? null,
+      }));
+      return { keys };
+    },
+
+    async providers() {
+      const rows = await repo.listCallableProviders();
+      // numeric(20,10) reads back as "0.0010000000": the same exact value, trailing zeros dropped.
+      const usd = (v: string) => formatUnits(parseUnits(v, USD_SCALE), USD_SCALE);
+      return { providers: rows.map((p) => ({ key: p.key, costInUSD: usd(p.costInUsd), status: p.status })) };
     },
 
     async createKey(userId: string) {
@@ -75,7 +106,7 @@ export function createGatewayAccountService(deps: {
       return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
     },
 
-    /** Coin amounts as exact decimal strings (DESIGN §5: 10 decimals do not survive a JS number). */
+    /** Coin amounts as exact decimal strings (docs/architecture.md §5: 10 decimals do not survive a JS number). */
     async balance(userId: string) {
       const party = await partyOf(userId);
       const { balance, reserved } = await readBalance(redis, keys, party.id);

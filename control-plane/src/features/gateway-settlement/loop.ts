@@ -1,14 +1,17 @@
 import type { Db } from "@stake/db/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { markAllPartiesDirty, runSettlementPass } from "@stake/db/settlement";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../log.ts";
+import { markAllPartiesDirty, markStaleParties, runSettlementPass } from "./pass.ts";
+import type { SettlementOptions } from "./types.ts";
 
 /** How often every party is marked dirty again, the backstop for a gateway's lost SADD. */
 const REMARK_EVERY_MS = 60_000;
+/** How often the parties with reapable reservations are looked up (their lateness is this at most). */
+const STALE_SCAN_EVERY_MS = 5_000;
 
 /**
- * The settlement loop of the worker process (DESIGN §6 step 7): one pass every `intervalMs`, passes never
+ * The settlement loop of the worker process (docs/architecture.md §6 step 7): one pass every `intervalMs`, passes never
  * overlapping. A plain timer rather than a BullMQ repeatable job: the pass is idempotent and takes its
  * parties off a Redis set with SPOP, so several workers can run it side by side without a scheduler.
  */
@@ -18,13 +21,24 @@ export function startSettlementLoop(deps: {
   keys: RedisKeys;
   intervalMs: number;
   reapAfterMs: number;
+  ttlSeconds: number;
   logger: Logger;
+  /** Called between the steps of a party's settlement (the fault tests pause a worker there to kill it). */
+  afterStep?: SettlementOptions["afterStep"];
 }) {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
   let lastRemark = 0;
+  let lastStaleScan = 0;
   const settlement = { db: deps.db, redis: deps.redis, keys: deps.keys, logger: deps.logger };
+  // Redis came back (a restart, a failover): a gateway may have lost the reply that told it to mark a party,
+  // so every party is marked again on the next pass instead of waiting for the periodic backstop.
+  let connectedOnce = deps.redis.status === "ready";
+  deps.redis.on("ready", () => {
+    if (connectedOnce) lastRemark = 0;
+    connectedOnce = true;
+  });
 
   async function tick() {
     try {
@@ -32,7 +46,15 @@ export function startSettlementLoop(deps: {
         await markAllPartiesDirty(settlement);
         lastRemark = Date.now();
       }
-      const result = await runSettlementPass(settlement, { reapAfterMs: deps.reapAfterMs });
+      if (Date.now() - lastStaleScan >= STALE_SCAN_EVERY_MS) {
+        await markStaleParties(settlement, deps.reapAfterMs);
+        lastStaleScan = Date.now();
+      }
+      const result = await runSettlementPass(settlement, {
+        reapAfterMs: deps.reapAfterMs,
+        ttlSeconds: deps.ttlSeconds,
+        ...(deps.afterStep ? { afterStep: deps.afterStep } : {}),
+      });
       if (result.settled || result.reaped || result.errors) deps.logger.info(result, "settlement pass");
     } catch (err) {
       deps.logger.error({ err }, "settlement pass failed");

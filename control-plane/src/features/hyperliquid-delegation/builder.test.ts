@@ -17,7 +17,7 @@ import {
   typeHash,
 } from "./builder.ts";
 
-// Hardhat/Anvil #0: a public test key (chain notes §4c). Never fund it.
+// Hardhat/Anvil #0: a public test key (docs/chains/hyperliquid.md §4c). Never fund it.
 const KEY = hexToBytes("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const ADDRESS = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const VALIDATOR = "0x5ac99df645f3414876c816caa18b2d234024b487";
@@ -72,7 +72,7 @@ const VECTORS = [
   },
 ];
 
-test("type hashes and domain separators match the chain notes", () => {
+test("type hashes and domain separators match docs/chains/hyperliquid.md §1", () => {
   assert.equal(
     hex(typeHash("tokenDelegate")),
     "0x92b330ec2490ea5985392c914fbd03684ac4860d6423151a947ad3022c58270b",

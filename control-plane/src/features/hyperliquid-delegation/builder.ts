@@ -1,10 +1,12 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
+import { DECIMALS, parseUnits } from "@stake/db/units";
+import { BuilderError } from "../../errors.ts";
 
 /**
  * Pure builders for Hyperliquid's user-signed staking actions (tokenDelegate, cDeposit, cWithdraw) and the
- * EIP-712 digest / signer recovery the chain uses for them (chain notes §1, §7). No I/O, no clock: the
+ * EIP-712 digest / signer recovery the chain uses for them (docs/chains/hyperliquid.md §1, §7). No I/O, no clock: the
  * nonce and the chain parameters are inputs.
  *
  * Hash-critical invariants:
@@ -33,7 +35,7 @@ export const CHAIN_PARAMS: Readonly<Record<HyperliquidNetwork, Readonly<ChainPar
   testnet: Object.freeze({ hyperliquidChain: "Testnet", signatureChainId: "0x66eee" }),
 });
 
-export const HYPE_DECIMALS = 8;
+export const HYPE_DECIMALS = DECIMALS.hype;
 /** Largest wei a JSON number carries exactly (2^53−1); also far below uint64's maximum. */
 export const MAX_JSON_SAFE_WEI = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -130,8 +132,9 @@ function unsigned(action: StakingAction): UnsignedTransaction {
 }
 
 function checkCommon(wei: bigint, nonce: number): number {
-  if (wei < 1n || wei > MAX_JSON_SAFE_WEI) throw new RangeError(`wei out of range: ${wei}`);
-  if (!Number.isSafeInteger(nonce) || nonce < 1) throw new RangeError(`nonce must be a positive integer`);
+  if (wei < 1n || wei > MAX_JSON_SAFE_WEI) throw new BuilderError(`wei out of range: ${wei}`, "amount");
+  if (!Number.isSafeInteger(nonce) || nonce < 1)
+    throw new BuilderError("nonce must be a positive integer", "nonce");
   return Number(wei);
 }
 
@@ -305,11 +308,12 @@ export function parseHypeAmount(n: number): AmountResult {
   if (!Number.isFinite(n)) return { ok: false, reason: "Must be a finite number" };
   const text = plainDecimal(n);
   if (text.startsWith("-") || n === 0) return { ok: false, reason: "Must be at least 0.1" };
-  const [int = "0", frac = ""] = text.split(".");
-  if (frac.length > HYPE_DECIMALS) {
+  let wei: bigint;
+  try {
+    wei = parseUnits(text, HYPE_DECIMALS);
+  } catch {
     return { ok: false, reason: `At most ${HYPE_DECIMALS} decimal places (1 wei = 0.00000001 HYPE)` };
   }
-  const wei = BigInt(int + frac.padEnd(HYPE_DECIMALS, "0"));
   if (wei < MIN_AMOUNT_WEI) return { ok: false, reason: "Must be at least 0.1" };
   if (n > SPEC_MAX_AMOUNT) return { ok: false, reason: `Must be at most ${SPEC_MAX_AMOUNT}` };
   if (wei > MAX_JSON_SAFE_WEI) {

@@ -1,42 +1,22 @@
 import { AppError } from "../../errors.ts";
+import type { Upstream } from "../../http/upstream.ts";
 
 /**
- * The only way this area talks to Hyperliquid: POST /info and /exchange with a per-call timeout. A refused
- * connection, a timeout or a non-JSON answer become 502 UPSTREAM_UNAVAILABLE, never a hang.
+ * The only way this area talks to Hyperliquid: POST /info and /exchange through the outbound client
+ * (timeout → 504, unreachable or 5xx → 502).
  */
-export function createHyperliquidClient(opts: { baseUrl: string; timeoutMs: number }) {
-  async function post(
-    path: "/info" | "/exchange",
-    body: unknown,
-  ): Promise<{ status: number; body: unknown }> {
-    let res: Response;
+export function createHyperliquidClient(opts: { baseUrl: string; upstream: Upstream }) {
+  const { upstream } = opts;
+  async function post(path: "/info" | "/exchange", body: unknown) {
+    const res = await upstream.text(`${opts.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     try {
-      res = await fetch(`${opts.baseUrl}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-    } catch (err) {
-      const timedOut = (err as Error).name === "TimeoutError";
-      throw new AppError(
-        "UPSTREAM_UNAVAILABLE",
-        timedOut
-          ? `Hyperliquid API did not answer within ${opts.timeoutMs} ms`
-          : "Hyperliquid API is unreachable",
-        { cause: err },
-      );
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new AppError("UPSTREAM_UNAVAILABLE", "Hyperliquid API response was cut off", { cause: err });
-    }
-    try {
-      return { status: res.status, body: JSON.parse(text) };
+      return { status: res.status, body: JSON.parse(res.text) as unknown };
     } catch {
-      return { status: res.status, body: text };
+      return { status: res.status, body: res.text };
     }
   }
 

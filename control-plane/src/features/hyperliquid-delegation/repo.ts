@@ -1,8 +1,7 @@
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { luaScript } from "@stake/db/redis/lua";
+import { runHyperliquidNonce } from "@stake/db/redis/scripts";
 import type { Redis } from "ioredis";
 
-const NONCE_LUA = luaScript("hyperliquid-nonce");
 /** Kept past Hyperliquid's nonce window (T − 2 days, T + 1 day) so a key never expires while it matters. */
 const NONCE_TTL_MS = 3 * 86_400_000;
 /** How long a relayed (signer, nonce) stays refused locally; after it Hyperliquid itself refuses the stale nonce. */
@@ -14,8 +13,7 @@ export function createHyperliquidRepo(deps: { redis: Redis; keys: RedisKeys }) {
   return {
     /** Next nonce for `address`: a ms time, strictly increasing across all API processes. */
     async nextNonce(address: string, nowMs: number): Promise<number> {
-      const n = await redis.eval(NONCE_LUA, 1, keys.hyperliquidNonce(address), nowMs, NONCE_TTL_MS);
-      return Number(n);
+      return runHyperliquidNonce(redis, keys, { address, nowMs, ttlMs: NONCE_TTL_MS });
     },
     /** Claims (signer, nonce) for relay; false if it was already claimed. */
     async claimRelay(signer: string, nonce: number): Promise<boolean> {

@@ -1,32 +1,85 @@
-import { type RequestHandler, Router } from "express";
-import { parseOrThrow } from "../../errors.ts";
-import { requireAuth } from "../../http/api-key-auth.ts";
-import { BalanceQuery, BroadcastRequest, OperationRequest } from "./schemas.ts";
+import { ErrorBodies, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, type Route, route } from "../../http/route.ts";
+import {
+  BalanceQuery,
+  BalanceResponse,
+  BroadcastRequest,
+  BroadcastResponse,
+  OperationRequest,
+  UnsignedResponse,
+} from "./schemas.ts";
 import type { HyperliquidService, Operation } from "./service.ts";
 
-const OPERATIONS: readonly Operation[] = ["delegate", "undelegate", "withdraw", "transfer"];
+const error = errorResponses(ErrorBodies.standard);
 
-/** Delegation area (Hyperliquid), mounted at /api/v1/staking; header `api-key` on every route. */
-export function createHyperliquidRouter(deps: { service: HyperliquidService; auth: RequestHandler }): Router {
-  const router = Router();
-  const { service, auth } = deps;
-
-  for (const op of OPERATIONS) {
-    router.post(`/${op}`, auth, async (req, res) => {
-      const input = parseOrThrow(OperationRequest, req.body);
-      res.json({ result: await service.prepare(op, input, requireAuth(req)) });
+/** Delegation area (Hyperliquid, HYPE); header `api-key` on every route. */
+export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
+  const { service } = deps;
+  const unsigned = (op: Operation, path: string, summary: string): Route =>
+    route({
+      method: "post",
+      path,
+      summary,
+      security: "api-key",
+      body: OperationRequest,
+      responses: {
+        200: { description: "the unsigned EIP-712 action", body: UnsignedResponse },
+        400: error("validation error"),
+        401: error("missing or invalid API key"),
+        403: error("address outside the key's scope"),
+      },
+      handler: async ({ body, auth }) => ({
+        status: 200,
+        body: { result: await service.prepare(op, body, auth) },
+      }),
     });
-  }
 
-  router.get("/balance", auth, async (req, res) => {
-    const { delegatorAddress } = parseOrThrow(BalanceQuery, req.query, "query");
-    res.json({ result: await service.balance(delegatorAddress, requireAuth(req)) });
-  });
-
-  router.post("/broadcast", auth, async (req, res) => {
-    const { signedTransaction } = parseOrThrow(BroadcastRequest, req.body);
-    res.json({ result: await service.broadcast(signedTransaction, requireAuth(req)) });
-  });
-
-  return router;
+  return {
+    tag: "Delegation (Hyperliquid)",
+    present: presentStandard,
+    routes: [
+      unsigned("delegate", "/api/v1/staking/delegate", "Unsigned tokenDelegate action (delegate)"),
+      unsigned("undelegate", "/api/v1/staking/undelegate", "Unsigned tokenDelegate action (undelegate)"),
+      unsigned("withdraw", "/api/v1/staking/withdraw", "Unsigned cWithdraw action (staking → spot)"),
+      unsigned("transfer", "/api/v1/staking/transfer", "Unsigned cDeposit action (spot → staking)"),
+      route({
+        method: "get",
+        path: "/api/v1/staking/balance",
+        summary: "Delegator balance from the Hyperliquid info API",
+        security: "api-key",
+        query: BalanceQuery,
+        responses: {
+          200: { description: "the delegator's balances", body: BalanceResponse },
+          400: error("validation error"),
+          403: error("address outside the key's scope"),
+          502: error("node unreachable"),
+          504: error("node timed out"),
+        },
+        handler: async ({ query, auth }) => ({
+          status: 200,
+          body: { result: await service.balance(query.delegatorAddress, auth) },
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/v1/staking/broadcast",
+        summary: "Relay a signed action to Hyperliquid",
+        security: "api-key",
+        body: BroadcastRequest,
+        responses: {
+          200: { description: "relayed", body: BroadcastResponse },
+          400: error("invalid or rejected action"),
+          403: error("signer outside the key's scope"),
+          409: error("nonce already broadcast"),
+          422: error("Hyperliquid refused the action"),
+          502: error("node unreachable"),
+          504: error("node timed out"),
+        },
+        handler: async ({ body, auth }) => ({
+          status: 200,
+          body: { result: await service.broadcast(body.signedTransaction, auth) },
+        }),
+      }),
+    ],
+  };
 }

@@ -74,3 +74,36 @@ export const SignedTransaction = z.object({
   vaultAddress: z.null().optional(),
 });
 export type SignedTransaction = z.output<typeof SignedTransaction>;
+
+export const UnsignedResponse = z.object({
+  result: z.object({
+    amount: z.string(),
+    unsignedTransactionBase64: z.string(),
+    createdAt: z.iso.datetime(),
+  }),
+});
+export const BalanceResponse = z.object({
+  result: z.object({
+    delegatorAddress: z.string(),
+    spotBalance: z.number(),
+    stakingBalance: z.number(),
+    delegatedBalance: z.number(),
+    pendingWithdrawal: z.number(),
+    delegations: z.array(
+      z.object({
+        validator: z.string(),
+        amount: z.number(),
+        lockedUntil: z.number().int(),
+        status: z.enum(["Active", "Undelegating", "Locked"]),
+      }),
+    ),
+    createdAt: z.iso.datetime(),
+  }),
+});
+export const BroadcastResponse = z.object({
+  result: z.object({
+    transactionHash: z.string().nullable(),
+    status: z.string(),
+    createdAt: z.iso.datetime(),
+  }),
+});

@@ -1,9 +1,10 @@
 import { AppError } from "../../errors.ts";
+import { mapConcurrent } from "../../http/upstream.ts";
 import { IDS } from "./builder.ts";
 import { assertPubkey, currentEpoch, type LoadedStake, toStake } from "./chain-reads.ts";
 import type { RpcAccount, SolanaRpc } from "./client.ts";
 import { lamportsToSol } from "./codec.ts";
-import { decodeLegacyTransaction } from "./message.ts";
+import { decodeOrSkip, type RpcTransaction } from "./message.ts";
 import { stakeStatus } from "./stake-state.ts";
 
 interface SigInfo {
@@ -11,24 +12,27 @@ interface SigInfo {
   blockTime: number | null;
 }
 
+/** Stake accounts presented at once: each costs two node calls. */
+const NODE_CALLS_AT_ONCE = 8;
+
 const iso = (t: number | null | undefined) => (t == null ? null : new Date(t * 1000).toISOString());
 
 /**
  * Lamports the account was created with, read from its first transaction (CreateAccountWithSeed or
  * CreateAccount funding it); null when the account came from elsewhere (split, merge) or history is gone.
  */
-async function initialFunding(
+export async function initialFunding(
   rpc: SolanaRpc,
   pubkey: string,
   first: SigInfo | undefined,
 ): Promise<bigint | null> {
   if (!first) return null;
-  const tx = await rpc.call<{ transaction: [string, string] } | null>("getTransaction", [
+  const tx = await rpc.call<RpcTransaction | null>("getTransaction", [
     first.signature,
     { encoding: "base64", maxSupportedTransactionVersion: 0 },
   ]);
-  if (!tx) return null;
-  const decoded = decodeLegacyTransaction(Buffer.from(tx.transaction[0], "base64"));
+  const decoded = tx && decodeOrSkip(tx);
+  if (!decoded) return null;
   for (const ix of decoded.instructions) {
     if (ix.programId !== IDS.system || ix.accounts[1] !== pubkey) continue;
     const b = Buffer.from(ix.data);
@@ -142,7 +146,7 @@ export async function balance(
     return {
       walletPubkey: wallet,
       balance: bal.value,
-      stakeAccounts: await Promise.all(stakes.map((s) => present(rpc, s, epoch))),
+      stakeAccounts: await mapConcurrent(stakes, NODE_CALLS_AT_ONCE, (s) => present(rpc, s, epoch)),
     };
   }
   const list = [...new Set(accounts)];
@@ -151,7 +155,7 @@ export async function balance(
   });
   const stakes = await loadStakes(rpc, list);
   for (const s of stakes) if (s.state.withdrawer) inScope(s.state.withdrawer);
-  return { stakeAccounts: await Promise.all(stakes.map((s) => present(rpc, s, epoch))) };
+  return { stakeAccounts: await mapConcurrent(stakes, NODE_CALLS_AT_ONCE, (s) => present(rpc, s, epoch)) };
 }
 
 function closedStake(pubkey: string): LoadedStake {

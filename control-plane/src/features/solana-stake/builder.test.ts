@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
 import {
   PublicKey,
   StakeInstruction,
@@ -16,14 +17,14 @@ import {
   deriveStakeAccount,
   stakeSeed,
 } from "./builder.ts";
-import { base58Decode, base58Encode, compactU16, decodePubkey, isOnCurve, lamportsToSol } from "./codec.ts";
-import { decodeLegacyTransaction } from "./message.ts";
+import { compactU16, decodePubkey, isOnCurve, lamportsToSol } from "./codec.ts";
+import { decodeTransaction } from "./message.ts";
 import { decodeStakeState, stakeStatus } from "./stake-state.ts";
 
 // Chain notes §2: wallet seed 32×0x01, vote seed 32×0x02, blockhash 32×0x07.
-const wallet = base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(1)));
-const vote = base58Encode(ed25519.getPublicKey(new Uint8Array(32).fill(2)));
-const blockhash = base58Encode(new Uint8Array(32).fill(7));
+const wallet = base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(1)));
+const vote = base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(2)));
+const blockhash = base58.encode(new Uint8Array(32).fill(7));
 const stakeAccount = "2pzMUyXtmL2mMo1229sWS38GnfdQjcTFuR5DkNAqv3Lr";
 
 const V_STAKE =
@@ -43,14 +44,14 @@ describe("solana codecs", () => {
     assert.equal(deriveStakeAccount(wallet, "stake:0"), stakeAccount);
   });
   it("round-trips base58 with leading zeros and rejects bad text", () => {
-    assert.equal(base58Encode(new Uint8Array(32)), "11111111111111111111111111111111");
-    assert.deepEqual(base58Decode("11111111111111111111111111111111"), new Uint8Array(32));
+    assert.equal(base58.encode(new Uint8Array(32)), "11111111111111111111111111111111");
+    assert.deepEqual(base58.decode("11111111111111111111111111111111"), new Uint8Array(32));
     assert.equal(decodePubkey("0OIl"), null);
     assert.equal(decodePubkey("abc"), null);
     assert.equal(decodePubkey(`${wallet}1`), null);
   });
   it("tells on-curve wallets from off-curve derived addresses", () => {
-    assert.equal(isOnCurve(base58Decode(wallet)), true);
+    assert.equal(isOnCurve(base58.decode(wallet)), true);
     const [pda] = PublicKey.findProgramAddressSync([Buffer.from("x")], StakeProgram.programId);
     assert.equal(isOnCurve(pda.toBytes()), false);
     for (let i = 0; i < 64; i++) {
@@ -72,7 +73,7 @@ describe("solana codecs", () => {
   });
 });
 
-describe("solana builders (golden vectors, chain notes §2)", () => {
+describe("solana builders (golden vectors, docs/chains/solana.md §2)", () => {
   const common = { wallet, blockhash };
   it("stake: CreateAccountWithSeed + Initialize + DelegateStake", () => {
     const built = buildStakeTx({
@@ -119,7 +120,7 @@ describe("solana builders (golden vectors, chain notes §2)", () => {
   });
   it("stake with a durable nonce puts AdvanceNonceAccount first", () => {
     const nonceAccount = "2TF7YuTVDHy9kd2jEuPYZf42NeKSgGRho7219GLPkbeP";
-    const nonceValue = base58Encode(new Uint8Array(32).fill(9));
+    const nonceValue = base58.encode(new Uint8Array(32).fill(9));
     const built = buildStakeTx({
       ...common,
       vote,
@@ -146,9 +147,9 @@ describe("stake state", () => {
     const d = Buffer.alloc(200);
     d.writeUInt32LE(2, 0);
     d.writeBigUInt64LE(2_282_880n, 4);
-    Buffer.from(base58Decode(wallet)).copy(d, 12);
-    Buffer.from(base58Decode(wallet)).copy(d, 44);
-    Buffer.from(base58Decode(vote)).copy(d, 124);
+    Buffer.from(base58.decode(wallet)).copy(d, 12);
+    Buffer.from(base58.decode(wallet)).copy(d, 44);
+    Buffer.from(base58.decode(vote)).copy(d, 124);
     d.writeBigUInt64LE(1_000_000_000n, 156);
     d.writeBigUInt64LE(3n, 164);
     d.writeBigUInt64LE(0xffff_ffff_ffff_ffffn, 172);
@@ -170,7 +171,7 @@ describe("stake state", () => {
 
 describe("legacy transaction decoder", () => {
   it("reads back the golden stake transaction", () => {
-    const tx = decodeLegacyTransaction(Buffer.from(V_STAKE, "base64"));
+    const tx = decodeTransaction(Buffer.from(V_STAKE, "base64"));
     assert.equal(tx.signatures.length, 1);
     assert.equal(tx.accountKeys[0], wallet);
     assert.equal(tx.recentBlockhash, blockhash);
@@ -186,9 +187,9 @@ describe("legacy transaction decoder", () => {
   });
   it("rejects truncated and versioned input", () => {
     const bytes = Buffer.from(V_DEACTIVATE, "base64");
-    assert.throws(() => decodeLegacyTransaction(bytes.subarray(0, bytes.length - 3)), /truncated/);
-    const v0 = Buffer.from(bytes);
-    v0[65] = 0x80;
-    assert.throws(() => decodeLegacyTransaction(v0), /versioned/);
+    assert.throws(() => decodeTransaction(bytes.subarray(0, bytes.length - 3)), /truncated/);
+    const v1 = Buffer.from(bytes);
+    v1[65] = 0x81;
+    assert.throws(() => decodeTransaction(v1), /unsupported message version 1/);
   });
 });

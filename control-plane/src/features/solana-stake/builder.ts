@@ -1,6 +1,8 @@
-import { base58Decode, base58Encode, compactU16, createWithSeed, Writer } from "./codec.ts";
+import { base58 } from "@scure/base";
+import { BuilderError } from "../../errors.ts";
+import { compactU16, createWithSeed, Writer } from "./codec.ts";
 
-/** Program and sysvar IDs (chain notes §1.2). */
+/** Program and sysvar IDs (docs/chains/solana.md §1.2). */
 export const IDS = {
   system: "11111111111111111111111111111111",
   stake: "Stake11111111111111111111111111111111111111",
@@ -82,8 +84,8 @@ export function unsignedTransaction(message: Uint8Array): Uint8Array {
 }
 
 function key(b58: string): Uint8Array {
-  const k = base58Decode(b58);
-  if (k.length !== 32) throw new Error(`not a 32-byte key: ${b58}`);
+  const k = base58.decode(b58);
+  if (k.length !== 32) throw new BuilderError(`not a 32-byte key: ${b58}`);
   return k;
 }
 const w = (pubkey: string): AccountMeta => ({ pubkey, isSigner: false, isWritable: true });
@@ -92,12 +94,12 @@ const s = (pubkey: string, isWritable = false): AccountMeta => ({ pubkey, isSign
 
 /** Derives the stake account a stake transaction will create: sha256(wallet ‖ seed ‖ Stake program). */
 export function deriveStakeAccount(wallet: string, seed: string): string {
-  return base58Encode(createWithSeed(key(wallet), seed, key(IDS.stake)));
+  return base58.encode(createWithSeed(key(wallet), seed, key(IDS.stake)));
 }
 
 /**
  * Seed for a new stake account: a fixed prefix plus caller-supplied randomness, ≤ 32 bytes. Random, so that
- * nobody can pre-fund the next address and block it (chain notes §1.5).
+ * nobody can pre-fund the next address and block it (docs/chains/solana.md §1.5).
  */
 export function stakeSeed(random: Uint8Array): string {
   const seed = `stk:${Buffer.from(random).toString("base64url")}`.slice(0, 32);
@@ -127,7 +129,8 @@ function finish(wallet: string, life: LifetimeInput, ixs: Instruction[]): BuiltT
   const all = life.nonce ? [advanceNonce(life.nonce, wallet), ...ixs] : ixs;
   const message = compileLegacyMessage(wallet, life.nonce ? life.nonce.nonceValue : life.blockhash, all);
   const tx = unsignedTransaction(message);
-  if (tx.length > MAX_TX_BYTES) throw new Error(`transaction is ${tx.length} bytes, over ${MAX_TX_BYTES}`);
+  if (tx.length > MAX_TX_BYTES)
+    throw new BuilderError(`transaction is ${tx.length} bytes, over ${MAX_TX_BYTES}`);
   return { message, transaction: tx, base64: Buffer.from(tx).toString("base64") };
 }
 

@@ -1,7 +1,8 @@
+import { base58 } from "@scure/base";
 import { AppError } from "../../errors.ts";
 import { IDS } from "./builder.ts";
 import { accountData, type RpcAccount, type SolanaRpc } from "./client.ts";
-import { base58Encode, decodePubkey, isOnCurve } from "./codec.ts";
+import { decodePubkey, isOnCurve } from "./codec.ts";
 import { decodeStakeState, type StakeState } from "./stake-state.ts";
 
 const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
@@ -61,8 +62,8 @@ export async function loadNonce(rpc: SolanaRpc, nonce: string, wallet: string): 
     new AppError("INVALID_NONCE_ACCOUNT", message, { details: [{ field: "nonceAccountPubKey", message }] });
   if (!a || a.owner !== IDS.system || data.length !== 80) throw bad("Not an initialised nonce account");
   if (Buffer.from(data).readUInt32LE(4) !== 1) throw bad("Nonce account is not initialised");
-  if (base58Encode(data.subarray(8, 40)) !== wallet) throw bad("The wallet is not the nonce authority");
-  return base58Encode(data.subarray(40, 72));
+  if (base58.encode(data.subarray(8, 40)) !== wallet) throw bad("The wallet is not the nonce authority");
+  return base58.encode(data.subarray(40, 72));
 }
 
 export interface Epochs {

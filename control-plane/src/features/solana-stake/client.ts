@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import type { Upstream } from "../../http/upstream.ts";
 
 /** Account as returned with `encoding: "base64"`. */
 export interface RpcAccount {
@@ -14,31 +15,21 @@ export interface SolanaRpc {
 }
 
 /**
- * Minimal Solana JSON-RPC client over fetch. Timeouts become UPSTREAM_TIMEOUT, transport and RPC errors
- * UPSTREAM_UNAVAILABLE (the node's message goes to the log via `cause`, never to the client).
+ * Minimal Solana JSON-RPC client over the outbound client (timeout → 504, unreachable or 5xx → 502). An
+ * RPC error object is a 502 too: the node's message goes to the log via `cause`, never to the client.
  */
-export function createSolanaRpc(opts: { url: string; timeoutMs: number }): SolanaRpc {
+export function createSolanaRpc(opts: { url: string; upstream: Upstream }): SolanaRpc {
+  const { upstream } = opts;
   let id = 0;
-  const request = async (url: string, init: RequestInit) => {
-    try {
-      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(opts.timeoutMs) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      return (await res.json()) as unknown;
-    } catch (e) {
-      const name = (e as { name?: string }).name;
-      if (name === "TimeoutError" || name === "AbortError") {
-        throw new AppError("UPSTREAM_TIMEOUT", "Solana node did not answer in time", { cause: e });
-      }
-      throw new AppError("UPSTREAM_UNAVAILABLE", "Solana node is unavailable", { cause: e });
-    }
-  };
   return {
     async call<T>(method: string, params: unknown[] = []): Promise<T> {
-      const body = (await request(opts.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
-      })) as { result?: T; error?: { code: number; message: string } };
+      const { body } = await upstream.json<{ result?: T; error?: { code: number; message: string } }>(
+        opts.url,
+        {
+          method: "POST",
+          body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+        },
+      );
       if (body.error) {
         throw new AppError("UPSTREAM_UNAVAILABLE", `Solana RPC ${method} failed`, {
           cause: new Error(`${body.error.code}: ${body.error.message}`),
@@ -47,7 +38,10 @@ export function createSolanaRpc(opts: { url: string; timeoutMs: number }): Solan
       return body.result as T;
     },
     async getJson<T>(url: string): Promise<T> {
-      return (await request(url, { method: "GET" })) as T;
+      const res = await upstream.json<T>(url);
+      if (res.status !== 200)
+        throw new AppError("UPSTREAM_UNAVAILABLE", `${upstream.name} answered HTTP ${res.status}`);
+      return res.body;
     },
   };
 }

@@ -1,48 +1,13 @@
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
-
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-const INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
-
-/** Bitcoin-alphabet base58; leading zero bytes map to leading "1"s (a Solana key of 32 zero bytes is 32 ones). */
-export function base58Encode(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let out = "";
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)] + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-/** Strict decode: throws on characters outside the alphabet. */
-export function base58Decode(text: string): Uint8Array {
-  let n = 0n;
-  for (const c of text) {
-    const v = INDEX.get(c);
-    if (v === undefined) throw new Error(`invalid base58 character '${c}'`);
-    n = n * 58n + BigInt(v);
-  }
-  const body: number[] = [];
-  while (n > 0n) {
-    body.unshift(Number(n & 0xffn));
-    n >>= 8n;
-  }
-  let zeros = 0;
-  while (text[zeros] === "1") zeros++;
-  return Uint8Array.from([...new Array(zeros).fill(0), ...body]);
-}
+import { base58 } from "@scure/base";
+import { DECIMALS, formatUnits } from "@stake/db/units";
 
 /** A 32-byte Solana address; `null` when the text is not base58 of exactly 32 bytes. */
 export function decodePubkey(text: string): Uint8Array | null {
   if (text.length < 32 || text.length > 44) return null;
   try {
-    const bytes = base58Decode(text);
+    const bytes = base58.decode(text);
     return bytes.length === 32 ? bytes : null;
   } catch {
     return null;
@@ -123,10 +88,4 @@ export class Writer {
 }
 
 /** Lamports → decimal SOL string (9 decimals, trailing zeros trimmed) without floating point. */
-export function lamportsToSol(lamports: bigint): string {
-  const neg = lamports < 0n;
-  const abs = neg ? -lamports : lamports;
-  const whole = abs / 1_000_000_000n;
-  const frac = (abs % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
-  return `${neg ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`;
-}
+export const lamportsToSol = (lamports: bigint): string => formatUnits(lamports, DECIMALS.sol);

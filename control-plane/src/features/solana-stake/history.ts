@@ -1,8 +1,11 @@
+import { base58 } from "@scure/base";
+import { DECIMALS, parseUnits } from "@stake/db/units";
+import { initialFunding } from "./balance.ts";
 import { IDS } from "./builder.ts";
 import type { LoadedStake } from "./chain-reads.ts";
-import { base58Encode, lamportsToSol } from "./codec.ts";
+import { lamportsToSol } from "./codec.ts";
 import { epochClock } from "./epochs.ts";
-import { decodeLegacyTransaction } from "./message.ts";
+import { decodeOrSkip, type RpcTransaction } from "./message.ts";
 import { assertSpan, type Deps, fill, type Selector, selectAccounts } from "./rewards.ts";
 
 interface Event {
@@ -33,17 +36,41 @@ const STAKE_EVENTS: Record<number, string> = {
   11: "authorized",
 };
 
-async function signatures(deps: Deps, account: string): Promise<Sig[]> {
+/** At most this many signature pages (1,000 each) are read per account and request. */
+const MAX_SIGNATURE_PAGES = 10;
+
+/**
+ * The account's signatures from newest back to `since` (Unix seconds): paging stops at the first page that
+ * reaches further back than the window, so the calls a request makes follow its time window, not the
+ * account's whole life.
+ */
+async function signatures(deps: Deps, account: string, since: number): Promise<Sig[]> {
   const all: Sig[] = [];
-  for (let before: string | undefined; ; ) {
-    const page = await deps.rpc.call<Sig[]>("getSignaturesForAddress", [
+  let before: string | undefined;
+  for (let page = 0; page < MAX_SIGNATURE_PAGES; page++) {
+    const sigs = await deps.rpc.call<Sig[]>("getSignaturesForAddress", [
       account,
       before ? { limit: 1000, before } : { limit: 1000 },
     ]);
-    all.push(...page);
-    if (page.length < 1000) return all;
-    before = page.at(-1)?.signature;
+    all.push(...sigs);
+    const oldest = sigs.at(-1);
+    if (sigs.length < 1000 || (oldest?.blockTime ?? 0) < since) break;
+    before = oldest?.signature;
   }
+  return all;
+}
+
+/**
+ * The stake an account was activated with, when its creation lies before the requested window (so its
+ * transaction was not fetched): read from its first transaction, and only when the activation itself is
+ * inside the window; the delegation's current stake (rewards compounded) if the history is gone.
+ */
+async function initialStakeSol(deps: Deps, stake: LoadedStake, rent: bigint, activatedAt: number) {
+  const first = (await signatures(deps, stake.pubkey, 0)).at(-1);
+  const funding = activatedAt > 0 ? await initialFunding(deps.rpc, stake.pubkey, first) : null;
+  return lamportsToSol(
+    funding === null ? (stake.state.delegation?.stake ?? 0n) : funding > rent ? funding - rent : 0n,
+  );
 }
 
 /** Events decoded from one stake account's own transactions (oldest first). */
@@ -52,16 +79,20 @@ async function txEvents(
   stake: LoadedStake,
   rent: bigint,
   slotsPerEpoch: number,
+  window: { start: number; end: number },
 ): Promise<Event[]> {
   const out: Event[] = [];
-  const sigs = (await signatures(deps, stake.pubkey)).filter((s) => !s.err).reverse();
+  // Only transactions inside the requested window are fetched: one getTransaction each.
+  const sigs = (await signatures(deps, stake.pubkey, window.start))
+    .filter((s) => !s.err && s.blockTime !== null && s.blockTime >= window.start && s.blockTime <= window.end)
+    .reverse();
   for (const s of sigs) {
-    const tx = await deps.rpc.call<{ transaction: [string, string]; blockTime: number | null } | null>(
-      "getTransaction",
-      [s.signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }],
-    );
-    if (!tx) continue;
-    const decoded = decodeLegacyTransaction(Buffer.from(tx.transaction[0], "base64"));
+    const tx = await deps.rpc.call<RpcTransaction | null>("getTransaction", [
+      s.signature,
+      { encoding: "base64", maxSupportedTransactionVersion: 0 },
+    ]);
+    const decoded = tx && decodeOrSkip(tx);
+    if (!tx || !decoded) continue;
     const t = s.blockTime ?? tx.blockTime ?? 0;
     const base = {
       timestamp: new Date(t * 1000).toISOString(),
@@ -90,8 +121,8 @@ async function txEvents(
           details: {
             initial_stake_sol: lamportsToSol(lamports > rent ? lamports - rent : 0n),
             validator_vote_key: vote ?? null,
-            stake_authority: init ? base58Encode(init.data.subarray(4, 36)) : null,
-            withdraw_authority: init ? base58Encode(init.data.subarray(36, 68)) : null,
+            stake_authority: init ? base58.encode(init.data.subarray(4, 36)) : null,
+            withdraw_authority: init ? base58.encode(init.data.subarray(36, 68)) : null,
             signature: s.signature,
           },
         });
@@ -112,7 +143,7 @@ async function txEvents(
           new_stake_account: ix.accounts[1],
         });
       if (type === "merged") details.source_stake_account = ix.accounts[1];
-      if (type === "authorized" && b.length >= 40) details.new_authority = base58Encode(b.subarray(4, 36));
+      if (type === "authorized" && b.length >= 40) details.new_authority = base58.encode(b.subarray(4, 36));
       // The create transaction's Delegate is part of account_created.
       if (type === "delegated" && out.at(-1)?.details.signature === s.signature) continue;
       out.push({ ...base, event_type: type, details });
@@ -151,27 +182,31 @@ export async function history(
   const events: Event[] = [];
   let minEpoch = clock.current;
   for (const s of stakes) {
-    const own = await txEvents(deps, s, BigInt(rent), clock.slotsPerEpoch);
+    const own = await txEvents(deps, s, BigInt(rent), clock.slotsPerEpoch, {
+      start: q.start_time,
+      end: q.end_time,
+    });
     events.push(...own);
     const d = s.state.delegation;
     if (d) minEpoch = Math.min(minEpoch, Number(d.activationEpoch));
     const activeAt = d ? Number(d.activationEpoch) + 1 : null;
     if (d && activeAt !== null && activeAt <= clock.current && d.deactivationEpoch !== d.activationEpoch) {
       const t = (await clock.starts(activeAt, activeAt)).get(activeAt) ?? 0;
-      const created = own.find((e) => e.event_type === "account_created");
-      events.push({
-        event_type: "delegation_activated",
-        timestamp: new Date(t * 1000).toISOString(),
-        epoch: activeAt,
-        stake_account: s.pubkey,
-        t,
-        details: {
-          status_changed_from: "activating",
-          status_changed_to: "active",
-          active_stake_sol: created?.details.initial_stake_sol ?? lamportsToSol(d.stake),
-          validator_vote_key: d.voter,
-        },
-      });
+      const created = own.find((e) => e.event_type === "account_created")?.details.initial_stake_sol;
+      if (t >= q.start_time && t <= q.end_time)
+        events.push({
+          event_type: "delegation_activated",
+          timestamp: new Date(t * 1000).toISOString(),
+          epoch: activeAt,
+          stake_account: s.pubkey,
+          t,
+          details: {
+            status_changed_from: "activating",
+            status_changed_to: "active",
+            active_stake_sol: created ?? (await initialStakeSol(deps, s, BigInt(rent), t)),
+            validator_vote_key: d.voter,
+          },
+        });
     }
   }
   // Rewards for completed epochs since the first activation (filled into the cache if missing).
@@ -259,7 +294,4 @@ export async function history(
 }
 
 /** Inverse of lamportsToSol for our own strings (exact, no floats). */
-function solToLamports(sol: string): bigint {
-  const [w = "0", f = ""] = sol.split(".");
-  return BigInt(w) * 1_000_000_000n + BigInt((f + "000000000").slice(0, 9));
-}
+const solToLamports = (sol: string): bigint => parseUnits(sol, DECIMALS.sol);

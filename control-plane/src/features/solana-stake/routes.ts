@@ -1,80 +1,117 @@
-import type { RequestHandler } from "express";
-import { Router } from "express";
-import { parseOrThrow } from "../../errors.ts";
-import { assertInScope, requireAuth } from "../../http/api-key-auth.ts";
-import { balance } from "./balance.ts";
-import type { SolanaRpc } from "./client.ts";
-import { history } from "./history.ts";
-import type { SolanaRewardsRepo } from "./repo.ts";
-import { rewards } from "./rewards.ts";
+import { ErrorBodies, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
 import {
   BalanceRequest,
+  BalanceResponse,
   DeactivateRequest,
+  DeactivateResponse,
   HistoryQuery,
-  normaliseKeys,
+  HistoryResponse,
+  normaliseBody,
   RewardsQuery,
+  RewardsResponse,
   StakeRequest,
+  StakeResponse,
   WithdrawRequest,
+  WithdrawResponse,
 } from "./schemas.ts";
 import type { SolanaStakeService } from "./service.ts";
 
-const CHAIN = "solana";
+const error = errorResponses(ErrorBodies.standard);
+const failures = {
+  400: error("validation error"),
+  401: error("missing or invalid API key"),
+  403: error("address outside the key's scope, or not the account's authority"),
+  502: error("node unreachable"),
+  504: error("node timed out"),
+};
 
 /**
- * Stake-account area (Solana), mounted at /api/v1 and at the samples' /v1. Auth per route with
- * `x-api-key` or `api-key`; body keys in either casing (validatorPubKey / validatorPubkey, …).
+ * Stake-account area (Solana). Header `x-api-key` or `api-key`; body keys in either casing
+ * (validatorPubKey / validatorPubkey, …); each path also answers under the samples' `/v1` prefix.
  */
-export function createSolanaStakeRouter(deps: {
-  auth: RequestHandler;
-  service: SolanaStakeService;
-  rpc: SolanaRpc;
-  repo: SolanaRewardsRepo;
-  mevApiUrl: string;
-}): Router {
-  const router = Router();
-  const { auth, service, rpc } = deps;
-
-  router.post("/stake", auth, async (req, res) => {
-    const input = parseOrThrow(StakeRequest, normaliseKeys(req.body));
-    const a = requireAuth(req);
-    assertInScope(a, CHAIN, input.walletPubKey);
-    assertInScope(a, CHAIN, input.validatorPubKey, "validator");
-    res.json({ success: true, data: await service.stake(input) });
-  });
-
-  router.post("/deactivate", auth, async (req, res) => {
-    const input = parseOrThrow(DeactivateRequest, normaliseKeys(req.body));
-    const a = requireAuth(req);
-    assertInScope(a, CHAIN, input.walletPubKey);
-    assertInScope(a, CHAIN, input.validatorPubKey, "validator");
-    res.json({ success: true, data: await service.deactivate(input) });
-  });
-
-  router.post("/withdraw", auth, async (req, res) => {
-    const input = parseOrThrow(WithdrawRequest, normaliseKeys(req.body));
-    const a = requireAuth(req);
-    assertInScope(a, CHAIN, input.walletPubKey);
-    assertInScope(a, CHAIN, input.validatorPubKey, "validator");
-    res.json({ success: true, data: await service.withdraw(input) });
-  });
-
-  router.post("/balance", auth, async (req, res) => {
-    const input = parseOrThrow(BalanceRequest, normaliseKeys(req.body));
-    const a = requireAuth(req);
-    res.json({ success: true, data: await balance(rpc, input, (addr) => assertInScope(a, CHAIN, addr)) });
-  });
-
-  router.get("/rewards", auth, async (req, res) => {
-    const q = parseOrThrow(RewardsQuery, req.query, "query");
-    const a = requireAuth(req);
-    res.json(await rewards(deps, q, (addr) => assertInScope(a, CHAIN, addr)));
-  });
-
-  router.get("/history/events", auth, async (req, res) => {
-    const q = parseOrThrow(HistoryQuery, req.query, "query");
-    const a = requireAuth(req);
-    res.json(await history(deps, q, (addr) => assertInScope(a, CHAIN, addr)));
-  });
-
-  return router;
+export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
+  const { service } = deps;
+  return {
+    tag: "Stake accounts (Solana)",
+    present: presentStandard,
+    use: [normaliseBody],
+    routes: [
+      route({
+        method: "post",
+        path: "/api/v1/stake",
+        aliases: ["/v1/stake"],
+        summary: "Unsigned stake transaction (a new stake account, delegated)",
+        security: "stake-key",
+        body: StakeRequest,
+        responses: { 200: { description: "the unsigned transaction", body: StakeResponse }, ...failures },
+        handler: async ({ body, auth }) => ({
+          status: 200,
+          body: { success: true, data: await service.stake(body, auth) },
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/v1/deactivate",
+        aliases: ["/v1/deactivate"],
+        summary: "Unsigned deactivate transaction",
+        security: "stake-key",
+        body: DeactivateRequest,
+        responses: {
+          200: { description: "the unsigned transaction", body: DeactivateResponse },
+          ...failures,
+        },
+        handler: async ({ body, auth }) => ({
+          status: 200,
+          body: { success: true, data: await service.deactivate(body, auth) },
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/v1/withdraw",
+        aliases: ["/v1/withdraw"],
+        summary: "Unsigned withdraw transaction (fully deactivated stake account)",
+        security: "stake-key",
+        body: WithdrawRequest,
+        responses: { 200: { description: "the unsigned transaction", body: WithdrawResponse }, ...failures },
+        handler: async ({ body, auth }) => ({
+          status: 200,
+          body: { success: true, data: await service.withdraw(body, auth) },
+        }),
+      }),
+      route({
+        method: "post",
+        path: "/api/v1/balance",
+        aliases: ["/v1/balance"],
+        summary: "Balance of a wallet or of stake accounts (exactly one selector)",
+        security: "stake-key",
+        body: BalanceRequest,
+        responses: { 200: { description: "balances", body: BalanceResponse }, ...failures },
+        handler: async ({ body, auth }) => ({
+          status: 200,
+          body: { success: true, data: await service.balance(body, auth) },
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/v1/rewards",
+        aliases: ["/v1/rewards"],
+        summary: "Rewards per epoch, week or month (inflation + MEV)",
+        security: "stake-key",
+        query: RewardsQuery,
+        responses: { 200: { description: "rewards", body: RewardsResponse }, ...failures },
+        handler: async ({ query, auth }) => ({ status: 200, body: await service.rewards(query, auth) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/v1/history/events",
+        aliases: ["/v1/history/events"],
+        summary: "Stake history events, paged",
+        security: "stake-key",
+        query: HistoryQuery,
+        responses: { 200: { description: "history", body: HistoryResponse }, ...failures },
+        handler: async ({ query, auth }) => ({ status: 200, body: await service.history(query, auth) }),
+      }),
+    ],
+  };
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { AppError } from "../../errors.ts";
+import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import { balance } from "./balance.ts";
 import {
   type BuiltTransaction,
   buildDeactivateTx,
@@ -19,7 +21,13 @@ import {
   loadStake,
 } from "./chain-reads.ts";
 import type { SolanaRpc } from "./client.ts";
+import { history } from "./history.ts";
+import type { SolanaRewardsRepo } from "./repo.ts";
+import { rewards } from "./rewards.ts";
+import type { BalanceRequest, HistoryQuery, RewardsQuery } from "./schemas.ts";
 import { stakeStatus } from "./stake-state.ts";
+
+const CHAIN = "solana";
 
 export interface StakeInput {
   validatorPubKey: string;
@@ -34,9 +42,21 @@ export interface StakeAccountInput {
   nonceAccountPubKey?: string | undefined;
 }
 
-/** Builds unsigned stake, deactivate and withdraw transactions after checking the chain state they need. */
-export function createSolanaStakeService(deps: { rpc: SolanaRpc }) {
+/**
+ * Builds unsigned stake, deactivate and withdraw transactions after checking the chain state they need,
+ * and reads balances, rewards and history; every address is checked against the organisation's scope.
+ */
+export function createSolanaStakeService(deps: {
+  rpc: SolanaRpc;
+  repo: SolanaRewardsRepo;
+  mevApiUrl: string;
+}) {
   const { rpc } = deps;
+  const inScopeOf = (auth: StakingAuth) => (address: string) => assertInScope(auth, CHAIN, address);
+  const assertParties = (auth: StakingAuth, input: { walletPubKey: string; validatorPubKey: string }) => {
+    assertInScope(auth, CHAIN, input.walletPubKey);
+    assertInScope(auth, CHAIN, input.validatorPubKey, "validator");
+  };
 
   async function lifetime(wallet: string, nonceAccount: string | undefined) {
     const latest = await rpc.call<{ value: { blockhash: string; lastValidBlockHeight: number } }>(
@@ -91,7 +111,12 @@ export function createSolanaStakeService(deps: { rpc: SolanaRpc }) {
   }
 
   return {
-    async stake(input: StakeInput) {
+    balance: (input: BalanceRequest, auth: StakingAuth) => balance(rpc, input, inScopeOf(auth)),
+    rewards: (q: RewardsQuery, auth: StakingAuth) => rewards(deps, q, inScopeOf(auth)),
+    history: (q: HistoryQuery, auth: StakingAuth) => history(deps, q, inScopeOf(auth)),
+
+    async stake(input: StakeInput, auth: StakingAuth) {
+      assertParties(auth, input);
       keys(input);
       const wallet = input.walletPubKey;
       const [rent, min, balance] = await Promise.all([
@@ -142,7 +167,8 @@ export function createSolanaStakeService(deps: { rpc: SolanaRpc }) {
       };
     },
 
-    async deactivate(input: StakeAccountInput) {
+    async deactivate(input: StakeAccountInput, auth: StakingAuth) {
+      assertParties(auth, input);
       keys(input);
       const [stake, epoch] = await Promise.all([loadStake(rpc, input.stakeAccountPubKey), currentEpoch(rpc)]);
       assertOwned(input, stake, "staker");
@@ -164,7 +190,8 @@ export function createSolanaStakeService(deps: { rpc: SolanaRpc }) {
       };
     },
 
-    async withdraw(input: StakeAccountInput & { amount: bigint }) {
+    async withdraw(input: StakeAccountInput & { amount: bigint }, auth: StakingAuth) {
+      assertParties(auth, input);
       keys(input);
       const [stake, epoch, rent] = await Promise.all([
         loadStake(rpc, input.stakeAccountPubKey),

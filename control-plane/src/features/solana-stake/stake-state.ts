@@ -1,4 +1,4 @@
-import { base58Encode } from "./codec.ts";
+import { base58 } from "@scure/base";
 
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
@@ -19,13 +19,13 @@ export interface StakeState {
 
 const KINDS = ["uninitialized", "initialized", "delegated", "rewardsPool"] as const;
 
-/** Decodes `StakeStateV2` (200 bytes; offsets from chain notes §1.4). Throws on other sizes or tags. */
+/** Decodes `StakeStateV2` (200 bytes; offsets from docs/chains/solana.md §1.4). Throws on other sizes or tags. */
 export function decodeStakeState(data: Uint8Array): StakeState {
   if (data.length !== 200) throw new Error(`stake account data is ${data.length} bytes, expected 200`);
   const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const kind = KINDS[b.readUInt32LE(0)];
   if (!kind) throw new Error(`unknown stake state tag ${b.readUInt32LE(0)}`);
-  const pk = (o: number) => base58Encode(data.subarray(o, o + 32));
+  const pk = (o: number) => base58.encode(data.subarray(o, o + 32));
   const meta = kind === "initialized" || kind === "delegated";
   const deact = b.readBigUInt64LE(172);
   return {

@@ -1,16 +1,18 @@
--- reserve.lua: duplicate check + balance check + reservation, atomically (DESIGN §6 step 4), for a batch.
+-- reserve.lua: duplicate check + balance check + reservation, atomically (docs/architecture.md §6 step 4), for a batch.
 -- A gateway process sends one call per party per event-loop turn carrying every reservation asked for in
 -- that turn; items are processed in order exactly as that many separate calls would be.
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
--- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds
--- ARGV[3+6(i-1)] .. ARGV[8+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+-- ARGV[1] now (ms since epoch)
+-- ARGV[2+6(i-1)] .. ARGV[7+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
 -- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"},
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
+-- The record does not expire while open: finalize.lua (failed) and settle.lua give it its TTL, so funds
+--   can never stay reserved by a record that vanished before settlement.
 -- Amounts exceed 2^53, so arithmetic is done by HINCRBY (int64) and compared as digit strings, never as Lua numbers.
 
 -- a > b for canonical non-negative integer strings (what HINCRBY stores: no sign, no leading zeros).
@@ -19,14 +21,14 @@ local function greater(a, b)
   return a > b
 end
 
-local now, ttl = ARGV[1], ARGV[2]
+local now = ARGV[1]
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
 local replies = {}
 for i = 3, #KEYS do
   local record = KEYS[i]
-  local a = 3 + (i - 3) * 6
+  local a = 2 + (i - 3) * 6
   local cost = ARGV[a]
   if redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -43,7 +45,6 @@ for i = 3, #KEYS do
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
       redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost,
         "s", "request_in_flight", "t", now, "m", now)
-      redis.call("EXPIRE", record, ttl)
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "s", "request_in_flight", "t", now, "m", now)

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { loadConfig } from "./config.ts";
+
+const base = { DATABASE_URL: "postgres://x@127.0.0.1/db", REDIS_URL: "redis://127.0.0.1:6379" };
+const real = {
+  GATEWAY_JWT_SECRET: "a-real-secret-of-at-least-thirty-two-characters",
+  ETH_OPERATOR_SEED: `0x${"a1".repeat(32)}`,
+  ETH_KEY_ENCRYPTION_KEY: "b2".repeat(32),
+};
+const ALL = ["GATEWAY_JWT_SECRET", "ETH_OPERATOR_SEED", "ETH_KEY_ENCRYPTION_KEY"] as const;
+
+/** The variables whose demo value the configuration refuses, for the given networks. */
+function refused(networks: Record<string, string>): string[] {
+  try {
+    loadConfig({ ...base, ...networks });
+    return [];
+  } catch (err) {
+    return ALL.filter((v) => (err as Error).message.includes(`${v}: the public demo value is refused`));
+  }
+}
+
+test("every demo secret is refused wherever real funds can be involved, judged on the resolved networks", () => {
+  assert.deepEqual(refused({}), [], "testnet demo: all defaults accepted");
+  assert.deepEqual(refused({ ETH_NETWORK: "hoodi" }), []);
+  assert.deepEqual(refused({ NETWORK: "mainnet" }), [...ALL]);
+  assert.deepEqual(refused({ NETWORK: "mainnet", ETH_NETWORK: "hoodi" }), [...ALL], "NETWORK alone decides");
+  assert.deepEqual(
+    refused({ NETWORK: "testnet", ETH_NETWORK: "mainnet" }),
+    ["ETH_OPERATOR_SEED", "ETH_KEY_ENCRYPTION_KEY"],
+    "mainnet deposits on a testnet deployment: the validator keys are real",
+  );
+  for (const v of ALL) {
+    const oneDemo = { ...real, [v]: undefined };
+    assert.deepEqual(refused({ NETWORK: "mainnet", ...oneDemo }), [v], `${v} alone left at its demo value`);
+  }
+  const ok = loadConfig({ ...base, NETWORK: "mainnet", ...real });
+  assert.equal(ok.eth.network, "mainnet");
+  assert.equal(ok.eth.operatorSeed, "a1".repeat(32));
+});

@@ -1,0 +1,205 @@
+import type { Db, DbOrTx } from "@stake/db/client";
+import {
+  beaconIndexedSlots,
+  beaconIndexerCursor,
+  beaconRewards,
+  beaconStatusHistory,
+  beaconTransactions,
+} from "@stake/db/schema/beacon-data";
+import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
+import type { ChainSpec } from "./chain-clients.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { EpochData, TrackedValidator } from "./read-epoch.ts";
+
+const CURSOR = "beacon";
+
+/** UTC day (YYYY-MM-DD) of an epoch's first slot, in SQL, for the daily rollup. */
+const dayOf = (spec: ChainSpec, epoch: unknown) =>
+  sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
+
+/** Adds (sign 1) or subtracts (sign -1) the reward rows matching `where` to/from the daily rollup. */
+async function rollup(tx: DbOrTx, spec: ChainSpec, where: ReturnType<typeof sql>, sign: 1 | -1) {
+  await tx.execute(sql`
+    insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    select validator_index, ${dayOf(spec, sql`epoch`)}, ${sign} * sum(cl_reward_gwei), ${sign} * sum(el_reward_gwei),
+           ${sign} * sum(balance_gwei), ${sign} * count(*)
+    from beacon_rewards where ${where} group by 1, 2
+    on conflict (validator_index, day) do update set
+      cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
+      el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
+      balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
+      epochs = d.epochs + excluded.epochs`);
+  if (sign === -1) await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
+}
+
+export function createIndexerRepo(db: Db) {
+  return {
+    async cursor() {
+      const [row] = await db.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
+      return row ?? null;
+    },
+
+    /** Every provisioned validator and every registered pubkey, with its latest lifecycle status. */
+    async tracked(): Promise<TrackedValidator[]> {
+      const rows = await db.execute<{
+        pubkey: string;
+        fee_recipient: string | null;
+        lifecycle: Lifecycle | null;
+      }>(sql`
+        with t as (
+          select v.pubkey, p.attributes->>'feeRecipient' as fee_recipient
+          from validators v join provisions p on p.id = v.provision_id
+          union all
+          select pubkey, null from beacon_validator_registrations
+        )
+        select t.pubkey, max(t.fee_recipient) as fee_recipient,
+               (select max(h.status) from beacon_status_history h where h.pubkey = t.pubkey)::text as lifecycle
+        from t group by t.pubkey order by t.pubkey`);
+      return rows.map((r) => ({
+        pubkey: r.pubkey.toLowerCase(),
+        feeRecipient: r.fee_recipient?.toLowerCase() ?? null,
+        lifecycle: r.lifecycle,
+      }));
+    },
+
+    /** The stored roots after the finalized slot, newest first (re-org detection). */
+    async unfinalizedSlots() {
+      return db.select().from(beaconIndexedSlots).orderBy(desc(beaconIndexedSlots.slot));
+    },
+
+    /**
+     * Writes one epoch and moves the cursor to it, in one transaction; `expected` is the cursor the data was
+     * read after, so a concurrent indexer (or a re-org rollback in between) makes this write a no-op.
+     */
+    async writeEpoch(
+      data: EpochData,
+      spec: ChainSpec,
+      expected: number,
+      finalizedEpoch: number,
+    ): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+        const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
+        if ((cur?.epoch ?? expected) !== expected) return false;
+        const finalized = data.epoch < finalizedEpoch;
+        // Whole columns as single array parameters (unnest): one statement per table whatever the count,
+        // without building tens of thousands of bound parameters.
+        const col = (xs: (string | number | bigint | null)[]) =>
+          `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
+        const r = data.rewards;
+        if (r.length) {
+          await tx.execute(sql`
+            insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, finalized)
+            select i, ${data.epoch}::int, b, c, e, ${finalized}::boolean
+            from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
+                        ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)`);
+          await rollup(tx, spec, sql`epoch = ${data.epoch}::int`, 1);
+        }
+        const v = data.validators;
+        if (v.length) {
+          await tx.execute(sql`
+            insert into beacon_validators as t (pubkey, validator_index, beacon_status, lifecycle_status,
+              withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch)
+            select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int
+            from unnest(${col(v.map((x) => x.pubkey))}::text[], ${col(v.map((x) => x.validatorIndex))}::int[],
+                        ${col(v.map((x) => x.beaconStatus))}::text[], ${col(v.map((x) => x.lifecycle))}::text[],
+                        ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
+                        ${col(v.map((x) => x.balanceGwei))}::int8[]) as x(p, i, s, l, w, f, b)
+            on conflict (pubkey) do update set validator_index = excluded.validator_index,
+              beacon_status = excluded.beacon_status, lifecycle_status = excluded.lifecycle_status,
+              withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
+              fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
+              balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);
+        }
+        const hs = data.history;
+        if (hs.length) {
+          await tx.execute(sql`
+            insert into beacon_status_history (pubkey, status, time, epoch)
+            select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
+            from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
+                        ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
+            on conflict do nothing`);
+        }
+        // The provisioning area shows the same lifecycle status and index on its validator objects.
+        const changed = new Set(data.history.map((h) => h.pubkey));
+        const moved = data.validators.filter((v) => changed.has(v.pubkey));
+        if (moved.length) {
+          await tx.execute(sql`
+            update validators v set status = x.status::validator_status, validator_index = x.idx
+            from unnest(${col(moved.map((m) => m.pubkey))}::text[], ${col(moved.map((m) => m.lifecycle))}::text[],
+                        ${col(moved.map((m) => m.validatorIndex))}::int[]) as x(pubkey, status, idx)
+            where v.pubkey = x.pubkey`);
+        }
+        for (let i = 0; i < data.transactions.length; i += 2000) {
+          const rows = data.transactions.slice(i, i + 2000).map((t) => ({ ...t, finalized }));
+          await tx.insert(beaconTransactions).values(rows).onConflictDoNothing();
+        }
+        await tx
+          .insert(beaconIndexedSlots)
+          .values(data.slots)
+          .onConflictDoUpdate({
+            target: beaconIndexedSlots.slot,
+            set: { root: sql`excluded.root` },
+          });
+        const values = { id: CURSOR, epoch: data.epoch, finalizedEpoch, ...spec };
+        await tx
+          .insert(beaconIndexerCursor)
+          .values(values)
+          .onConflictDoUpdate({ target: beaconIndexerCursor.id, set: values });
+        return true;
+      });
+    },
+
+    /** Sets the starting cursor (no epoch indexed yet) if there is none. */
+    async initCursor(epoch: number, spec: ChainSpec, finalizedEpoch: number) {
+      await db
+        .insert(beaconIndexerCursor)
+        .values({ id: CURSOR, epoch, finalizedEpoch, ...spec })
+        .onConflictDoNothing();
+    },
+
+    /** Deletes everything indexed from `epoch` on (a re-org replaced its blocks) and moves the cursor back. */
+    async rollback(epoch: number, spec: ChainSpec) {
+      const firstSlot = epoch * spec.slotsPerEpoch;
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+        await rollup(tx, spec, sql`epoch >= ${epoch}`, -1);
+        await tx.delete(beaconRewards).where(gte(beaconRewards.epoch, epoch));
+        await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
+        await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
+        await tx.delete(beaconIndexedSlots).where(gte(beaconIndexedSlots.slot, firstSlot));
+        await tx
+          .update(beaconIndexerCursor)
+          .set({ epoch: epoch - 1 })
+          .where(and(eq(beaconIndexerCursor.id, CURSOR), gte(beaconIndexerCursor.epoch, epoch)));
+      });
+    },
+
+    /** Marks rows of epochs before the finalized checkpoint final and forgets their slot roots. */
+    async finalize(finalizedEpoch: number, spec: ChainSpec) {
+      const slot = finalizedEpoch * spec.slotsPerEpoch;
+      await db.transaction(async (tx) => {
+        await tx
+          .update(beaconRewards)
+          .set({ finalized: true })
+          .where(and(lt(beaconRewards.epoch, finalizedEpoch), eq(beaconRewards.finalized, false)));
+        await tx
+          .update(beaconTransactions)
+          .set({ finalized: true })
+          .where(and(lte(beaconTransactions.slot, slot), eq(beaconTransactions.finalized, false)));
+        await tx.delete(beaconIndexedSlots).where(lte(beaconIndexedSlots.slot, slot));
+        await tx
+          .update(beaconIndexerCursor)
+          .set({ finalizedEpoch })
+          .where(
+            and(
+              eq(beaconIndexerCursor.id, CURSOR),
+              gt(sql`${finalizedEpoch}`, beaconIndexerCursor.finalizedEpoch),
+            ),
+          );
+      });
+    },
+  };
+}
+
+export type IndexerRepo = ReturnType<typeof createIndexerRepo>;

@@ -1,0 +1,74 @@
+import type { Logger } from "../../log.ts";
+import type { BeaconApi, ChainSpec, ExecutionApi } from "./chain-clients.ts";
+import type { IndexerRepo } from "./indexer-repo.ts";
+import { readEpoch } from "./read-epoch.ts";
+
+export interface IndexerDeps {
+  beacon: BeaconApi;
+  execution: ExecutionApi;
+  repo: IndexerRepo;
+  depositContract: string;
+  maxEpochsPerStep: number;
+  startEpoch: number | undefined;
+  logger: Logger;
+}
+
+/**
+ * One idempotent indexer step: (1) re-org check — the newest stored slot root after the finalized
+ * checkpoint is compared with the node's; if the node now has another block there, the indexer walks back to
+ * the last slot that still agrees and deletes everything from that slot's epoch on; (2) every complete epoch
+ * after the cursor (its last slot's state exists) is read and written with the cursor in one transaction;
+ * (3) rows before the finalized checkpoint are marked final. A crash anywhere leaves the cursor at the last
+ * written epoch, and the next step redoes the rest with the same inputs: no gap, no double count.
+ */
+export function createIndexer(deps: IndexerDeps) {
+  let spec: ChainSpec | undefined;
+
+  async function checkReorg(s: ChainSpec): Promise<void> {
+    const stored = await deps.repo.unfinalizedSlots();
+    let firstBad: number | undefined;
+    for (const row of stored) {
+      if ((await deps.beacon.blockRoot(row.slot)) === row.root) break;
+      firstBad = row.slot;
+    }
+    if (firstBad === undefined) return;
+    const epoch = Math.floor(firstBad / s.slotsPerEpoch);
+    deps.logger.warn({ slot: firstBad, epoch }, "beacon re-org: replacing indexed epochs");
+    await deps.repo.rollback(epoch, s);
+  }
+
+  return {
+    /** Returns the epochs written by this step. */
+    async step(): Promise<number[]> {
+      spec ??= await deps.beacon.spec();
+      const s = spec;
+      const [head, finalizedEpoch] = await Promise.all([
+        deps.beacon.headSlot(),
+        deps.beacon.finalizedEpoch(),
+      ]);
+      let cursor = await deps.repo.cursor();
+      if (!cursor) {
+        await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
+        cursor = await deps.repo.cursor();
+      } else await checkReorg(s);
+      const written: number[] = [];
+      let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
+      while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
+        const tracked = await deps.repo.tracked();
+        const data = await readEpoch(
+          { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
+          epoch,
+          tracked,
+        );
+        if (!(await deps.repo.writeEpoch(data, s, epoch - 1, finalizedEpoch))) break;
+        written.push(epoch);
+        epoch++;
+      }
+      await deps.repo.finalize(finalizedEpoch, s);
+      if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
+      return written;
+    },
+  };
+}
+
+export type Indexer = ReturnType<typeof createIndexer>;

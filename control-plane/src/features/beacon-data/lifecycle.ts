@@ -1,0 +1,43 @@
+import { validatorStatus } from "@stake/db/schema/provisioning";
+
+/** The spec's validator lifecycle status (one Postgres enum); UNKNOWN aside, a validator passes them in order. */
+export type Lifecycle = (typeof validatorStatus.enumValues)[number];
+export const LIFECYCLE: readonly Lifecycle[] = validatorStatus.enumValues.filter((s) => s !== "UNKNOWN");
+
+/** Beacon API status → lifecycle status (spec "Beacon status" → "Validator lifecycle status"). */
+export function lifecycleOf(beaconStatus: string): Lifecycle {
+  switch (beaconStatus) {
+    case "pending_initialized":
+    case "pending_queued":
+      return "PENDING";
+    case "active_ongoing":
+      return "ACTIVE";
+    case "active_exiting":
+    case "active_slashed":
+      return "EXIT_SENT";
+    case "exited_unslashed":
+    case "exited_slashed":
+    case "withdrawal_possible":
+      return "EXITED";
+    case "withdrawal_done":
+      return "WITHDRAWAL_DONE";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+/**
+ * The statuses a validator went through to reach `to` from `from` (exclusive), `to` included. A validator
+ * seen ACTIVE when we last saw it PENDING... passed every status in between, at the latest at the time it was
+ * seen in `to`; EXIT_REQUESTED is the one optional step (only an exit request we saw records it), and
+ * CREATED only exists for validators provisioned here.
+ */
+export function transitions(from: Lifecycle | null, to: Lifecycle): Lifecycle[] {
+  if (to === "UNKNOWN") return [];
+  const start = from === null || from === "UNKNOWN" ? 0 : LIFECYCLE.indexOf(from) + 1;
+  const end = LIFECYCLE.indexOf(to);
+  return LIFECYCLE.slice(Math.max(start, 1), end + 1).filter((s) => s === to || s !== "EXIT_REQUESTED");
+}
+
+export const later = (a: Lifecycle | null, b: Lifecycle) =>
+  a === null || a === "UNKNOWN" || (b !== "UNKNOWN" && LIFECYCLE.indexOf(b) > LIFECYCLE.indexOf(a)) ? b : a;

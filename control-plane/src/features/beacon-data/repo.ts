@@ -1,0 +1,166 @@
+import type { Db } from "@stake/db/client";
+import { beaconIndexerCursor, beaconValidatorRegistrations } from "@stake/db/schema/beacon-data";
+import { eq, type SQL, sql } from "drizzle-orm";
+
+/** The organisation's pubkeys: provisioned here or registered (the only validators it ever sees). */
+const mine = (organisationId: string) => sql`(
+  select pubkey from validators where organisation_id = ${organisationId}
+  union select pubkey from beacon_validator_registrations where organisation_id = ${organisationId})`;
+
+/** Σ rewards of the organisation's validators over [epochs] and [days] (days from the daily rollup). */
+export interface Totals {
+  cl: bigint;
+  el: bigint;
+}
+
+const arr = (xs: string[]) =>
+  sql`array[${sql.join(
+    xs.map((x) => sql`${x}`),
+    sql`, `,
+  )}]::text[]`;
+
+export function createBeaconDataRepo(db: Db) {
+  const one = async <T>(q: SQL) => (await db.execute<T & Record<string, unknown>>(q))[0] as T | undefined;
+  return {
+    async cursor() {
+      const [row] = await db.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, "beacon"));
+      return row ?? null;
+    },
+
+    async register(organisationId: string, pubkeys: string[]) {
+      await db
+        .insert(beaconValidatorRegistrations)
+        .values(pubkeys.map((pubkey) => ({ organisationId, pubkey })))
+        .onConflictDoNothing();
+    },
+
+    /** A page of the organisation's validators with their state and history (filters are ANDed). */
+    async listValidators(
+      organisationId: string,
+      f: { pubkeys?: string[] | undefined; withdrawalAddresses?: string[] | undefined },
+      page: { limit: number; offset: number },
+    ) {
+      const where = sql.join(
+        [
+          sql`true`,
+          ...(f.pubkeys ? [sql`m.pubkey = any(${arr(f.pubkeys)})`] : []),
+          ...(f.withdrawalAddresses
+            ? [
+                sql`'0x' || right(coalesce(b.withdrawal_credentials, v.withdrawal_credentials), 40) = any(${arr(f.withdrawalAddresses)})`,
+              ]
+            : []),
+        ],
+        sql` and `,
+      );
+      const base = sql`from ${mine(organisationId)} m
+        left join beacon_validators b on b.pubkey = m.pubkey
+        left join validators v on v.pubkey = m.pubkey
+        left join provisions p on p.id = v.provision_id
+        where ${where}`;
+      const rows = await db.execute<{
+        pubkey: string;
+        validator_index: number | null;
+        beacon_status: string | null;
+        withdrawal_credentials: string | null;
+        fee_recipient: string | null;
+        balance_gwei: string | null;
+        created_at: Date | null;
+        history: { status: string; time: string }[] | null;
+      }>(sql`
+        select m.pubkey, b.validator_index, b.beacon_status,
+               coalesce(b.withdrawal_credentials, v.withdrawal_credentials) as withdrawal_credentials,
+               coalesce(p.attributes->>'feeRecipient', b.fee_recipient) as fee_recipient,
+               b.balance_gwei::text as balance_gwei, v.created_at,
+               (select json_agg(json_build_object('status', h.status, 'time', h.time) order by h.time, h.status)
+                  from (select status::text as status, time from beacon_status_history where pubkey = m.pubkey
+                        union all select 'CREATED', v.created_at where v.created_at is not null) h) as history
+        ${base} order by b.validator_index nulls last, m.pubkey limit ${page.limit} offset ${page.offset}`);
+      const total = await one<{ n: number }>(sql`select count(*)::int as n ${base}`);
+      return { rows, total: total?.n ?? 0 };
+    },
+
+    /** Validator indices of the organisation (those the chain has assigned one), with pubkeys. */
+    async indices(organisationId: string) {
+      return db.execute<{ pubkey: string; validator_index: number }>(sql`
+        select b.pubkey, b.validator_index from ${mine(organisationId)} m join beacon_validators b on b.pubkey = m.pubkey
+        where b.validator_index is not null order by 2`);
+    },
+
+    /** Per epoch per validator rewards in [from, to]. */
+    async epochRewards(indices: number[], from: number, to: number) {
+      return db.execute<{ epoch: number; validator_index: number; cl: string; el: string }>(sql`
+        select epoch, validator_index, cl_reward_gwei::text as cl, el_reward_gwei::text as el from beacon_rewards
+        where validator_index = any(${sql`${`{${indices.join(",")}}`}::int[]`}) and epoch between ${from} and ${to}
+        order by epoch, validator_index`);
+    },
+
+    /** Σ over epochs [from, to] (edges) and whole days [dayFrom, dayTo] from the daily rollup. */
+    async totals(
+      indices: number[],
+      parts: { epochs?: [number, number][]; days?: [string, string] },
+    ): Promise<Totals> {
+      const idx = sql`${`{${indices.join(",")}}`}::int[]`;
+      let cl = 0n;
+      let el = 0n;
+      for (const [a, b] of parts.epochs ?? []) {
+        const r = await one<{ cl: string | null; el: string | null }>(sql`
+          select sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el from beacon_rewards
+          where validator_index = any(${idx}) and epoch between ${a} and ${b}`);
+        cl += BigInt(r?.cl ?? 0);
+        el += BigInt(r?.el ?? 0);
+      }
+      if (parts.days) {
+        const r = await one<{ cl: string | null; el: string | null }>(sql`
+          select sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el from beacon_rewards_daily
+          where validator_index = any(${idx}) and day between ${parts.days[0]} and ${parts.days[1]}`);
+        cl += BigInt(r?.cl ?? 0);
+        el += BigInt(r?.el ?? 0);
+      }
+      return { cl, el };
+    },
+
+    /** Per bucket of `days` days from `start` to `end`, per validator sums from the daily rollup. */
+    async dayBuckets(indices: number[], start: string, end: string, days: number) {
+      return db.execute<{ bucket: number; validator_index: number; cl: string; el: string }>(sql`
+        select ((day - ${start}::date) / ${days})::int as bucket, validator_index,
+               sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el
+        from beacon_rewards_daily
+        where validator_index = any(${sql`${`{${indices.join(",")}}`}::int[]`}) and day between ${start} and ${end}
+        group by 1, 2 order by 1, 2`);
+    },
+
+    /** Rewards and Σ end-of-epoch balances (stake × epochs) of the organisation per window ending `day`. */
+    async overview(organisationId: string, lastDay: string | null) {
+      const windows = (n: number) => sql`
+        coalesce(sum(d.cl_reward_gwei + d.el_reward_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as r${sql.raw(String(n))},
+        coalesce(sum(d.balance_sum_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as s${sql.raw(String(n))}`;
+      const row = await one<Record<string, string>>(sql`
+        select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
+               ${windows(7)}, ${windows(30)}, ${windows(365)}
+        from beacon_rewards_daily d
+        where d.validator_index in (select b.validator_index from ${mine(organisationId)} m
+                                    join beacon_validators b on b.pubkey = m.pubkey)`);
+      const stake = await one<{ s: string | null }>(sql`
+        select sum(b.balance_gwei)::text as s from ${mine(organisationId)} m join beacon_validators b on b.pubkey = m.pubkey
+        where b.beacon_status like 'active%'`);
+      return { row: row ?? {}, activeStake: BigInt(stake?.s ?? 0) };
+    },
+
+    async transactions(
+      organisationId: string,
+      pubkeys: string[] | undefined,
+      page: { limit: number; offset: number },
+    ) {
+      const where = sql`t.pubkey in ${mine(organisationId)}${pubkeys ? sql` and t.pubkey = any(${arr(pubkeys)})` : sql``}`;
+      const rows = await db.execute<Record<string, unknown>>(sql`
+        select t.* from beacon_transactions t where ${where}
+        order by t.block_number desc, t.uid desc limit ${page.limit} offset ${page.offset}`);
+      const total = await one<{ n: number }>(
+        sql`select count(*)::int as n from beacon_transactions t where ${where}`,
+      );
+      return { rows, total: total?.n ?? 0 };
+    },
+  };
+}
+
+export type BeaconDataRepo = ReturnType<typeof createBeaconDataRepo>;

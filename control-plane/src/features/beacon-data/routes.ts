@@ -1,0 +1,122 @@
+import { ErrorBodies, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
+import {
+  DateQuery,
+  DateRewardsResponse,
+  EpochQuery,
+  EpochRewardsResponse,
+  ListQuery,
+  OverviewResponse,
+  RegisterRequest,
+  RegisterResponse,
+  TransactionsQuery,
+  TransactionsResponse,
+  ValidatorListResponse,
+} from "./schemas.ts";
+import type { BeaconDataService } from "./service.ts";
+
+const error = errorResponses(ErrorBodies.standard);
+const unauthorized = error("missing or invalid API key");
+const invalid = error("validation error");
+
+/** Beacon-chain data area (Ethereum): validators, rewards and transactions from our own indexer; header `api-key`. */
+export function beaconDataArea(deps: { service: BeaconDataService }): Area {
+  const { service } = deps;
+  return {
+    tag: "Beacon data (Ethereum)",
+    present: presentStandard,
+    routes: [
+      // Not in the spec: how an organisation adds validators it did not provision here (README).
+      route({
+        method: "post",
+        path: "/api/validators/register",
+        summary: "Track validators by pubkey (idempotent); the indexer follows them from its next epoch",
+        security: "api-key",
+        body: RegisterRequest,
+        responses: {
+          200: { description: "the pubkeys now tracked", body: RegisterResponse },
+          400: invalid,
+          401: unauthorized,
+          403: error("pubkey outside the key's scope"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 200,
+          body: await service.register(auth, body.pubkeys),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/validators/list",
+        summary: "The organisation's validators with beacon status, balance and lifecycle history",
+        security: "api-key",
+        query: ListQuery,
+        responses: {
+          200: { description: "a page of validators", body: ValidatorListResponse },
+          400: invalid,
+          401: unauthorized,
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.list(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/rewards/overview",
+        summary: "Totals and APY (7, 30, 365 days) of the organisation's validators",
+        security: "api-key",
+        responses: { 200: { description: "overview", body: OverviewResponse }, 401: unauthorized },
+        handler: async ({ auth }) => ({ status: 200, body: await service.overview(auth.organisationId) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/rewards/epoch",
+        summary: "Per-epoch CL and EL rewards (Gwei), paged by epoch",
+        security: "api-key",
+        query: EpochQuery,
+        responses: {
+          200: { description: "epoch rewards", body: EpochRewardsResponse },
+          400: error("validation error or end_epoch before start_epoch"),
+          401: unauthorized,
+          404: error("epochs beyond the last indexed one"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.epochs(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/rewards/date",
+        summary: "CL and EL rewards (Gwei) per UTC day, 7 or 30 days, paged by interval",
+        security: "api-key",
+        query: DateQuery,
+        responses: {
+          200: { description: "date rewards", body: DateRewardsResponse },
+          400: error("validation error or end_date before start_date"),
+          401: unauthorized,
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.dates(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/transactions",
+        summary: "Deposits, withdrawals and EL requests of the organisation's validators, newest first",
+        security: "api-key",
+        query: TransactionsQuery,
+        responses: {
+          200: { description: "a page of transactions", body: TransactionsResponse },
+          400: invalid,
+          401: unauthorized,
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.transactions(auth.organisationId, query),
+        }),
+      }),
+    ],
+  };
+}

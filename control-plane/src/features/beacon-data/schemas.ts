@@ -1,0 +1,143 @@
+import { validatorStatus } from "@stake/db/schema/provisioning";
+import { z } from "zod";
+import { queryList } from "../../http/query.ts";
+
+const pubkey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{96}$/, "must be a 0x-prefixed 48-byte hex BLS public key")
+  .transform((s) => s.toLowerCase());
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
+  .transform((s) => s.toLowerCase());
+
+const list = <T extends z.ZodType<string, string>>(item: T) => queryList(item, 100);
+
+const paging = {
+  page: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(100).default(10),
+};
+const epoch = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 31 - 1);
+const day = z.iso.date("must be a date YYYY-MM-DD");
+
+export const RegisterRequest = z.object({ pubkeys: z.array(pubkey).min(1).max(100) });
+export const ListQuery = z.object({
+  ...paging,
+  pubkeys: list(pubkey).optional(),
+  withdrawal_addresses: list(address).optional(),
+});
+export const EpochQuery = z.object({ ...paging, start_epoch: epoch, end_epoch: epoch });
+export const DateQuery = z.object({
+  ...paging,
+  start_date: day,
+  end_date: day,
+  interval: z.enum(["1d", "7d", "30d"]),
+});
+export const TransactionsQuery = z.object({ ...paging, pubkeys: list(pubkey).optional() });
+
+export type ListQuery = z.output<typeof ListQuery>;
+export type EpochQuery = z.output<typeof EpochQuery>;
+export type DateQuery = z.output<typeof DateQuery>;
+export type TransactionsQuery = z.output<typeof TransactionsQuery>;
+
+const Gwei = z.string().regex(/^-?\d+$/);
+const Envelope = {
+  page: z.number().int(),
+  per_page: z.number().int(),
+  total: z.number().int(),
+  pages: z.number().int(),
+};
+const Lifecycle = z.enum(validatorStatus.enumValues);
+const BeaconStatus = z.enum([
+  "pending_initialized",
+  "pending_queued",
+  "active_ongoing",
+  "active_exiting",
+  "active_slashed",
+  "exited_unslashed",
+  "exited_slashed",
+  "withdrawal_possible",
+  "withdrawal_done",
+]);
+
+export const RegisterResponse = z.object({ registered: z.array(z.string()) });
+export const ValidatorListResponse = z.object({
+  results: z.array(
+    z.object({
+      validator: z.object({
+        fee_recipient: z.string().nullable(),
+        network: z.enum(["HOODI", "MAINNET"]),
+        pubkey: z.string(),
+        beacon_status: BeaconStatus.nullable(),
+        withdrawal_address: z.string().nullable(),
+        withdrawal_credentials: z.string().nullable(),
+        index: z.number().int().nullable(),
+        balances: z.object({ current_staked: Gwei }),
+        lifecycle: z.object({
+          status_history: z.array(z.object({ status: Lifecycle, time: z.iso.datetime() })),
+        }),
+      }),
+    }),
+  ),
+  ...Envelope,
+});
+export const OverviewResponse = z.object({
+  network: z.string(),
+  provider: z.string(),
+  total_active_stake: Gwei,
+  total_cl_rewards: Gwei,
+  total_el_rewards: Gwei,
+  apy_7d: z.number(),
+  apy_30d: z.number(),
+  apy_365d: z.number(),
+});
+const ValidatorReward = z.object({
+  pubkey: z.string(),
+  cl_reward: Gwei,
+  el_reward: Gwei,
+  index: z.number().int(),
+});
+export const EpochRewardsResponse = z.object({
+  start_epoch: z.number().int(),
+  end_epoch: z.number().int(),
+  total_cl_rewards: Gwei,
+  total_el_rewards: Gwei,
+  interval_summary: z.array(
+    z.object({ epoch: z.number().int(), timestamp: z.iso.datetime(), validators: z.array(ValidatorReward) }),
+  ),
+  ...Envelope,
+});
+export const DateRewardsResponse = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  total_cl_rewards: Gwei,
+  total_el_rewards: Gwei,
+  interval_summary: z.array(z.object({ date: z.iso.date(), validators: z.array(ValidatorReward) })),
+  ...Envelope,
+});
+export const TransactionsResponse = z.object({
+  results: z.array(
+    z.object({
+      transactionHash: z.string(),
+      blockNumber: z.number().int(),
+      blockTimestamp: z.number().int(),
+      data: z.string(),
+      fee: Gwei,
+      from: z.string(),
+      to: z.string(),
+      layer: z.enum(["EXECUTION_LAYER", "CONSENSUS_LAYER"]),
+      type: z.enum(["DEPOSIT", "PARTIAL_EXIT", "FULL_WITHDRAWAL", "CONSOLIDATE", "SWITCH"]),
+      pubkey: z.string(),
+      sourcePubkey: z.string().nullable(),
+      targetPubkey: z.string().nullable(),
+      amount: Gwei,
+      withdrawalAddress: z.string().nullable(),
+      withdrawalCredentials: z.string().nullable(),
+    }),
+  ),
+  ...Envelope,
+});

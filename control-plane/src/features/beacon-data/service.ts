@@ -1,0 +1,244 @@
+import { AppError } from "../../errors.ts";
+import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { BeaconDataRepo } from "./repo.ts";
+import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
+
+const DAY = 86_400;
+const SECONDS_PER_YEAR = 31_557_600n; // 365.25 days
+const pageOf = (q: { page: number; per_page: number }) => ({
+  limit: q.per_page,
+  offset: (q.page - 1) * q.per_page,
+});
+const envelope = (q: { page: number; per_page: number }, total: number) => ({
+  page: q.page,
+  per_page: q.per_page,
+  total,
+  pages: Math.ceil(total / q.per_page),
+});
+const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
+const dayUnix = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
+
+function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]> {
+  const m = new Map<number, T[]>();
+  for (const r of rows) {
+    const list = m.get(key(r));
+    if (list) list.push(r);
+    else m.set(key(r), [r]);
+  }
+  return m;
+}
+
+const reward = (r: { validator_index: number; cl: string; el: string }, pubkeyOf: Map<number, string>) => ({
+  pubkey: pubkeyOf.get(r.validator_index) ?? "",
+  cl_reward: r.cl,
+  el_reward: r.el,
+  index: r.validator_index,
+});
+
+/**
+ * APY in percent: rewards ÷ time-weighted stake, annualised. Σ end-of-epoch balances over the window's
+ * validator-epochs is the stake × time (in epochs); rewards ÷ that is the return per Gwei per epoch.
+ */
+export function apyPercent(rewardsGwei: bigint, stakeEpochsGwei: bigint, epochSeconds: number): number {
+  if (stakeEpochsGwei <= 0n) return 0;
+  const scaled =
+    (rewardsGwei * 100n * SECONDS_PER_YEAR * 1_000_000n) / (stakeEpochsGwei * BigInt(epochSeconds));
+  return Number(scaled) / 1_000_000;
+}
+
+export function createBeaconDataService(deps: {
+  repo: BeaconDataRepo;
+  network: "mainnet" | "hoodi";
+  provider: string;
+}) {
+  const { repo } = deps;
+  const network = deps.network === "mainnet" ? "MAINNET" : "HOODI";
+
+  async function chain() {
+    const c = await repo.cursor();
+    return c && c.epoch >= 0 ? c : null;
+  }
+
+  async function orgIndices(organisationId: string) {
+    const rows = await repo.indices(organisationId);
+    return {
+      indices: rows.map((r) => r.validator_index),
+      pubkeyOf: new Map(rows.map((r) => [r.validator_index, r.pubkey])),
+    };
+  }
+
+  return {
+    /** Follows pubkeys the organisation stakes with elsewhere (idempotent); scope rule applies. */
+    async register(auth: StakingAuth, pubkeys: string[]) {
+      for (const p of pubkeys) assertInScope(auth, "ethereum", p, "validator");
+      const unique = [...new Set(pubkeys)];
+      await repo.register(auth.organisationId, unique);
+      return { registered: unique };
+    },
+
+    async list(organisationId: string, q: ListQuery) {
+      const { rows, total } = await repo.listValidators(
+        organisationId,
+        { pubkeys: q.pubkeys, withdrawalAddresses: q.withdrawal_addresses },
+        pageOf(q),
+      );
+      const results = rows.map((r) => ({
+        validator: {
+          fee_recipient: r.fee_recipient?.toLowerCase() ?? null,
+          network: network as "HOODI" | "MAINNET",
+          pubkey: r.pubkey,
+          beacon_status: r.beacon_status as never,
+          withdrawal_address: r.withdrawal_credentials ? `0x${r.withdrawal_credentials.slice(-40)}` : null,
+          withdrawal_credentials: r.withdrawal_credentials,
+          index: r.validator_index,
+          balances: { current_staked: r.balance_gwei ?? "0" },
+          lifecycle: {
+            status_history: (r.history ?? []).map((h) => ({
+              status: h.status as never,
+              time: new Date(h.time).toISOString(),
+            })),
+          },
+        },
+      }));
+      return { results, ...envelope(q, total) };
+    },
+
+    async overview(organisationId: string) {
+      const c = await chain();
+      const epochSeconds = c ? c.slotsPerEpoch * c.secondsPerSlot : 384;
+      const lastDay = c ? isoDay(c.genesisTime + c.epoch * epochSeconds) : null;
+      const { row, activeStake } = await repo.overview(organisationId, lastDay);
+      const apy = (n: number) =>
+        apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds);
+      return {
+        network,
+        provider: deps.provider,
+        total_active_stake: activeStake.toString(),
+        total_cl_rewards: row.cl ?? "0",
+        total_el_rewards: row.el ?? "0",
+        apy_7d: apy(7),
+        apy_30d: apy(30),
+        apy_365d: apy(365),
+      };
+    },
+
+    async epochs(organisationId: string, q: EpochQuery) {
+      if (q.end_epoch < q.start_epoch) {
+        throw new AppError("EPOCH_RANGE_INVALID", "end_epoch is before start_epoch", {
+          details: [{ field: "end_epoch", message: "must be at or after start_epoch" }],
+        });
+      }
+      const c = await chain();
+      if (!c || q.end_epoch > c.epoch) {
+        throw new AppError(
+          "EPOCHS_NOT_INDEXED",
+          `Epochs up to ${c?.epoch ?? "none"} are indexed; end_epoch is beyond`,
+        );
+      }
+      const epochSeconds = c.slotsPerEpoch * c.secondsPerSlot;
+      const { indices, pubkeyOf } = await orgIndices(organisationId);
+      const total = q.end_epoch - q.start_epoch + 1;
+      const from = q.start_epoch + (q.page - 1) * q.per_page;
+      const to = Math.min(q.end_epoch, from + q.per_page - 1);
+      const rows = indices.length && from <= to ? await repo.epochRewards(indices, from, to) : [];
+      // Whole UTC days inside the range come from the daily rollup, the partial days at its edges from epochs.
+      const dayOfEpoch = (e: number) => Math.floor((c.genesisTime + e * epochSeconds) / DAY);
+      const firstEpochOfDay = (d: number) => Math.max(0, Math.ceil((d * DAY - c.genesisTime) / epochSeconds));
+      let d1 = dayOfEpoch(q.start_epoch);
+      if (firstEpochOfDay(d1) !== q.start_epoch) d1++;
+      let d2 = dayOfEpoch(q.end_epoch);
+      if (firstEpochOfDay(d2 + 1) - 1 !== q.end_epoch) d2--;
+      const parts: Parameters<typeof repo.totals>[1] =
+        d1 <= d2
+          ? {
+              days: [isoDay(d1 * DAY), isoDay(d2 * DAY)],
+              epochs: [
+                [q.start_epoch, firstEpochOfDay(d1) - 1],
+                [firstEpochOfDay(d2 + 1), q.end_epoch],
+              ],
+            }
+          : { epochs: [[q.start_epoch, q.end_epoch]] };
+      const totals = indices.length ? await repo.totals(indices, parts) : { cl: 0n, el: 0n };
+      const byEpoch = groupBy(rows, (r) => r.epoch);
+      const interval_summary = [];
+      for (let e = from; e <= to; e++) {
+        interval_summary.push({
+          epoch: e,
+          timestamp: new Date((c.genesisTime + e * epochSeconds) * 1000).toISOString(),
+          validators: (byEpoch.get(e) ?? []).map((r) => reward(r, pubkeyOf)),
+        });
+      }
+      return {
+        start_epoch: q.start_epoch,
+        end_epoch: q.end_epoch,
+        total_cl_rewards: totals.cl.toString(),
+        total_el_rewards: totals.el.toString(),
+        interval_summary,
+        ...envelope(q, total),
+      };
+    },
+
+    async dates(organisationId: string, q: DateQuery) {
+      const start = dayUnix(q.start_date);
+      const end = dayUnix(q.end_date);
+      if (end < start || end - start > 3660 * DAY) {
+        throw new AppError("DATE_RANGE_INVALID", "end_date must be at or after start_date, within 10 years", {
+          details: [{ field: "end_date", message: "must be at or after start_date, at most 10 years later" }],
+        });
+      }
+      const days = Number(q.interval.replace("d", ""));
+      const total = Math.floor((end - start) / DAY / days) + 1;
+      const firstBucket = (q.page - 1) * q.per_page;
+      const lastBucket = Math.min(total - 1, firstBucket + q.per_page - 1);
+      const { indices, pubkeyOf } = await orgIndices(organisationId);
+      const pageEnd = isoDay(Math.min(end, start + ((lastBucket + 1) * days - 1) * DAY));
+      const rows =
+        indices.length && firstBucket <= lastBucket
+          ? await repo.dayBuckets(indices, q.start_date, pageEnd, days)
+          : [];
+      const totals = indices.length
+        ? await repo.totals(indices, { days: [q.start_date, q.end_date] })
+        : { cl: 0n, el: 0n };
+      const byBucket = groupBy(rows, (r) => r.bucket);
+      const interval_summary = [];
+      for (let b = firstBucket; b <= lastBucket; b++) {
+        interval_summary.push({
+          date: isoDay(start + b * days * DAY),
+          validators: (byBucket.get(b) ?? []).map((r) => reward(r, pubkeyOf)),
+        });
+      }
+      return {
+        start_date: q.start_date,
+        end_date: q.end_date,
+        total_cl_rewards: totals.cl.toString(),
+        total_el_rewards: totals.el.toString(),
+        interval_summary,
+        ...envelope(q, total),
+      };
+    },
+
+    async transactions(organisationId: string, q: TransactionsQuery) {
+      const { rows, total } = await repo.transactions(organisationId, q.pubkeys, pageOf(q));
+      const results = rows.map((t) => ({
+        transactionHash: String(t.transaction_hash),
+        blockNumber: Number(t.block_number),
+        blockTimestamp: Number(t.block_timestamp),
+        data: String(t.data),
+        fee: String(t.fee_gwei),
+        from: String(t.from),
+        to: String(t.to),
+        layer: t.layer as "EXECUTION_LAYER" | "CONSENSUS_LAYER",
+        type: t.type as "DEPOSIT" | "PARTIAL_EXIT" | "FULL_WITHDRAWAL" | "CONSOLIDATE" | "SWITCH",
+        pubkey: String(t.pubkey),
+        sourcePubkey: (t.source_pubkey as string | null) ?? null,
+        targetPubkey: (t.target_pubkey as string | null) ?? null,
+        amount: String(t.amount_gwei),
+        withdrawalAddress: (t.withdrawal_address as string | null) ?? null,
+        withdrawalCredentials: (t.withdrawal_credentials as string | null) ?? null,
+      }));
+      return { results, ...envelope(q, total) };
+    },
+  };
+}
+
+export type BeaconDataService = ReturnType<typeof createBeaconDataService>;

@@ -1,0 +1,94 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { Activity } from "./activity.tsx";
+import { type Action, ApiError, call, explain, type Party, type PartyLookup } from "./api.ts";
+import type { Settings } from "./app.tsx";
+import { Keys } from "./keys.tsx";
+import type { Session } from "./session.ts";
+import { TryIt } from "./try-it.tsx";
+import { CopyButton, FormError, formatTime, ScreenTitle, Section } from "./ui.tsx";
+
+/** An API call with the session's token; a 401 (expired or invalid token) ends the session with a message. */
+export type Api = <T>(method: "GET" | "POST", path: string, action: Action) => Promise<T>;
+
+export function Account(props: {
+  session: Session;
+  settings: Settings;
+  onLogOut: (notice?: string) => void;
+}) {
+  const { session, settings, onLogOut } = props;
+  const api: Api = useCallback(
+    <T,>(method: "GET" | "POST", path: string, action: Action) =>
+      call<T>(method, path, session.token).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 401) onLogOut(explain(err, action));
+        throw err;
+      }),
+    [session.token, onLogOut],
+  );
+  // undefined while loading, null when the user has none yet.
+  const [party, setParty] = useState<Party | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  // The raw key created in this tab, for the try-it box; kept in memory only, like the API shows it: once.
+  const [rawKey, setRawKey] = useState<string | null>(null);
+
+  useEffect(() => {
+    api<PartyLookup>("GET", "/api/party", "read").then(
+      (r) => setParty(r.party),
+      (err: unknown) => setError(explain(err, "read")),
+    );
+  }, [api]);
+
+  const createParty = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setParty(await api<Party>("POST", "/api/party/create", "party"));
+    } catch (err) {
+      setError(explain(err, "party"));
+      if (err instanceof ApiError && err.status === 409)
+        setParty((await api<PartyLookup>("GET", "/api/party", "read")).party);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="page">
+      <header class="top">
+        <ScreenTitle>Gateway account</ScreenTitle>
+        <p>
+          Logged in as <strong>{session.email}</strong>{" "}
+          <button type="button" class="link" onClick={() => onLogOut()}>
+            Log out
+          </button>
+        </p>
+      </header>
+      <main>
+        <Section title="Party" id="party-title">
+          {party === undefined && !error && <p>Loading…</p>}
+          {party === null && (
+            <>
+              <p>
+                You have no ledger party yet. The party holds your balance; requests through the gateway are
+                charged to it.
+              </p>
+              <button type="button" onClick={createParty} disabled={busy}>
+                {busy ? "Creating…" : "Create party"}
+              </button>
+            </>
+          )}
+          {party && (
+            <p>
+              Party <code data-testid="party-id">{party.partyId}</code>, created {formatTime(party.createdAt)}
+              . <CopyButton text={party.partyId} label="Copy party id" />
+            </p>
+          )}
+          <FormError message={error} />
+        </Section>
+        {party && <Activity api={api} refreshSeconds={settings.refreshSeconds} />}
+        <Keys api={api} onCreated={setRawKey} />
+        {party && <TryIt api={api} gatewayUrl={settings.gatewayUrl} rawKey={rawKey} />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import type { z } from "zod";
+import type {
+  BalanceResponse,
+  CreateKeyResponse,
+  KeyListResponse,
+  LoginResponse,
+  PartyLookupResponse,
+  PartyResponse,
+  ProvidersResponse,
+  ReservationsResponse,
+} from "../../gateway-account/schemas.ts";
+
+// The wire types come from the API's own response schemas (type-only imports: nothing of zod is bundled).
+export type Balance = z.output<typeof BalanceResponse>;
+export type NewKey = z.output<typeof CreateKeyResponse>;
+export type KeyList = z.output<typeof KeyListResponse>;
+export type Login = z.output<typeof LoginResponse>;
+export type Party = z.output<typeof PartyResponse>;
+export type PartyLookup = z.output<typeof PartyLookupResponse>;
+export type Providers = z.output<typeof ProvidersResponse>;
+export type ReservationPage = z.output<typeof ReservationsResponse>;
+
+/** A refused or failed API call: the status, the API's own `{message}` and, on 429, when to try again. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Calls the gateway account API on this origin; the bearer token is sent only when given. */
+export async function call<T>(
+  method: "GET" | "POST",
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "The server cannot be reached. Check your connection and try again.");
+  }
+  const json = (await res.json().catch(() => null)) as { message?: unknown } | null;
+  if (res.ok) return json as T;
+  const message = typeof json?.message === "string" ? json.message : `Request failed (${res.status})`;
+  const retry = Number(res.headers.get("retry-after"));
+  throw new ApiError(res.status, message, Number.isFinite(retry) && retry > 0 ? retry : null);
+}
+
+/** What the user did when an error came back: the same status reads differently per form. */
+export type Action = "login" | "signup" | "party" | "key" | "deactivate" | "read";
+
+/** The API's refusals as sentences a user can act on (the raw API message when it already is one). */
+export function explain(error: unknown, action: Action): string {
+  if (!(error instanceof ApiError)) return "Something went wrong. Reload the page and try again.";
+  switch (error.status) {
+    case 0:
+      return error.message;
+    case 400:
+      return error.message;
+    case 401:
+      return action === "login"
+        ? "Wrong e-mail or password."
+        : "Your session has expired or is no longer valid. Log in again.";
+    case 403:
+      return action === "read" || action === "key"
+        ? "Create your party first: balances and reservations belong to it."
+        : `Not allowed: ${error.message}.`;
+    case 404:
+      return action === "deactivate" ? "This key no longer exists." : error.message;
+    case 409:
+      if (action === "signup") return "An account with this e-mail already exists. Log in instead.";
+      if (action === "party") return "You already have a party.";
+      return error.message;
+    case 429: {
+      const wait = error.retryAfterSeconds;
+      return `Too many requests. Try again in ${wait ?? "a few"} ${wait === 1 ? "second" : "seconds"}.`;
+    }
+    default:
+      return `The server could not complete this (${error.status}). Try again in a moment.`;
+  }
+}

@@ -1,0 +1,35 @@
+import type { DbOrTx } from "@stake/db/client";
+import type { RedisKeys } from "@stake/db/redis/keys";
+import type { Redis } from "ioredis";
+import { applyCredit } from "./hot-repo.ts";
+import { insertCredit, markEntriesApplied } from "./repo.ts";
+
+export { readBalance } from "./hot-repo.ts";
+
+export class LedgerRefConflict extends Error {}
+
+/**
+ * Funds a party: records the credit in Postgres (unique `ref`), then applies it to the Redis balance.
+ * Re-running with the same ref finds the existing entry and credit.lua skips it, so it credits once even
+ * if a previous run died between the two steps.
+ */
+export async function creditParty(
+  db: DbOrTx,
+  redis: Redis,
+  keys: RedisKeys,
+  input: { partyId: string; amount: bigint; ref: string },
+) {
+  if (input.amount <= 0n) throw new RangeError("amount must be positive");
+  const entry = await insertCredit(db, input);
+  if (
+    !entry ||
+    entry.partyId !== input.partyId ||
+    entry.amount !== input.amount.toString() ||
+    entry.kind !== "credit"
+  ) {
+    throw new LedgerRefConflict(`ref ${input.ref} is already used by a different ledger entry`);
+  }
+  const { applied, balance } = await applyCredit(redis, keys, entry);
+  if (!entry.appliedAt) await markEntriesApplied(db, [entry.id]);
+  return { entryId: entry.id, applied, balance };
+}

@@ -1,0 +1,102 @@
+import { chargeParty } from "./charge.ts";
+import { drainReservationLog } from "./drain.ts";
+import { markDirty, takeDirty } from "./hot-repo.ts";
+import { reapParty } from "./reap.ts";
+import { partiesWithStaleInFlight, partyIdsAfter } from "./repo.ts";
+import type { SettlementDeps, SettlementOptions } from "./types.ts";
+
+export interface PartySettlement {
+  drained: number;
+  settled: number;
+  reaped: number;
+}
+
+/**
+ * drain (charging what it drains) → charge what Postgres still holds as registered (drained by the
+ * account API, or left by a crash) → reap → drain (so the events of this pass's own steps are committed
+ * and trimmed).
+ */
+export async function settlePartyOnce(
+  deps: SettlementDeps,
+  partyId: string,
+  options: SettlementOptions,
+): Promise<PartySettlement> {
+  const drain = { ...options, charge: options };
+  const first = await drainReservationLog(deps, partyId, drain);
+  const charged = await chargeParty(deps, partyId, options);
+  const reaped = await reapParty(deps, partyId, options);
+  const last = await drainReservationLog(deps, partyId, drain);
+  return {
+    drained: first.drained + last.drained,
+    settled: first.settled + charged + last.settled,
+    reaped,
+  };
+}
+
+/**
+ * One pass: takes parties off the dirty set until it is empty and settles each. A party whose
+ * settlement throws is put back for the next pass; the error is logged, not rethrown, so one party
+ * cannot stall the others.
+ */
+export async function runSettlementPass(deps: SettlementDeps, options: SettlementOptions) {
+  const total = { parties: 0, drained: 0, settled: 0, reaped: 0, errors: 0 };
+  const seen = new Set<string>();
+  for (;;) {
+    const batch = await takeDirty(deps.redis, deps.keys, options.partyBatch ?? 100);
+    // A party marked again while this pass runs waits for the next pass, so busy parties cannot pin it.
+    await markDirty(
+      deps.redis,
+      deps.keys,
+      batch.filter((p) => seen.has(p)),
+    );
+    const fresh = batch.filter((p) => !seen.has(p));
+    if (!fresh.length) return total;
+    for (const partyId of fresh) {
+      seen.add(partyId);
+      try {
+        const r = await settlePartyOnce(deps, partyId, options);
+        total.parties++;
+        total.drained += r.drained;
+        total.settled += r.settled;
+        total.reaped += r.reaped;
+      } catch (err) {
+        total.errors++;
+        await markDirty(deps.redis, deps.keys, [partyId]);
+        deps.logger?.error({ err: withoutQuery(err), partyId }, "settlement of party failed");
+      }
+    }
+  }
+}
+
+/**
+ * A failed statement's error carries its parameters (thousands of ids and timestamps, megabytes in a log
+ * line): log what it failed with instead.
+ */
+function withoutQuery(err: unknown): unknown {
+  if (err instanceof Error && err.message.startsWith("Failed query") && err.cause) return err.cause;
+  return err;
+}
+
+/** Backstop for a lost SADD: marks every party dirty (the worker runs this every minute). */
+export async function markAllPartiesDirty(deps: SettlementDeps): Promise<number> {
+  let marked = 0;
+  let after = "";
+  for (;;) {
+    const page = await partyIdsAfter(deps.db, after, 10_000);
+    if (!page.length) return marked;
+    await markDirty(deps.redis, deps.keys, page);
+    marked += page.length;
+    after = page[page.length - 1] as string;
+  }
+}
+
+/**
+ * Marks the parties whose in-flight reservations have passed `reapAfterMs`. Nothing else marks a party
+ * whose gateway died or whose last reservation lost its reply: its traffic may have stopped, so without
+ * this the reaper would wait for the minute's backstop after the reservation became reapable.
+ */
+export async function markStaleParties(deps: SettlementDeps, reapAfterMs: number, now = Date.now()) {
+  const partyIds = await partiesWithStaleInFlight(deps.db, new Date(now - reapAfterMs), 10_000);
+  await markDirty(deps.redis, deps.keys, partyIds);
+  return partyIds.length;
+}

@@ -1,0 +1,282 @@
+import type { Db, DbOrTx } from "@stake/db/client";
+import { newId } from "@stake/db/ids";
+import { ledgerEntries, parties, reservations } from "@stake/db/schema/gateway";
+import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
+
+/** Postgres side of settlement, reaping, rebuild and funding: the ledger of record. */
+
+export type ReservationRow = typeof reservations.$inferSelect;
+
+const rankSql = (column: SQL) =>
+  sql`case ${column} ${sql.raw(
+    Object.entries(RANK)
+      .map(([status, rank]) => `when '${status}' then ${rank}`)
+      .join(" "),
+  )} end`;
+
+/**
+ * A Postgres array literal of strings, sent as one parameter: drizzle's postgres.js driver passes
+ * parameters as text, and one array per column keeps a multi-thousand-row statement at a few parameters.
+ */
+export function pgArray(values: readonly (string | null)[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    if (i) out += ",";
+    const v = values[i];
+    out += v == null ? "NULL" : `"${v.replace(/[\\"]/g, "\\$&")}"`;
+  }
+  return `${out}}`;
+}
+
+/** Statuses as SQL literals, so the planner can match the partial index on open reservations. */
+const statusIn = (statuses: readonly Status[]) =>
+  sql.raw(`${reservations.status.name} in (${statuses.map((s) => `'${s}'`).join(", ")})`);
+
+/**
+ * Upserts by id, one statement per call (columns as arrays); a status only ever moves forward (see RANK).
+ * Rows that arrive `settled` (settle.lua has just debited them) list `debitId`, and that one debit entry
+ * is written in the same statement for the sum of the rows the statement actually moved: a replayed
+ * event finds its row already settled and is charged no second time.
+ */
+export async function upsertReservations(
+  db: DbOrTx,
+  partyId: string,
+  rows: ReservationRow[],
+  debitId: string | null = null,
+) {
+  if (!rows.length) return;
+  const column = (pick: (r: ReservationRow) => string | null) => pgArray(rows.map(pick));
+  await db.execute(sql`
+    with moved as (
+      insert into ${reservations}
+        (id, party_id, provider_key, idempotency_key, cost_in_usd, cost, status, debit_id, created_at, updated_at)
+      select * from unnest(
+        ${column((r) => r.id)}::text[], ${column((r) => r.partyId)}::text[],
+        ${column((r) => r.providerKey)}::text[], ${column((r) => r.idempotencyKey)}::text[],
+        ${column((r) => r.costInUsd)}::numeric[], ${column((r) => r.cost)}::numeric[],
+        ${column((r) => r.status)}::reservation_status[], ${column((r) => r.debitId)}::text[],
+        ${column((r) => r.createdAt.toISOString())}::timestamptz[],
+        ${column((r) => r.updatedAt.toISOString())}::timestamptz[])
+      on conflict (id) do update
+        set status = excluded.status, updated_at = excluded.updated_at, debit_id = excluded.debit_id
+        where ${rankSql(sql`excluded.status`)} > ${rankSql(sql`${reservations.status}`)}
+      returning cost, debit_id
+    )
+    insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
+    select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from moved
+    where debit_id = ${debitId} having sum(cost) > 0`);
+}
+
+/** A page of a party's registered or queued reservations after the (createdAt, id) cursor, oldest first. */
+export function chargeable(db: Db, partyId: string, after: { at: Date; id: string }, limit: number) {
+  return db
+    .select({
+      id: reservations.id,
+      providerKey: reservations.providerKey,
+      idempotencyKey: reservations.idempotencyKey,
+      cost: reservations.cost,
+      createdAt: reservations.createdAt,
+    })
+    .from(reservations)
+    .where(
+      and(
+        eq(reservations.partyId, partyId),
+        statusIn(["registered", "queued"]),
+        sql`(${reservations.createdAt}, ${reservations.id}) > (${after.at.toISOString()}::timestamptz, ${after.id})`,
+      ),
+    )
+    .orderBy(asc(reservations.createdAt), asc(reservations.id))
+    .limit(limit);
+}
+
+/**
+ * Records the reservations whose Redis settle step is done, in one statement: each moves to `settled`
+ * and lists the one debit entry that charges the batch (its id is also its ref), written applied since
+ * Redis has already debited. A reservation already settled in Postgres is skipped (the status guard), so
+ * re-running after a crash never charges twice, and a batch of free requests writes no debit.
+ */
+export async function recordSettled(db: Db, partyId: string, ids: string[], settledAt: Date) {
+  if (!ids.length) return;
+  const debitId = newId("ledgerEntry");
+  await db.execute(sql`
+    with charged as (
+      update ${reservations}
+      set status = 'settled', updated_at = ${settledAt.toISOString()}::timestamptz,
+        debit_id = case when cost > 0 then ${debitId} end
+      where id = any(${pgArray(ids)}::text[]) and party_id = ${partyId} and ${statusIn(["registered", "queued"])}
+      returning cost
+    )
+    insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
+    select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from charged having sum(cost) > 0`);
+}
+
+/** A party's reservations still in flight that were taken before `before`, oldest first. */
+export function staleInFlight(db: Db, partyId: string, before: Date, limit: number) {
+  return db
+    .select({
+      id: reservations.id,
+      providerKey: reservations.providerKey,
+      idempotencyKey: reservations.idempotencyKey,
+    })
+    .from(reservations)
+    .where(
+      and(
+        eq(reservations.partyId, partyId),
+        statusIn(["request_in_flight"]),
+        lt(reservations.createdAt, before),
+      ),
+    )
+    .orderBy(asc(reservations.createdAt))
+    .limit(limit);
+}
+
+/**
+ * Parties holding a reservation still in flight that was taken before `before`: the reaper's work list.
+ * Reads the partial index of open reservations only, so its cost follows the backlog, not the history.
+ */
+export async function partiesWithStaleInFlight(db: Db, before: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ partyId: reservations.partyId })
+    .from(reservations)
+    .where(and(statusIn(["request_in_flight"]), lt(reservations.createdAt, before)))
+    .limit(limit);
+  return rows.map((r) => r.partyId);
+}
+
+/** A page of party ids after `after`, in id order. */
+export async function partyIdsAfter(db: Db, after: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: parties.id })
+    .from(parties)
+    .where(gt(parties.id, after))
+    .orderBy(asc(parties.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** Every party id, in id order. */
+export async function allPartyIds(db: Db): Promise<string[]> {
+  const ids: string[] = [];
+  for (;;) {
+    const page = await partyIdsAfter(db, ids.at(-1) ?? "", 10_000);
+    if (!page.length) return ids;
+    ids.push(...page);
+  }
+}
+
+/** Whether the party exists. */
+export async function partyExists(db: Db, partyId: string): Promise<boolean> {
+  const [row] = await db.select({ id: parties.id }).from(parties).where(eq(parties.id, partyId));
+  return row !== undefined;
+}
+
+/**
+ * What the party's Redis state must be, from the ledger of record: its credits, the sum of its debits,
+ * and the sum held by open reservations.
+ */
+export async function partyTotals(db: Db, partyId: string) {
+  const credits = await db
+    .select({ id: ledgerEntries.id, amount: ledgerEntries.amount, appliedAt: ledgerEntries.appliedAt })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, "credit")));
+  const [debited] = await db
+    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)::text` })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, "debit")));
+  const [open] = await db
+    .select({ sum: sql<string>`coalesce(sum(${reservations.cost}), 0)::text` })
+    .from(reservations)
+    .where(and(eq(reservations.partyId, partyId), statusIn(OPEN_STATUSES)));
+  return { credits, debited: BigInt(debited?.sum ?? "0"), open: BigInt(open?.sum ?? "0") };
+}
+
+export async function markEntriesApplied(db: DbOrTx, ids: string[]) {
+  if (ids.length)
+    await db.update(ledgerEntries).set({ appliedAt: new Date() }).where(inArray(ledgerEntries.id, ids));
+}
+
+/**
+ * A page of a party's reservations that Redis must hold (open, or closed after `closedSince`: inside the
+ * idempotency window) after the (createdAt, id) cursor, oldest first.
+ */
+export function liveReservationsAfter(
+  db: Db,
+  partyId: string,
+  closedSince: Date,
+  after: { at: Date; id: string },
+  limit: number,
+) {
+  return db
+    .select()
+    .from(reservations)
+    .where(
+      and(
+        eq(reservations.partyId, partyId),
+        sql`(${statusIn(OPEN_STATUSES)} or ${reservations.updatedAt} > ${closedSince.toISOString()}::timestamptz)`,
+        sql`(${reservations.createdAt}, ${reservations.id}) > (${after.at.toISOString()}::timestamptz, ${after.id})`,
+      ),
+    )
+    .orderBy(asc(reservations.createdAt), asc(reservations.id))
+    .limit(limit);
+}
+
+/** Records a credit (unique `ref`; a repeat inserts nothing) and returns the entry holding that ref. */
+export async function insertCredit(db: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
+  await db
+    .insert(ledgerEntries)
+    .values({
+      id: newId("ledgerEntry"),
+      partyId: input.partyId,
+      kind: "credit",
+      amount: input.amount.toString(),
+      externalRef: input.ref,
+    })
+    .onConflictDoNothing({ target: ledgerEntries.externalRef });
+  const [entry] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.externalRef, input.ref));
+  return entry;
+}
+
+/** A party's open reservations (the ones Redis must hold and count in `reserved`). */
+export function openReservations(db: Db, partyId: string) {
+  return db
+    .select({ id: reservations.id, status: reservations.status, cost: reservations.cost })
+    .from(reservations)
+    .where(and(eq(reservations.partyId, partyId), statusIn(OPEN_STATUSES)));
+}
+
+/** The statuses of the given reservations (to compare with the records Redis still holds). */
+export function statusesOf(db: Db, ids: string[]) {
+  if (!ids.length) return Promise.resolve([]);
+  return db
+    .select({ id: reservations.id, status: reservations.status })
+    .from(reservations)
+    .where(sql`${reservations.id} = any(${pgArray(ids)}::text[])`);
+}
+
+/**
+ * The audit trail's breaks for one party: debits whose amount is not the sum of the reservations listing
+ * them (or that no reservation lists), reservations listing a debit that does not exist, settled paid
+ * reservations listing none, and credits never applied to Redis.
+ */
+export async function auditBreaks(db: Db, partyId: string) {
+  const debits = await db.execute<{ id: string; amount: string | null; listed: string | null }>(sql`
+    select coalesce(e.id, s.debit_id) as id, e.amount::text as amount, s.total::text as listed
+    from (select * from ${ledgerEntries} where party_id = ${partyId} and kind = 'debit') e
+    full join (
+      select debit_id, sum(cost) as total from ${reservations}
+      where party_id = ${partyId} and debit_id is not null group by debit_id
+    ) s on s.debit_id = e.id
+    where e.amount is distinct from s.total`);
+  const [counts] = await db.execute<{ unlisted: string; unapplied: string }>(sql`
+    select
+      (select count(*) from ${reservations}
+        where party_id = ${partyId} and status = 'settled' and cost > 0 and debit_id is null)::text as unlisted,
+      (select count(*) from ${ledgerEntries}
+        where party_id = ${partyId} and kind = 'credit' and applied_at is null)::text as unapplied`);
+  return {
+    debits: [...debits],
+    unlistedSettled: Number(counts?.unlisted ?? 0),
+    unappliedCredits: Number(counts?.unapplied ?? 0),
+  };
+}

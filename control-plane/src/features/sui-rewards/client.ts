@@ -1,0 +1,299 @@
+import { SuiGraphQLClient } from "@mysten/sui/graphql";
+import { AppError } from "../../errors.ts";
+import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
+
+/**
+ * The Sui node as the rewards area sees it, over Sui's GraphQL RPC (JSON-RPC is switched off,
+ * docs/chains/polygon-sui.md §0) through `@mysten/sui`'s SuiGraphQLClient on the one outbound client. Only standard queries of Sui's
+ * public schema: `tests/sui/schema.test.ts` validates every document below against the schema
+ * `@mysten/sui` ships, so pointing SUI_RPC_URL at a real GraphQL service needs no code change.
+ */
+
+/** Sui's GraphQL service answers at most 50 nodes per page and 50 keys per multi-get. */
+const PAGE = 50;
+
+export const SUI_QUERIES = {
+  /** The current epoch and the active validators' Move structs (pool id, rate table, activation). */
+  currentEpoch: /* GraphQL */ `
+    query suiRewardsCurrentEpoch($first: Int, $after: String) {
+      epoch {
+        epochId
+        startTimestamp
+        validatorSet {
+          activeValidators(first: $first, after: $after) {
+            pageInfo { hasNextPage endCursor }
+            nodes { contents { json } }
+          }
+        }
+      }
+    }`,
+  epochStarts: /* GraphQL */ `
+    query suiRewardsEpochStarts($keys: [UInt53!]!) {
+      multiGetEpochs(keys: $keys) { epochId startTimestamp }
+    }`,
+  /** `exchange_rates[epoch]` entries of one pool: dynamic fields of its Table, keyed by u64. */
+  rates: /* GraphQL */ `
+    query suiRewardsRates($table: SuiAddress!, $keys: [DynamicFieldName!]!) {
+      address(address: $table) {
+        multiGetDynamicFields(keys: $keys) {
+          name { json }
+          value { ... on MoveValue { json } }
+        }
+      }
+    }`,
+  ownedStakes: /* GraphQL */ `
+    query suiRewardsOwnedStakes($owner: SuiAddress!, $type: String!, $first: Int, $after: String) {
+      address(address: $owner) {
+        objects(filter: { type: $type }, first: $first, after: $after) {
+          pageInfo { hasNextPage endCursor }
+          nodes { address contents { json } }
+        }
+      }
+    }`,
+  unstakeEvents: /* GraphQL */ `
+    query suiRewardsUnstakeEvents($sender: SuiAddress!, $type: String!, $first: Int, $after: String) {
+      events(filter: { sender: $sender, type: $type }, first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { sequenceNumber transaction { digest } contents { json } }
+      }
+    }`,
+} as const;
+
+export const STAKED_SUI_TYPE = "0x3::staking_pool::StakedSui";
+export const UNSTAKE_EVENT_TYPE = "0x3::validator::UnstakingRequestEvent";
+
+export interface SuiPoolInfo {
+  validatorAddress: string;
+  poolId: string;
+  exchangeRatesId: string;
+  activationEpoch: number;
+}
+
+export interface SuiRate {
+  suiAmount: bigint;
+  poolTokenAmount: bigint;
+}
+
+export interface SuiOwnedStake {
+  objectId: string;
+  poolId: string;
+  principal: bigint;
+  activationEpoch: number;
+}
+
+export interface SuiUnstakeEvent {
+  /** Transaction digest and event index: unique per event. */
+  key: string;
+  stakerAddress: string;
+  poolId: string;
+  principal: bigint;
+  activationEpoch: number;
+  unstakingEpoch: number;
+  reward: bigint;
+}
+
+export interface SuiNode {
+  currentEpoch(): Promise<{ epoch: number; startMs: bigint; pools: SuiPoolInfo[] }>;
+  /** Start time (ms) of each given epoch that has started. */
+  epochStarts(epochs: number[]): Promise<Map<number, bigint>>;
+  /** The rate entries of one pool at the given epochs; an epoch without one (safe mode) is absent. */
+  rates(exchangeRatesId: string, epochs: number[]): Promise<Map<number, SuiRate>>;
+  ownedStakes(owner: string): Promise<SuiOwnedStake[]>;
+  /** Unstake events sent by `owner` after `cursor`, and the cursor after the last one. */
+  unstakeEvents(
+    owner: string,
+    cursor: string | null,
+  ): Promise<{ events: SuiUnstakeEvent[]; cursor: string | null }>;
+}
+
+type Json = Record<string, unknown>;
+interface Page<T> {
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: T[];
+}
+
+const u64 = (v: unknown, what: string): bigint => {
+  if (typeof v === "string" && /^\d{1,20}$/.test(v)) return BigInt(v);
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
+};
+const epochOf = (v: unknown, what: string) => Number(u64(v, what));
+const text = (v: unknown, what: string): string => {
+  if (typeof v === "string" && v) return v.toLowerCase();
+  throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
+};
+const ms = (iso: unknown, what: string): bigint => {
+  const t = typeof iso === "string" ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(t)) throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
+  return BigInt(t);
+};
+
+/** A u64 dynamic-field key: its type and BCS bytes (8 bytes little-endian), as Sui's schema takes it. */
+function u64Key(epoch: number) {
+  const bcs = Buffer.alloc(8);
+  bcs.writeBigUInt64LE(BigInt(epoch));
+  return { type: "u64", bcs: bcs.toString("base64") };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function createSuiNode(
+  opts: { rpcUrl: string; timeoutMs: number },
+  network: "testnet" | "mainnet",
+): SuiNode {
+  const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs });
+  const client = new SuiGraphQLClient({ url: opts.rpcUrl, fetch: upstream.fetch, network });
+
+  async function query<T>(document: string, variables: Json): Promise<T> {
+    let result: Awaited<ReturnType<typeof client.query<T>>>;
+    try {
+      result = await upstream.call(() => client.query<T>({ query: document, variables }));
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      // A 4xx, or a body that is not JSON: the node did not answer the protocol.
+      throw (
+        upstreamFailure(upstream.name, opts.timeoutMs, err) ??
+        new AppError("UPSTREAM_UNAVAILABLE", "Sui node did not answer the GraphQL request", { cause: err })
+      );
+    }
+    if (result.errors?.length || !result.data) {
+      throw new AppError("UPSTREAM_UNAVAILABLE", "Sui node answered a GraphQL error", {
+        cause: new Error(JSON.stringify(result.errors ?? "no data")),
+      });
+    }
+    return result.data;
+  }
+
+  async function pages<T>(fetchPage: (after: string | null) => Promise<Page<T> | null>): Promise<T[]> {
+    const all: T[] = [];
+    for (let after: string | null = null; ; ) {
+      const page = await fetchPage(after);
+      if (!page) return all;
+      all.push(...page.nodes);
+      if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return all;
+      after = page.pageInfo.endCursor;
+    }
+  }
+
+  return {
+    async currentEpoch() {
+      let head: { epochId: unknown; startTimestamp: unknown } | undefined;
+      const validators = await pages(async (after) => {
+        const data = await query<{
+          epoch: {
+            epochId: unknown;
+            startTimestamp: unknown;
+            validatorSet: { activeValidators: Page<{ contents: { json: Json } | null }> | null } | null;
+          } | null;
+        }>(SUI_QUERIES.currentEpoch, { first: PAGE, after });
+        if (!data.epoch) throw new AppError("UPSTREAM_UNAVAILABLE", "Sui node answered no current epoch");
+        head ??= data.epoch;
+        return data.epoch.validatorSet?.activeValidators ?? null;
+      });
+      const pools = validators.map(({ contents }) => {
+        const json = contents?.json ?? {};
+        const metadata = (json.metadata ?? {}) as Json;
+        const pool = (json.staking_pool ?? {}) as Json;
+        return {
+          validatorAddress: text(metadata.sui_address, "validator address"),
+          poolId: text(pool.id, "staking pool id"),
+          exchangeRatesId: text((pool.exchange_rates as Json | undefined)?.id, "exchange-rate table id"),
+          activationEpoch:
+            pool.activation_epoch == null ? 0 : epochOf(pool.activation_epoch, "pool activation"),
+        };
+      });
+      return {
+        epoch: epochOf(head?.epochId, "epoch"),
+        startMs: ms(head?.startTimestamp, "epoch start"),
+        pools,
+      };
+    },
+
+    async epochStarts(epochs) {
+      const out = new Map<number, bigint>();
+      for (const keys of chunks(epochs, PAGE)) {
+        const data = await query<{
+          multiGetEpochs: ({ epochId: unknown; startTimestamp: unknown } | null)[];
+        }>(SUI_QUERIES.epochStarts, { keys });
+        for (const e of data.multiGetEpochs) {
+          if (e?.startTimestamp) out.set(epochOf(e.epochId, "epoch"), ms(e.startTimestamp, "epoch start"));
+        }
+      }
+      return out;
+    },
+
+    async rates(exchangeRatesId, epochs) {
+      const out = new Map<number, SuiRate>();
+      for (const batch of chunks(epochs, PAGE)) {
+        const data = await query<{
+          address: {
+            multiGetDynamicFields: ({ name: { json: unknown }; value: { json?: Json } | null } | null)[];
+          } | null;
+        }>(SUI_QUERIES.rates, { table: exchangeRatesId, keys: batch.map(u64Key) });
+        for (const field of data.address?.multiGetDynamicFields ?? []) {
+          if (!field?.value?.json) continue;
+          out.set(epochOf(field.name.json, "rate epoch"), {
+            suiAmount: u64(field.value.json.sui_amount, "sui_amount"),
+            poolTokenAmount: u64(field.value.json.pool_token_amount, "pool_token_amount"),
+          });
+        }
+      }
+      return out;
+    },
+
+    async ownedStakes(owner) {
+      const nodes = await pages(async (after) => {
+        const data = await query<{
+          address: { objects: Page<{ address: string; contents: { json: Json } | null }> | null } | null;
+        }>(SUI_QUERIES.ownedStakes, { owner, type: STAKED_SUI_TYPE, first: PAGE, after });
+        return data.address?.objects ?? null;
+      });
+      return nodes.map((n) => {
+        const json = n.contents?.json ?? {};
+        return {
+          objectId: text(n.address, "object id"),
+          poolId: text(json.pool_id, "stake pool id"),
+          principal: u64(json.principal, "stake principal"),
+          activationEpoch: epochOf(json.stake_activation_epoch, "stake activation epoch"),
+        };
+      });
+    },
+
+    async unstakeEvents(owner, cursor) {
+      let last = cursor;
+      const nodes = await pages(async (after) => {
+        const data = await query<{
+          events: Page<{
+            sequenceNumber: unknown;
+            transaction: { digest: string } | null;
+            contents: { json: Json } | null;
+          }> | null;
+        }>(SUI_QUERIES.unstakeEvents, {
+          sender: owner,
+          type: UNSTAKE_EVENT_TYPE,
+          first: PAGE,
+          after: after ?? cursor,
+        });
+        if (data.events?.pageInfo.endCursor) last = data.events.pageInfo.endCursor;
+        return data.events;
+      });
+      const events = nodes.map((n) => {
+        const json = n.contents?.json ?? {};
+        return {
+          key: `${n.transaction?.digest ?? "?"}:${String(n.sequenceNumber)}`,
+          stakerAddress: text(json.staker_address, "staker address"),
+          poolId: text(json.pool_id, "unstake pool id"),
+          principal: u64(json.principal_amount, "principal_amount"),
+          activationEpoch: epochOf(json.stake_activation_epoch, "stake_activation_epoch"),
+          unstakingEpoch: epochOf(json.unstaking_epoch, "unstaking_epoch"),
+          reward: u64(json.reward_amount, "reward_amount"),
+        };
+      });
+      return { events, cursor: last };
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { unitsToNumber } from "@stake/db/units";
+import { AppError } from "../../errors.ts";
+import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { SuiIndexer } from "./indexer.ts";
+import type { IndexedPool, SuiRepo } from "./repo.ts";
+import { isActive, RateTable, rewardRows } from "./rewards.ts";
+import type { DailyRewardsResponse, RewardsPageQuery, RewardsRequest } from "./schemas.ts";
+
+const DAY_MS = 86_400_000n;
+const utcDate = (ms: bigint) => new Date(Number(ms)).toISOString().slice(0, 10);
+
+/**
+ * Chain C rewards: one row per finished epoch whose start date lies in the range and in which the
+ * delegator had stake active in one of the operator's pools, computed from the indexed exchange rates.
+ * A delegator queried for the first time is read from the node once; the worker keeps it in sync after.
+ */
+export function createSuiRewardsService(deps: {
+  repo: SuiRepo;
+  indexer: SuiIndexer;
+  validators: readonly string[];
+}) {
+  const { repo, indexer } = deps;
+  const operator = new Set(deps.validators);
+  // Indexed rates never change: a pool's table is rebuilt only when the indexer has read further.
+  const tableCache = new Map<string, { through: number; table: RateTable }>();
+
+  async function rateTables(pools: IndexedPool[]): Promise<Map<string, RateTable>> {
+    const stale = pools.filter((p) => tableCache.get(p.poolId)?.through !== p.indexedThroughEpoch);
+    if (stale.length) {
+      const rates = await repo.rates(stale.map((p) => p.poolId));
+      for (const p of stale) {
+        tableCache.set(p.poolId, {
+          through: p.indexedThroughEpoch ?? -1,
+          table: new RateTable(rates.get(p.poolId) ?? []),
+        });
+      }
+    }
+    return new Map(pools.map((p) => [p.poolId, tableCache.get(p.poolId)!.table]));
+  }
+
+  return {
+    async dailyRewards(
+      input: RewardsRequest & RewardsPageQuery,
+      auth: StakingAuth,
+    ): Promise<DailyRewardsResponse> {
+      const address = input.stake_account_address;
+      assertInScope(auth, "sui", address);
+      const [allPools, known] = await Promise.all([repo.pools(), repo.delegator(address)]);
+      const pools = allPools.filter(
+        (p) => operator.has(p.validatorAddress) && p.indexedThroughEpoch !== null,
+      );
+      if (!pools.length) {
+        throw new AppError("SUI_INDEX_NOT_READY", "Sui pools are not indexed yet; retry shortly", {
+          headers: { "retry-after": "30" },
+        });
+      }
+      if (!known?.syncedAt) await indexer.syncDelegator(address, known?.unstakeCursor ?? null);
+
+      // An epoch's row needs the next epoch's rate: only epochs before every pool's last indexed one.
+      const lastFinished = Math.min(...pools.map((p) => p.indexedThroughEpoch ?? 0)) - 1;
+      const from = BigInt(Date.parse(`${input.start_date}T00:00:00Z`));
+      const to = BigInt(Date.parse(`${input.end_date}T00:00:00Z`)) + DAY_MS;
+      const [epochs, stakes, tables] = await Promise.all([
+        repo.epochsStartingBetween(from, to),
+        repo.stakes(
+          address,
+          pools.map((p) => p.poolId),
+        ),
+        rateTables(pools),
+      ]);
+      const rowsEpochs = epochs.filter(
+        (e) => e.epoch <= lastFinished && stakes.some((s) => isActive(s, e.epoch)),
+      );
+      const total = rowsEpochs.length;
+      const totalPages = Math.ceil(total / input.limit);
+      const page = rowsEpochs.slice((input.page - 1) * input.limit, input.page * input.limit);
+      const rows = rewardRows(
+        stakes,
+        tables,
+        page.map((e) => e.epoch),
+      );
+      return {
+        rewards: rows.map((r, i) => ({
+          epochReward: unitsToNumber(r.epochReward, 0),
+          principal: r.principal.toString(),
+          totalRewards: r.totalRewards.toString(),
+          date: utcDate(page[i]!.startMs),
+          epoch: r.epoch,
+        })),
+        pagination: {
+          currentPage: input.page,
+          totalPages,
+          totalRewards: total,
+          hasNextPage: input.page < totalPages,
+          hasPrevPage: input.page > 1,
+        },
+      };
+    },
+  };
+}
+
+export type SuiRewardsService = ReturnType<typeof createSuiRewardsService>;

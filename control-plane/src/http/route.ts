@@ -1,0 +1,185 @@
+import type { Express, Request, RequestHandler, Response } from "express";
+import type { z } from "zod";
+import { AppError, errorHandler, type Presenter, parseOrThrow } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Authenticators, Principal, Security } from "./auth.ts";
+
+/**
+ * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
+ * The Express registration (`registerAreas`) and the OpenAPI document (`openapi.ts`) are both generated
+ * from these, and `assertAllDeclared` refuses an app that has a route no declaration describes. Paths are
+ * written out in full, in OpenAPI template syntax, so searching for a spec path finds its code.
+ */
+export type Method = "get" | "post" | "delete";
+
+export interface ResponseSpec {
+  description: string;
+  /** The body's schema; absent for an empty body (204) or a non-JSON one (`type` on the reply). */
+  body?: z.ZodType;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** A non-JSON body (e.g. `text/html`): sent as is with this content type. */
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerInput<S extends Security | undefined, P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+  auth: S extends Security ? Principal<S> : undefined;
+  /** The client's address as Express resolved it behind the configured proxies. */
+  ip: string;
+  req: Request;
+}
+
+export interface RouteSpec<
+  S extends Security | undefined = Security | undefined,
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: Method;
+  /** Spec path in OpenAPI syntax (`/user/api-keys/{keyId}`). */
+  path: string;
+  /** Further paths that serve the same endpoint (e.g. the spec samples' `/v1/...`); not documented. */
+  aliases?: readonly string[];
+  summary: string;
+  security?: S;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: HandlerInput<S, P, Q, B>) => Promise<Reply> | Reply;
+}
+
+/** A declared route, its handler's types erased so routes of any shape fit in one list. */
+export interface Route extends Omit<RouteSpec, "handler"> {
+  handler: (
+    input: HandlerInput<
+      Security | undefined,
+      z.ZodType | undefined,
+      z.ZodType | undefined,
+      z.ZodType | undefined
+    >,
+  ) => Promise<Reply> | Reply;
+}
+
+/** Declares an endpoint; the generics type the handler's params, query, body and principal. */
+export function route<
+  S extends Security | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<S, P, Q, B>): Route {
+  return spec as unknown as Route;
+}
+
+/** One spec area: its routes, its OpenAPI tag, the error body format and middleware it shares. */
+export interface Area {
+  tag: string;
+  present: Presenter;
+  /** Run before authentication on every route of the area (e.g. a per-client rate limit). */
+  use?: RequestHandler[];
+  routes: Route[];
+}
+
+/** `/user/api-keys/{keyId}` → `/user/api-keys/:keyId`. */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+export interface RegisterOptions {
+  authenticators: Authenticators;
+  /** Body parser run first on every route, so a malformed body is rendered in the route's area format. */
+  json: RequestHandler;
+  logger: Logger;
+  /** Check every reply against its declared schema (tests): a mismatch is a 500 with the reason logged. */
+  checkResponses?: boolean;
+}
+
+function handle(r: Route, options: RegisterOptions): RequestHandler {
+  const authenticate = r.security === undefined ? undefined : options.authenticators[r.security];
+  return async (req: Request, res: Response) => {
+    // Authentication comes before input validation: an unauthenticated caller learns nothing of the schema.
+    const auth = authenticate ? await authenticate(req) : undefined;
+    const input = {
+      params: r.params ? parseOrThrow(r.params, req.params, "params") : undefined,
+      query: r.query ? parseOrThrow(r.query, req.query, "query") : undefined,
+      body: r.body ? parseOrThrow(r.body, req.body) : undefined,
+      auth,
+      ip: req.ip ?? "unknown",
+      req,
+    };
+    const reply = await r.handler(input);
+    if (options.checkResponses) checkReply(r, reply);
+    if (reply.headers) res.set(reply.headers);
+    res.status(reply.status);
+    if (reply.type !== undefined) res.type(reply.type).send(reply.body);
+    else if (reply.body === undefined) res.end();
+    else res.json(reply.body);
+  };
+}
+
+function checkReply(r: Route, reply: Reply): void {
+  const where = `${r.method.toUpperCase()} ${r.path} ${reply.status}`;
+  const spec = r.responses[reply.status];
+  const issue = !spec ? "status not declared" : spec.body?.safeParse(reply.body).error?.issues[0];
+  if (issue === undefined) return;
+  const reason = typeof issue === "string" ? issue : `${issue.path.join(".")}: ${issue.message}`;
+  // The client sees the generic 500; the reason goes to the log through the error's cause.
+  throw new AppError("INTERNAL_SERVER_ERROR", "Internal server error", {
+    cause: new Error(`reply does not match its declaration (${where}): ${reason}`),
+  });
+}
+
+/** Registers every route of every area on the app, in order, each with its area's error presenter. */
+export function registerAreas(app: Express, areas: readonly Area[], options: RegisterOptions): void {
+  for (const area of areas) {
+    const errors = errorHandler(area.present, options.logger);
+    for (const r of area.routes) {
+      const handlers = [options.json, ...(area.use ?? []), handle(r, options), errors];
+      for (const path of [r.path, ...(r.aliases ?? [])]) app[r.method](expressPath(path), ...handlers);
+    }
+  }
+}
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/**
+ * Refuses an app with a route that no declaration describes (a handler added with `app.get` or a nested
+ * Router). Middleware without a route (body parsers, static files) is not an endpoint and is not checked.
+ */
+export function assertAllDeclared(app: Express, areas: readonly Area[]): void {
+  const declared = new Set(
+    areas.flatMap((a) =>
+      a.routes.flatMap((r) => [r.path, ...(r.aliases ?? [])].map((p) => `${r.method} ${expressPath(p)}`)),
+    ),
+  );
+  const walk = (stack: Layer[]) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const [method, on] of Object.entries(layer.route.methods)) {
+          const key = `${method} ${layer.route.path}`;
+          if (on && method !== "_all" && !declared.has(key)) {
+            throw new Error(`route without a declaration: ${method.toUpperCase()} ${layer.route.path}`);
+          }
+        }
+      } else if (layer.handle?.stack) walk(layer.handle.stack);
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack);
+}
+
+/** Documented error responses of an area: `const error = errorResponses(ErrorBodies.standard)`. */
+export const errorResponses =
+  (body: z.ZodType) =>
+  (description: string): ResponseSpec => ({ description, body });

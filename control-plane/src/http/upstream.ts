@@ -1,0 +1,137 @@
+import { AppError } from "../errors.ts";
+
+/**
+ * The one way the control plane and its worker reach a chain node or a third-party API. Every client is
+ * built on it, hand-written ones through `json`, library ones (viem's `fetchFn`, `@mysten/sui`,
+ * `@lodestar/api`) through `fetch` and `call`, so every area fails the same way:
+ * - no answer within `timeoutMs` (headers and body) → 504 UPSTREAM_TIMEOUT;
+ * - refused, reset, cut off, not JSON where JSON was due, or HTTP 5xx → 502 UPSTREAM_UNAVAILABLE.
+ * A 4xx answer is returned to the caller: what it means is the protocol's business. The node's own words
+ * go to the log through the error's `cause`, never to the client.
+ */
+export interface Upstream {
+  readonly name: string;
+  /** `fetch` with the timeout and the failure mapping, for library clients that accept one. */
+  fetch: typeof fetch;
+  /** Runs a library call; a transport failure it throws (however wrapped) becomes the upstream error. */
+  call<T>(fn: () => Promise<T>): Promise<T>;
+  /** A request whose whole body is read as text (for protocols that answer some errors in plain text). */
+  text(url: string | URL, init?: RequestInit): Promise<{ status: number; text: string }>;
+  /** A JSON request: the status and the parsed body; a body that is not JSON is a 502. */
+  json<T>(url: string | URL, init?: RequestInit): Promise<{ status: number; body: T }>;
+}
+
+export interface UpstreamOptions {
+  /** Names the upstream in messages ("Solana node", "Beacon node", …). */
+  name: string;
+  timeoutMs: number;
+}
+
+const TRANSPORT_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EPIPE",
+  "ETIMEDOUT",
+]);
+
+/** The upstream error hidden in `err` or its causes, if it is a transport failure; else undefined. */
+export function upstreamFailure(name: string, timeoutMs: number, err: unknown): AppError | undefined {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof AppError) {
+      return e.code === "UPSTREAM_TIMEOUT" || e.code === "UPSTREAM_UNAVAILABLE" ? e : undefined;
+    }
+    const { name: type, code, message } = e as { name?: string; code?: string; message?: string };
+    if (type === "TimeoutError") {
+      return new AppError("UPSTREAM_TIMEOUT", `${name} did not answer in time`, {
+        cause: new Error(`no answer within ${timeoutMs} ms`, { cause: err }),
+      });
+    }
+    if (
+      (code && (TRANSPORT_CODES.has(code) || code.startsWith("UND_ERR"))) ||
+      (type === "TypeError" && message === "fetch failed")
+    ) {
+      return new AppError("UPSTREAM_UNAVAILABLE", `${name} is unreachable`, { cause: err });
+    }
+  }
+  return undefined;
+}
+
+export function createUpstream(opts: UpstreamOptions): Upstream {
+  const { name, timeoutMs } = opts;
+  const fail = (err: unknown): never => {
+    throw upstreamFailure(name, timeoutMs, err) ?? err;
+  };
+
+  const timedFetch: typeof fetch = async (input, init) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await fetch(input, { ...init, signal });
+    } catch (err) {
+      // The caller's own abort stays what it is; ours is a timeout.
+      if (init?.signal?.aborted && !timeout.aborted) throw err;
+      return fail(err);
+    }
+    if (res.status >= 500) {
+      await res.body?.cancel().catch(() => {});
+      throw new AppError("UPSTREAM_UNAVAILABLE", `${name} answered HTTP ${res.status}`);
+    }
+    return res;
+  };
+
+  async function text(url: string | URL, init?: RequestInit) {
+    const res = await timedFetch(url, init);
+    try {
+      return { status: res.status, text: await res.text() };
+    } catch (err) {
+      throw (
+        upstreamFailure(name, timeoutMs, err) ??
+        new AppError("UPSTREAM_UNAVAILABLE", `${name} response was cut off`, { cause: err })
+      );
+    }
+  }
+
+  return {
+    name,
+    fetch: timedFetch,
+    call: (fn) => fn().catch(fail),
+    text,
+    async json<T>(url: string | URL, init?: RequestInit) {
+      const res = await text(url, {
+        ...init,
+        headers: {
+          accept: "application/json",
+          ...(init?.body ? { "content-type": "application/json" } : {}),
+          ...init?.headers,
+        },
+      });
+      try {
+        return { status: res.status, body: JSON.parse(res.text) as T };
+      } catch (err) {
+        throw new AppError("UPSTREAM_UNAVAILABLE", `${name} answered HTTP ${res.status} without JSON`, {
+          cause: err,
+        });
+      }
+    },
+  };
+}
+
+/**
+ * `items.map(fn)` with at most `limit` calls under way at once: a request that needs one node call per
+ * account (1,000 stake accounts) must not open 1,000 requests to the node at the same moment.
+ */
+export async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>) {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+/**
+ * The configuration every process of the system reads the same way (control plane, worker, gateway,
+ * operator CLI): one definition per variable, so a variable means one thing and is documented once in
+ * `.env.example` and the README table. Each process composes its own schema from these pieces.
+ */
+
+export const port = (fallback: number, description: string) =>
+  z.coerce.number().int().min(0).max(65535).default(fallback).describe(description);
+
+export const DATABASE_URL = z.url().describe("Postgres connection URL (the system of record).");
+export const DATABASE_POOL_SIZE = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(200)
+  .default(10)
+  .describe("Postgres connections per process.");
+export const REDIS_URL = z
+  .url()
+  .describe("Redis connection URL (rate limits, caches, job queues, ledger hot path).");
+export const REDIS_PREFIX = z
+  .string()
+  .default("stake:")
+  .describe("Prefix of every Redis key, to share one Redis between deployments.");
+export const LOG_LEVEL = z
+  .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+  .default("info")
+  .describe("pino log level.");
+
+export const IDEMPOTENCY_TTL_SECONDS = z.coerce
+  .number()
+  .int()
+  .min(86_400)
+  .default(172_800)
+  .describe(
+    "How long a settled or failed reservation record (and so its idempotency key) stays in Redis; at least 24 h. An open one never expires.",
+  );
+
+/** What a long-running process needs to reach Postgres and Redis and to log. */
+export const ConnectionEnv = { DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, LOG_LEVEL };
+
+const Connection = z.object(ConnectionEnv);
+export type LogLevel = z.output<typeof LOG_LEVEL>;
+
+/** The parsed connection variables as the config fields every process passes down. */
+export interface ConnectionSettings {
+  databaseUrl: string;
+  databasePoolSize: number;
+  redisUrl: string;
+  redisPrefix: string;
+  logLevel: LogLevel;
+}
+
+export function connectionSettings(e: z.output<typeof Connection>): ConnectionSettings {
+  return {
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** A configuration the process cannot start with; `problems` are `VAR: message` lines. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.map((p) => `invalid configuration: ${p}`).join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses `env` with `schema`; every problem is reported at once, named by its variable. */
+export function parseEnv<S extends z.ZodObject>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`),
+  );
+}
+
+/**
+ * For a process's entry point: the loaded configuration, or, on a ConfigError, its `invalid
+ * configuration: VAR: message` lines on stderr and exit code 1 (a stack trace would bury the variable).
+ */
+export function loadOrExit<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+export function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

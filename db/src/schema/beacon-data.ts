@@ -1,0 +1,151 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
+import { organisations } from "./accounts.ts";
+import { validatorStatus } from "./provisioning.ts";
+
+/**
+ * The beacon-chain data area: what the indexer learns from the beacon node and the execution node about
+ * the validators the platform tracks (every provisioned validator plus every pubkey an organisation
+ * registered). Amounts are integer Gwei. Rows of epochs after the finalized checkpoint carry
+ * `finalized = false` and may be replaced when the chain re-organises.
+ */
+
+/** A pubkey an organisation asked to follow (POST /api/validators/register); provisioned ones need none. */
+export const beaconValidatorRegistrations = pgTable(
+  "beacon_validator_registrations",
+  {
+    organisationId: text()
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+    pubkey: text().notNull(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organisationId, t.pubkey] }),
+    index("beacon_registrations_by_pubkey").on(t.pubkey),
+  ],
+);
+
+/** The latest known state of each tracked validator (one row per pubkey, whoever tracks it). */
+export const beaconValidators = pgTable(
+  "beacon_validators",
+  {
+    pubkey: text().primaryKey(),
+    validatorIndex: integer(),
+    /** The beacon API status (pending_initialized … withdrawal_done); null until the registry has it. */
+    beaconStatus: text(),
+    lifecycleStatus: validatorStatus().notNull().default("CREATED"),
+    withdrawalCredentials: text(),
+    /** From provisioning, else the fee recipient of the last block it proposed. */
+    feeRecipient: text(),
+    balanceGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
+    updatedEpoch: integer(),
+  },
+  (t) => [index("beacon_validators_by_index").on(t.validatorIndex)],
+);
+
+/** When a validator entered each lifecycle status; `epoch` is null for off-chain events (CREATED). */
+export const beaconStatusHistory = pgTable(
+  "beacon_status_history",
+  {
+    pubkey: text().notNull(),
+    status: validatorStatus().notNull(),
+    time: timestamp({ withTimezone: true, precision: 3 }).notNull(),
+    epoch: integer(),
+  },
+  (t) => [primaryKey({ columns: [t.pubkey, t.status] }), index("beacon_status_history_by_epoch").on(t.epoch)],
+);
+
+/** Rewards of one validator in one epoch: CL from the balance change, EL from the blocks it proposed. */
+export const beaconRewards = pgTable(
+  "beacon_rewards",
+  {
+    validatorIndex: integer().notNull(),
+    epoch: integer().notNull(),
+    /** Balance at the end of the epoch: the stake of the time-weighted APY. */
+    balanceGwei: bigint({ mode: "bigint" }).notNull(),
+    clRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    finalized: boolean().notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.validatorIndex, t.epoch] }), index("beacon_rewards_by_epoch").on(t.epoch)],
+);
+
+/**
+ * Per validator per UTC day sums of `beacon_rewards`, kept by the indexer in the same transaction (added on
+ * insert, subtracted on replacement), so day and overview queries read days, not epochs.
+ */
+export const beaconRewardsDaily = pgTable(
+  "beacon_rewards_daily",
+  {
+    validatorIndex: integer().notNull(),
+    day: date({ mode: "string" }).notNull(),
+    clRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    /** Σ end-of-epoch balances, with `epochs`: the day's average stake. */
+    balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
+    epochs: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.validatorIndex, t.day] }), index("beacon_rewards_daily_by_day").on(t.day)],
+);
+
+/** Deposits, withdrawals and EL requests (the spec's transaction object), keyed by a stable `uid`. */
+export const beaconTransactions = pgTable(
+  "beacon_transactions",
+  {
+    /** `el:<txHash>:<logIndex>` for logs, `cl:<withdrawalIndex>` for withdrawals. */
+    uid: text().primaryKey(),
+    pubkey: text().notNull(),
+    type: text({ enum: ["DEPOSIT", "PARTIAL_EXIT", "FULL_WITHDRAWAL", "CONSOLIDATE", "SWITCH"] }).notNull(),
+    layer: text({ enum: ["EXECUTION_LAYER", "CONSENSUS_LAYER"] }).notNull(),
+    transactionHash: text().notNull(),
+    blockNumber: integer().notNull(),
+    blockTimestamp: bigint({ mode: "number" }).notNull(),
+    data: text().notNull(),
+    feeGwei: bigint({ mode: "bigint" }).notNull(),
+    from: text().notNull(),
+    to: text().notNull(),
+    sourcePubkey: text(),
+    targetPubkey: text(),
+    amountGwei: bigint({ mode: "bigint" }).notNull(),
+    withdrawalAddress: text(),
+    withdrawalCredentials: text(),
+    /** Beacon slot whose execution payload carried it (re-org replacement works by slot). */
+    slot: integer().notNull(),
+    finalized: boolean().notNull().default(false),
+  },
+  (t) => [
+    index("beacon_transactions_by_pubkey").on(t.pubkey, t.blockNumber),
+    index("beacon_transactions_by_slot").on(t.slot),
+  ],
+);
+
+/** Block roots of the indexed slots after the finalized checkpoint (null: missed slot), to detect re-orgs. */
+export const beaconIndexedSlots = pgTable("beacon_indexed_slots", {
+  slot: integer().primaryKey(),
+  root: text(),
+});
+
+/** Where the indexer stands: the last epoch fully written, and the chain constants it was computed with. */
+export const beaconIndexerCursor = pgTable("beacon_indexer_cursor", {
+  id: text().primaryKey(),
+  epoch: integer().notNull(),
+  finalizedEpoch: integer().notNull(),
+  genesisTime: bigint({ mode: "number" }).notNull(),
+  secondsPerSlot: integer().notNull(),
+  slotsPerEpoch: integer().notNull(),
+  updatedAt: timestamp({ withTimezone: true, precision: 3 })
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date()),
+});

@@ -1,0 +1,69 @@
+import type { Hex } from "viem";
+
+/** The simulated chain's state and block shapes (chain.ts), as the Beacon API serves them (server.ts). */
+export const FAR_FUTURE = 18446744073709551615n;
+export const GWEI = 1_000_000_000n;
+export const MIN_ACTIVATION = 32n * GWEI;
+export const MAX_EFFECTIVE_ELECTRA = 2048n * GWEI;
+export const EPOCHS_PER_YEAR = 82_125n;
+
+export interface ChainValidator {
+  pubkey: string;
+  withdrawalCredentials: string;
+  balance: bigint;
+  status: string;
+  eligibilityEpoch: bigint;
+  activationEpoch: bigint;
+  exitEpoch: bigint;
+  withdrawableEpoch: bigint;
+}
+
+export interface PendingDeposit {
+  pubkey: string;
+  withdrawal_credentials: string;
+  amount: bigint;
+  signature: string;
+  slot: number;
+}
+
+export interface State {
+  validators: ChainValidator[];
+  pending: PendingDeposit[];
+  exitRequests: number[];
+  partials: { index: number; amount: bigint }[];
+  withdrawalIndex: number;
+  nextSweep: number;
+}
+
+export interface Withdrawal {
+  index: string;
+  validator_index: string;
+  address: string;
+  amount: string;
+}
+
+export interface Block {
+  slot: number;
+  root: Hex;
+  parentRoot: Hex;
+  proposerIndex: number;
+  payload: {
+    parent_hash: string;
+    fee_recipient: string;
+    block_number: string;
+    block_hash: string;
+    timestamp: string;
+    withdrawals: Withdrawal[];
+  };
+  requests: {
+    deposits: {
+      pubkey: string;
+      withdrawal_credentials: string;
+      amount: string;
+      signature: string;
+      index: string;
+    }[];
+    withdrawals: { source_address: string; validator_pubkey: string; amount: string }[];
+    consolidations: { source_address: string; source_pubkey: string; target_pubkey: string }[];
+  };
+}

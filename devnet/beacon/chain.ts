@@ -1,0 +1,362 @@
+import { createHash } from "node:crypto";
+import { type Address, decodeEventLog, type Hex, parseAbi } from "viem";
+import {
+  type Block,
+  type ChainValidator,
+  EPOCHS_PER_YEAR,
+  FAR_FUTURE,
+  GWEI,
+  MAX_EFFECTIVE_ELECTRA,
+  MIN_ACTIVATION,
+  type PendingDeposit,
+  type State,
+  type Withdrawal,
+} from "./chain-types.ts";
+import {
+  CONSOLIDATION_REQUEST_CONTRACT,
+  DEPOSIT_CONTRACT,
+  WITHDRAWAL_REQUEST_CONTRACT,
+} from "./contracts.ts";
+import type { ExecutionNode } from "./execution.ts";
+
+export { type Block, type ChainValidator, FAR_FUTURE, type PendingDeposit, type Withdrawal };
+
+/**
+ * The simulated beacon chain: a simplified Electra state transition that keeps the quantities the data
+ * area measures exact and consistent. Per epoch: attestation rewards on active balances (with the odd missed
+ * attestation), pending deposits applied after a one-epoch wait (at most 16), the activation and exit queues
+ * one epoch per step. Per slot: a proposer (reward 0.02-0.05 ETH), the withdrawal sweep (full for
+ * withdrawable validators, partial above the max effective balance, EIP-7002 partials), and, with an
+ * execution node, a real anvil block whose deposit and request logs become the block's execution requests.
+ */
+
+const DEPOSIT_EVENT = parseAbi([
+  "event DepositEvent(bytes pubkey, bytes withdrawal_credentials, bytes amount, bytes signature, bytes index)",
+]);
+const le64 = (h: Hex) => Buffer.from(h.slice(2), "hex").readBigUInt64LE(0);
+const sha = (s: string): Hex => `0x${createHash("sha256").update(s).digest("hex")}`;
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+const clone = (s: State): State => structuredClone(s);
+const maxEffective = (wc: string) => (wc.startsWith("0x02") ? MAX_EFFECTIVE_ELECTRA : MIN_ACTIVATION);
+const addressOf = (wc: string) => (/^0x0[12]/.test(wc) ? `0x${wc.slice(-40)}` : null);
+
+/** Pubkey of background validator `i` (a fixed 48-byte value; the simulation verifies no signatures). */
+export const backgroundPubkey = (i: number) =>
+  `0x${createHash("sha384").update(`background-${i}`).digest("hex")}`;
+
+export interface ChainOptions {
+  slotsPerEpoch: number;
+  secondsPerSlot: number;
+  genesisTime: number;
+  execution?: ExecutionNode;
+  /** Validators active from genesis that propose and attest beside the tracked ones. */
+  backgroundValidators?: number;
+}
+
+export function createChain(opts: ChainOptions) {
+  const S = opts.slotsPerEpoch;
+  let state: State = {
+    validators: [],
+    pending: [],
+    exitRequests: [],
+    partials: [],
+    withdrawalIndex: 0,
+    nextSweep: 0,
+  };
+  for (let i = 0; i < (opts.backgroundValidators ?? 0); i++) {
+    state.validators.push({
+      pubkey: backgroundPubkey(i),
+      withdrawalCredentials: `0x01${"00".repeat(11)}${createHash("sha256").update(`bg-${i}`).digest("hex").slice(0, 40)}`,
+      balance: MIN_ACTIVATION,
+      status: "active_ongoing",
+      eligibilityEpoch: 0n,
+      activationEpoch: 0n,
+      exitEpoch: FAR_FUTURE,
+      withdrawableEpoch: FAR_FUTURE,
+    });
+  }
+  let head = 0;
+  let fork = 0;
+  const states = new Map<number, State>([[0, clone(state)]]);
+  const blocks = new Map<number, Block>();
+  const elSnapshots = new Map<number, Hex>();
+  // What each validator client is configured with (survives re-orgs: it is not chain state).
+  const feeRecipients = new Map<string, Address>();
+  const genesisRoot = sha("genesis");
+  const rand = (slot: number, salt: string) =>
+    Number.parseInt(createHash("sha256").update(`${fork}:${slot}:${salt}`).digest("hex").slice(0, 12), 16) /
+    2 ** 48;
+  const epochOf = (slot: number) => Math.floor(slot / S);
+  const finalizedEpoch = () => Math.max(0, epochOf(head) - 2);
+  const slotTime = (slot: number) => opts.genesisTime + slot * opts.secondsPerSlot;
+  const find = (pubkey: string) => state.validators.findIndex((v) => v.pubkey === pubkey.toLowerCase());
+  const isActive = (v: ChainValidator) => v.status === "active_ongoing" || v.status === "active_exiting";
+
+  function epochTransition(epoch: number) {
+    const e = BigInt(epoch);
+    state.validators.forEach((v, i) => {
+      if (isActive(v)) {
+        const effective = (minBig(v.balance, maxEffective(v.withdrawalCredentials)) / GWEI) * GWEI;
+        // ~2.8 % a year on the effective balance; a missed attestation costs about the same.
+        const reward = (effective * 28n) / (1000n * EPOCHS_PER_YEAR);
+        v.balance += rand(epoch * S, `att-${i}`) < 0.03 ? -(reward * 8n) / 10n : reward;
+      }
+      if (v.status === "pending_initialized" && e >= v.eligibilityEpoch) {
+        v.status = "pending_queued";
+        v.activationEpoch = e + 1n;
+      } else if (v.status === "pending_queued" && e >= v.activationEpoch) v.status = "active_ongoing";
+      else if (v.status === "active_exiting" && e >= v.exitEpoch) v.status = "exited_unslashed";
+      else if (v.status === "exited_unslashed" && e >= v.withdrawableEpoch) v.status = "withdrawal_possible";
+    });
+    for (const index of state.exitRequests.splice(0)) {
+      const v = state.validators[index];
+      if (v?.status !== "active_ongoing") continue;
+      v.status = "active_exiting";
+      v.exitEpoch = e + 1n;
+      v.withdrawableEpoch = e + 2n;
+    }
+    const ready = state.pending.filter((d) => d.slot < (epoch - 1) * S).slice(0, 16);
+    state.pending = state.pending.filter((d) => !ready.includes(d));
+    for (const d of ready) {
+      const i = find(d.pubkey);
+      const v = state.validators[i];
+      if (v) v.balance += d.amount;
+      else {
+        state.validators.push({
+          pubkey: d.pubkey,
+          withdrawalCredentials: d.withdrawal_credentials,
+          balance: d.amount,
+          status: "pending_initialized",
+          eligibilityEpoch: e + 1n,
+          activationEpoch: FAR_FUTURE,
+          exitEpoch: FAR_FUTURE,
+          withdrawableEpoch: FAR_FUTURE,
+        });
+      }
+    }
+  }
+
+  function sweep(): Withdrawal[] {
+    const out: Withdrawal[] = [];
+    const pay = (index: number, amount: bigint) => {
+      const v = state.validators[index];
+      const address = v && addressOf(v.withdrawalCredentials);
+      if (!v || !address || amount <= 0n) return;
+      v.balance -= amount;
+      out.push({
+        index: String(state.withdrawalIndex++),
+        validator_index: String(index),
+        address,
+        amount: String(amount),
+      });
+      if (v.balance === 0n && v.status === "withdrawal_possible") v.status = "withdrawal_done";
+    };
+    for (const p of state.partials.splice(0)) {
+      const v = state.validators[p.index];
+      if (v?.status === "active_ongoing") pay(p.index, minBig(p.amount, v.balance - MIN_ACTIVATION));
+    }
+    const n = state.validators.length;
+    for (let k = 0; k < Math.min(n, 16_384) && out.length < 16; k++) {
+      const i = (state.nextSweep + k) % n;
+      const v = state.validators[i];
+      if (!v) continue;
+      if (v.status === "withdrawal_possible") pay(i, v.balance);
+      else if (v.status === "active_ongoing" && v.balance > maxEffective(v.withdrawalCredentials)) {
+        pay(i, v.balance - maxEffective(v.withdrawalCredentials));
+      }
+      if (k === Math.min(n, 16_384) - 1 || out.length === 16) state.nextSweep = (i + 1) % n;
+    }
+    return out;
+  }
+
+  /** Execution requests in the block's logs (EIP-6110 deposits, EIP-7002 and EIP-7251 requests). */
+  function applyLogs(
+    slot: number,
+    logs: { address: string; data: Hex; topics: Hex[] }[],
+    req: Block["requests"],
+  ) {
+    for (const log of logs) {
+      const address = log.address.toLowerCase();
+      if (address === DEPOSIT_CONTRACT) {
+        const { args } = decodeEventLog({
+          abi: DEPOSIT_EVENT,
+          data: log.data,
+          topics: log.topics as [Hex],
+        }) as unknown as {
+          args: { pubkey: Hex; withdrawal_credentials: Hex; amount: Hex; signature: Hex; index: Hex };
+        };
+        const d = {
+          pubkey: args.pubkey,
+          withdrawal_credentials: args.withdrawal_credentials,
+          amount: le64(args.amount),
+          signature: args.signature,
+          slot,
+        };
+        state.pending.push(d);
+        req.deposits.push({ ...d, amount: String(d.amount), index: String(le64(args.index)) });
+      } else if (address === WITHDRAWAL_REQUEST_CONTRACT && log.data.length === 2 + 76 * 2) {
+        const source = `0x${log.data.slice(2, 42)}`;
+        const pubkey = `0x${log.data.slice(42, 138)}`;
+        const amount = BigInt(`0x${log.data.slice(138)}`);
+        req.withdrawals.push({ source_address: source, validator_pubkey: pubkey, amount: String(amount) });
+        const i = find(pubkey);
+        const v = state.validators[i];
+        if (!v || addressOf(v.withdrawalCredentials) !== source) continue;
+        if (amount === 0n) state.exitRequests.push(i);
+        else state.partials.push({ index: i, amount });
+      } else if (address === CONSOLIDATION_REQUEST_CONTRACT && log.data.length === 2 + 116 * 2) {
+        const source = `0x${log.data.slice(2, 42)}`;
+        const from = `0x${log.data.slice(42, 138)}`;
+        const to = `0x${log.data.slice(138)}`;
+        req.consolidations.push({ source_address: source, source_pubkey: from, target_pubkey: to });
+        const v = state.validators[find(from)];
+        const target = state.validators[find(to)];
+        if (!v || !target || addressOf(v.withdrawalCredentials) !== source) continue;
+        if (from === to) v.withdrawalCredentials = `0x02${v.withdrawalCredentials.slice(4)}`;
+        else {
+          target.balance += v.balance;
+          v.balance = 0n;
+          v.status = "active_exiting";
+          v.exitEpoch = BigInt(epochOf(slot) + 1);
+          v.withdrawableEpoch = BigInt(epochOf(slot) + 2);
+        }
+      }
+    }
+  }
+
+  async function propose(slot: number, forced?: string): Promise<Block | undefined> {
+    const active = state.validators.map((v, i) => [v, i] as const).filter(([v]) => isActive(v));
+    const forcedIndex = forced ? find(forced) : -1;
+    const pick =
+      forcedIndex >= 0 ? forcedIndex : active[Math.floor(rand(slot, "proposer") * active.length)]?.[1];
+    if (pick === undefined) return undefined;
+    const proposer = state.validators[pick] as ChainValidator;
+    proposer.balance += 20_000_000n + BigInt(Math.floor(rand(slot, "proposal") * 30_000_000));
+    const withdrawals = sweep();
+    const requests: Block["requests"] = { deposits: [], withdrawals: [], consolidations: [] };
+    const feeRecipient = (feeRecipients.get(proposer.pubkey) ??
+      addressOf(proposer.withdrawalCredentials) ??
+      `0x${"fe".repeat(20)}`) as Address;
+    const parent = [...blocks.values()].at(-1);
+    let payload: Block["payload"];
+    const ex = opts.execution;
+    if (ex) {
+      elSnapshots.set(slot, await ex.snapshot());
+      for (const w of withdrawals) await ex.credit(w.address as Address, BigInt(w.amount) * GWEI);
+      const builder = rand(slot, "builder") < 0.4;
+      const el = await ex.produceBlock({
+        timestamp: slotTime(slot),
+        feeRecipient,
+        builderPaymentWei: builder ? BigInt(1 + Math.floor(rand(slot, "bid") * 50)) * 1_000_000n * GWEI : 0n,
+        trafficTxs: 2,
+        tipGwei: 1 + Math.floor(rand(slot, "tip") * 3),
+      });
+      applyLogs(slot, el.logs as never, requests);
+      payload = {
+        parent_hash: parent?.payload.block_hash ?? `0x${"00".repeat(32)}`,
+        fee_recipient: el.feeRecipient.toLowerCase(),
+        block_number: String(el.number),
+        block_hash: el.hash,
+        timestamp: String(el.timestamp),
+        withdrawals,
+      };
+    } else {
+      const n = (parent ? Number(parent.payload.block_number) : 0) + 1;
+      payload = {
+        parent_hash: parent?.payload.block_hash ?? `0x${"00".repeat(32)}`,
+        fee_recipient: feeRecipient.toLowerCase(),
+        block_number: String(n),
+        block_hash: sha(`el:${fork}:${slot}`),
+        timestamp: String(slotTime(slot)),
+        withdrawals,
+      };
+    }
+    const parentRoot = parent?.root ?? genesisRoot;
+    const root = sha(`${fork}:${slot}:${parentRoot}:${payload.block_hash}`);
+    return { slot, root, parentRoot, proposerIndex: pick, payload, requests };
+  }
+
+  async function produceSlot(opts2: { proposer?: string; skip?: boolean } = {}) {
+    const slot = head + 1;
+    if (slot % S === 0) epochTransition(epochOf(slot));
+    const block = opts2.skip ? undefined : await propose(slot, opts2.proposer);
+    if (block) blocks.set(slot, block);
+    head = slot;
+    states.set(slot, clone(state));
+    const keep = slot - 4096;
+    states.delete(keep);
+    return block;
+  }
+
+  return {
+    slotsPerEpoch: S,
+    get head() {
+      return head;
+    },
+    get state() {
+      return state;
+    },
+    finalizedEpoch,
+    slotTime,
+    find,
+    produceSlot,
+    /** State after `slot` (the head state for slots not produced yet is not served). */
+    stateAt: (slot: number) => states.get(slot),
+    blockAt: (slot: number) => blocks.get(slot),
+    /** The latest block at or before `slot`. */
+    latestBlock(slot = head) {
+      for (let s = slot; s > 0; s--) {
+        const b = blocks.get(s);
+        if (b) return b;
+      }
+      return undefined;
+    },
+    blockByRoot: (root: string) => [...blocks.values()].find((b) => b.root === root),
+    /** Replaces the last `depth` slots (not yet finalized) with other blocks: a re-org. */
+    async reorg(depth: number) {
+      const target = head - depth;
+      if (target < (finalizedEpoch() + 1) * S) throw new Error("cannot re-org finalized slots");
+      const snap = elSnapshots.get(target + 1) ?? [...elSnapshots.entries()].find(([s]) => s > target)?.[1];
+      if (opts.execution && snap) await opts.execution.revert(snap);
+      for (let s = target + 1; s <= head; s++) {
+        blocks.delete(s);
+        states.delete(s);
+        elSnapshots.delete(s);
+      }
+      state = clone(states.get(target) as State);
+      head = target;
+      fork++;
+      for (let i = 0; i < depth; i++) await produceSlot();
+    },
+    /** Puts a validator straight into the head state (tests of add-stake). */
+    setValidator(v: { pubkey: string; withdrawal_credentials: string; balance: bigint; status: string }) {
+      const i = find(v.pubkey);
+      const entry: ChainValidator = {
+        pubkey: v.pubkey.toLowerCase(),
+        withdrawalCredentials: v.withdrawal_credentials,
+        balance: v.balance,
+        status: v.status,
+        eligibilityEpoch: 0n,
+        activationEpoch: v.status.startsWith("pending") ? FAR_FUTURE : 0n,
+        exitEpoch: FAR_FUTURE,
+        withdrawableEpoch: FAR_FUTURE,
+      };
+      if (i >= 0) state.validators[i] = { ...state.validators[i], ...entry };
+      else state.validators.push(entry);
+      states.set(head, clone(state));
+    },
+    addPendingDeposit(d: Omit<PendingDeposit, "slot">) {
+      state.pending.push({ ...d, slot: head });
+      states.set(head, clone(state));
+    },
+    setFeeRecipient(pubkey: string, address: Address) {
+      feeRecipients.set(pubkey.toLowerCase(), address);
+    },
+    requestExit(pubkey: string) {
+      const i = find(pubkey);
+      if (i >= 0) state.exitRequests.push(i);
+    },
+  };
+}
+
+export type Chain = ReturnType<typeof createChain>;

@@ -1,0 +1,219 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import {
+  type Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  encodeDeployData,
+  getContractAddress,
+  type Hex,
+  http,
+  type Log,
+  parseGwei,
+} from "viem";
+import {
+  CONSOLIDATION_REQUEST_CODE,
+  CONSOLIDATION_REQUEST_CONTRACT,
+  compileContracts,
+  DEPOSIT_CONTRACT,
+  WITHDRAWAL_REQUEST_CODE,
+  WITHDRAWAL_REQUEST_CONTRACT,
+} from "./contracts.ts";
+
+/** anvil's binary from the `@foundry-rs/anvil` platform package (installed by npm, runs offline). */
+export function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  const arch = process.arch === "arm64" ? "arm64" : "amd64";
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  const main = require.resolve("@foundry-rs/anvil/package.json");
+  const fromAnvil = createRequire(main);
+  return fromAnvil.resolve(`${pkg}/bin/anvil`);
+}
+
+/**
+ * Where the devnet's batch depositor lands: the deployer's second contract (nonce 1), the same on every
+ * start, so `npm start` can configure ETH_BATCH_DEPOSITOR before the devnet is up.
+ */
+export const DEVNET_BATCH_DEPOSITOR = getContractAddress({
+  from: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  nonce: 1n,
+}).toLowerCase();
+
+/** anvil's default dev accounts (mnemonic "test … junk"), unlocked for eth_sendTransaction. */
+export const DEV_ACCOUNTS = {
+  deployer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  user: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+  builder: "0xa0ee7a142d267c1f36714e4a8f75612f20a79720",
+  traffic: "0x14dc79964da2c08b23698b3d3cc7ca32193d9955",
+} as const satisfies Record<string, Address>;
+
+export interface ExecutionBlock {
+  number: number;
+  hash: Hex;
+  timestamp: number;
+  feeRecipient: Address;
+  logs: Log[];
+}
+
+/**
+ * A real EVM (anvil, Prague rules, no automine) with the deposit contract at its canonical address and the
+ * EIP-7002/7251 predeploys. The beacon devnet mines one block per slot with the slot's timestamp, so every
+ * execution payload it serves is a real block.
+ */
+export async function startExecutionNode(opts: { chainId: number; port?: number }) {
+  const child: ChildProcess = spawn(
+    anvilBinary(),
+    [
+      "--port",
+      String(opts.port ?? 0),
+      "--host",
+      "127.0.0.1",
+      "--no-mining",
+      "--hardfork",
+      "prague",
+      "--chain-id",
+      String(opts.chainId),
+      "--timestamp",
+      String(Math.floor(Date.now() / 1000) - 1),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  // anvil must not outlive the process that started it (a test that crashes, a killed benchmark).
+  const killAnvil = () => child.kill("SIGKILL");
+  process.once("exit", killAnvil);
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    child.once("exit", (code) => reject(new Error(`anvil exited with ${code}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /Listening on ([\d.]+:\d+)/.exec(seen);
+      if (m) resolve(`http://${m[1]}`);
+    });
+  });
+  child.stdout?.resume();
+  const transport = http(url, { retryCount: 0 });
+  const pub = createPublicClient({ transport });
+  const test = createTestClient({ mode: "anvil", transport });
+  const wallet = createWalletClient({ transport });
+  const chain = { id: opts.chainId } as const;
+
+  async function mine(timestamp: number): Promise<void> {
+    await test.setNextBlockTimestamp({ timestamp: BigInt(timestamp) });
+    await test.mine({ blocks: 1 });
+  }
+
+  // Deploy the deposit contract, then copy its code and storage (the constructor's zero hashes) to the
+  // canonical address, so clients use the address of the real networks with no override.
+  const { DepositContract, BatchDepositor } = compileContracts();
+  const deployHash = await wallet.sendTransaction({
+    chain: null,
+    account: DEV_ACCOUNTS.deployer,
+    data: DepositContract.bytecode,
+  });
+  await test.mine({ blocks: 1 });
+  const deployed = (await pub.getTransactionReceipt({ hash: deployHash })).contractAddress;
+  if (!deployed) throw new Error("deposit contract deployment failed");
+  await test.setCode({
+    address: DEPOSIT_CONTRACT,
+    bytecode: (await pub.getCode({ address: deployed })) ?? "0x",
+  });
+  for (let slot = 0n; slot < 66n; slot++) {
+    const value = await pub.getStorageAt({ address: deployed, slot: `0x${slot.toString(16)}` });
+    if (value && BigInt(value) !== 0n) {
+      await test.setStorageAt({ address: DEPOSIT_CONTRACT, index: Number(slot), value });
+    }
+  }
+  await test.setCode({ address: WITHDRAWAL_REQUEST_CONTRACT, bytecode: WITHDRAWAL_REQUEST_CODE });
+  await test.setCode({ address: CONSOLIDATION_REQUEST_CONTRACT, bytecode: CONSOLIDATION_REQUEST_CODE });
+  const batchHash = await wallet.sendTransaction({
+    chain: null,
+    account: DEV_ACCOUNTS.deployer,
+    data: encodeDeployData({
+      abi: BatchDepositor.abi,
+      bytecode: BatchDepositor.bytecode,
+      args: [DEPOSIT_CONTRACT],
+    }),
+  });
+  await test.mine({ blocks: 1 });
+  const batchDepositor = (await pub.getTransactionReceipt({ hash: batchHash })).contractAddress;
+  if (batchDepositor?.toLowerCase() !== DEVNET_BATCH_DEPOSITOR)
+    throw new Error("batch depositor deployment failed");
+
+  return {
+    url,
+    chainId: opts.chainId,
+    depositContract: DEPOSIT_CONTRACT as Address,
+    batchDepositor,
+    public: pub,
+    wallet,
+    test,
+    chain,
+
+    /**
+     * Mines the block of one slot: background traffic paying a priority fee, then (for a builder block) the
+     * builder's payment to the proposer's fee recipient as the last transaction. `coinbase` is the payload's
+     * fee recipient: the proposer's for a local block, the builder's for a builder block.
+     */
+    async produceBlock(args: {
+      timestamp: number;
+      feeRecipient: Address;
+      builderPaymentWei?: bigint;
+      trafficTxs: number;
+      tipGwei: number;
+    }): Promise<ExecutionBlock> {
+      const coinbase = args.builderPaymentWei ? DEV_ACCOUNTS.builder : args.feeRecipient;
+      await test.setCoinbase({ address: coinbase });
+      for (let i = 0; i < args.trafficTxs; i++) {
+        await wallet.sendTransaction({
+          chain: null,
+          account: DEV_ACCOUNTS.traffic,
+          to: DEV_ACCOUNTS.deployer,
+          value: 1n,
+          maxPriorityFeePerGas: parseGwei(String(args.tipGwei)),
+          maxFeePerGas: parseGwei("500"),
+        });
+      }
+      if (args.builderPaymentWei) {
+        // The lowest tip, so the fee ordering puts the payment last, as builders do.
+        await wallet.sendTransaction({
+          chain: null,
+          account: DEV_ACCOUNTS.builder,
+          to: args.feeRecipient,
+          value: args.builderPaymentWei,
+          maxPriorityFeePerGas: 0n,
+          maxFeePerGas: parseGwei("500"),
+        });
+      }
+      await mine(args.timestamp);
+      const block = await pub.getBlock({ blockTag: "latest" });
+      const logs = await pub.getLogs({ blockHash: block.hash });
+      return {
+        number: Number(block.number),
+        hash: block.hash,
+        timestamp: Number(block.timestamp),
+        feeRecipient: block.miner,
+        logs,
+      };
+    },
+
+    /** Credits a withdrawal (the consensus layer's balance increase has no transaction). */
+    async credit(address: Address, wei: bigint) {
+      const balance = await pub.getBalance({ address, blockTag: "pending" });
+      await test.setBalance({ address, value: balance + wei });
+    },
+
+    snapshot: () => test.snapshot(),
+    revert: (id: Hex) => test.revert({ id }),
+
+    close: () =>
+      new Promise<void>((resolve) => {
+        process.off("exit", killAnvil);
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export type ExecutionNode = Awaited<ReturnType<typeof startExecutionNode>>;

@@ -1,0 +1,294 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Address } from "viem";
+import { type Block, type ChainValidator, createChain, FAR_FUTURE } from "./chain.ts";
+import { type ExecutionNode, startExecutionNode } from "./execution.ts";
+
+/**
+ * A simulated beacon node speaking the standard Beacon API (ethereum/beacon-APIs) over the simulated chain
+ * of chain.ts: genesis, spec, headers, blocks (v2, Electra shape), finality checkpoints, validators (GET with
+ * ids, POST with {ids, statuses}), balances and pending deposits, for `head`, `finalized`, `genesis` or a
+ * slot. With `execution: true` it starts anvil beside it (execution.ts) and every payload is a real block.
+ */
+export interface SimValidator {
+  pubkey: string;
+  withdrawal_credentials: string;
+  /** Gwei. */
+  balance: bigint;
+  status: string;
+}
+
+const NETWORKS = {
+  mainnet: { forkVersion: "0x00000000", chainId: 1 },
+  hoodi: { forkVersion: "0x10000910", chainId: 560048 },
+} as const;
+
+export interface BeaconDevnetOptions {
+  port?: number;
+  network?: "mainnet" | "hoodi";
+  /** Start anvil as the execution node (deposit contract, EIP-7002/7251 predeploys). */
+  execution?: boolean;
+  /** anvil's port (default: any free one). */
+  executionPort?: number;
+  slotsPerEpoch?: number;
+  secondsPerSlot?: number;
+  backgroundValidators?: number;
+  /** Produce a slot every `slotMs` (npm start); tests drive slots themselves. */
+  slotMs?: number;
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => resolve(body));
+    req.on("error", reject);
+  });
+
+export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
+  const net = NETWORKS[opts.network ?? "hoodi"];
+  const execution: ExecutionNode | undefined = opts.execution
+    ? await startExecutionNode({
+        chainId: net.chainId,
+        ...(opts.executionPort ? { port: opts.executionPort } : {}),
+      })
+    : undefined;
+  const latest = execution
+    ? Number((await execution.public.getBlock()).timestamp)
+    : Math.floor(Date.now() / 1000);
+  const chain = createChain({
+    slotsPerEpoch: opts.slotsPerEpoch ?? 4,
+    secondsPerSlot: opts.secondsPerSlot ?? 12,
+    genesisTime: latest + 1,
+    backgroundValidators: opts.backgroundValidators ?? 0,
+    ...(execution ? { execution } : {}),
+  });
+  const S = chain.slotsPerEpoch;
+
+  const view = (v: ChainValidator, index: number) => ({
+    index: String(index),
+    balance: v.balance.toString(),
+    status: v.status,
+    validator: {
+      pubkey: v.pubkey,
+      withdrawal_credentials: v.withdrawalCredentials,
+      effective_balance: (v.balance - (v.balance % 1_000_000_000n)).toString(),
+      slashed: false,
+      activation_eligibility_epoch: v.eligibilityEpoch.toString(),
+      activation_epoch: v.activationEpoch.toString(),
+      exit_epoch: v.exitEpoch.toString(),
+      withdrawable_epoch: v.withdrawableEpoch.toString(),
+    },
+  });
+  const slotOf = (id: string): number | undefined => {
+    if (id === "head") return chain.head;
+    if (id === "genesis") return 0;
+    if (id === "finalized") return chain.finalizedEpoch() * S;
+    if (/^\d+$/.test(id)) return Number(id) <= chain.head ? Number(id) : undefined;
+    return chain.blockByRoot(id)?.slot;
+  };
+  const blockOf = (id: string): Block | undefined => {
+    if (id.startsWith("0x")) return chain.blockByRoot(id);
+    const slot = slotOf(id);
+    if (slot === undefined) return undefined;
+    return /^\d+$/.test(id) ? chain.blockAt(slot) : chain.latestBlock(slot);
+  };
+  const header = (b: Block) => ({
+    root: b.root,
+    canonical: true,
+    header: {
+      message: {
+        slot: String(b.slot),
+        proposer_index: String(b.proposerIndex),
+        parent_root: b.parentRoot,
+        state_root: b.root,
+        body_root: b.root,
+      },
+      signature: `0x${"00".repeat(96)}`,
+    },
+  });
+  const checkpoint = (epoch: number) => ({
+    epoch: String(epoch),
+    root: chain.latestBlock(epoch * S)?.root ?? `0x${"00".repeat(32)}`,
+  });
+
+  // Slots are produced one at a time (a slot's EL block is mined before the next starts).
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    };
+    const notFound = (message = "Not found") => send(404, { code: 404, message });
+    const finalized = (slot: number) => slot <= chain.finalizedEpoch() * S;
+    const ok = (data: unknown, slot = chain.head, extra: object = {}) =>
+      send(200, { execution_optimistic: false, finalized: finalized(slot), ...extra, data });
+    const p = url.pathname;
+    try {
+      if (p === "/eth/v1/beacon/genesis") {
+        return ok({
+          genesis_time: String(chain.slotTime(0)),
+          genesis_validators_root: `0x${"00".repeat(32)}`,
+          genesis_fork_version: net.forkVersion,
+        });
+      }
+      if (p === "/eth/v1/config/spec") {
+        return ok({
+          GENESIS_FORK_VERSION: net.forkVersion,
+          SECONDS_PER_SLOT: String(opts.secondsPerSlot ?? 12),
+          SLOTS_PER_EPOCH: String(S),
+          MAX_EFFECTIVE_BALANCE_ELECTRA: "2048000000000",
+          MIN_ACTIVATION_BALANCE: "32000000000",
+          DEPOSIT_CHAIN_ID: String(net.chainId),
+        });
+      }
+      if (p === "/eth/v1/config/deposit_contract") {
+        return ok({ chain_id: String(net.chainId), address: "0x00000000219ab540356cbb839cbe05303d7705fa" });
+      }
+      // Not Beacon API: lets a driver in another process (the benchmark) produce slots.
+      if (p === "/devnet/advance" && req.method === "POST") {
+        const to = Number(url.searchParams.get("to_epoch"));
+        await serial(async () => {
+          while (chain.head < (to + 1) * S - 1) await chain.produceSlot();
+        });
+        return ok({ head: String(chain.head) });
+      }
+      if (p === "/devnet/execution") return ok({ url: execution?.url ?? null });
+      let m = /^\/eth\/v1\/beacon\/headers\/([^/]+)$/.exec(p);
+      if (m) {
+        const b = blockOf(m[1] ?? "");
+        return b ? ok(header(b), b.slot) : notFound("Block not found");
+      }
+      m = /^\/eth\/v2\/beacon\/blocks\/([^/]+)$/.exec(p);
+      if (m) {
+        const b = blockOf(m[1] ?? "");
+        if (!b) return notFound("Block not found");
+        const message = {
+          slot: String(b.slot),
+          proposer_index: String(b.proposerIndex),
+          parent_root: b.parentRoot,
+          state_root: b.root,
+          body: { execution_payload: b.payload, execution_requests: b.requests },
+        };
+        return ok({ message, signature: `0x${"00".repeat(96)}` }, b.slot, { version: "electra" });
+      }
+      m = /^\/eth\/v1\/beacon\/states\/([^/]+)\/([a-z_]+)(?:\/([^/]+))?$/.exec(p);
+      if (!m) return notFound();
+      const slot = slotOf(m[1] ?? "");
+      const st = slot === undefined ? undefined : chain.stateAt(slot);
+      if (slot === undefined || !st) return notFound("State not found");
+      const what = m[2];
+      let byPubkey: Map<string, number> | undefined;
+      const index = (id: string) => {
+        if (/^\d+$/.test(id)) return Number(id);
+        byPubkey ??= new Map(st.validators.map((v, i) => [v.pubkey, i]));
+        return byPubkey.get(id.toLowerCase()) ?? -1;
+      };
+      if (what === "finality_checkpoints") {
+        const f = chain.finalizedEpoch();
+        return ok(
+          {
+            previous_justified: checkpoint(f),
+            current_justified: checkpoint(f + 1),
+            finalized: checkpoint(f),
+          },
+          slot,
+        );
+      }
+      if (what === "pending_deposits") {
+        return ok(
+          st.pending.map((d) => ({ ...d, amount: d.amount.toString(), slot: String(d.slot) })),
+          slot,
+        );
+      }
+      if (what === "validators" && m[3]) {
+        const i = index(m[3]);
+        const v = st.validators[i] && view(st.validators[i], i);
+        return v ? ok(v, slot) : notFound("Validator not found");
+      }
+      if (what === "validators" || what === "validator_balances") {
+        let ids: string[] = url.searchParams.getAll("id").flatMap((s) => s.split(","));
+        let statuses: string[] = url.searchParams.getAll("status").flatMap((s) => s.split(","));
+        if (req.method === "POST") {
+          const body = JSON.parse((await readBody(req)) || "{}") as
+            | { ids?: string[]; statuses?: string[] }
+            | string[];
+          ids = Array.isArray(body) ? body : (body.ids ?? []);
+          statuses = Array.isArray(body) ? [] : (body.statuses ?? []);
+        }
+        let found = ids.length
+          ? ids
+              .map(index)
+              .filter((i) => i >= 0 && i < st.validators.length)
+              .map((i) => view(st.validators[i] as ChainValidator, i))
+          : st.validators.map(view);
+        if (statuses.length) found = found.filter((v) => v && statuses.includes(v.status));
+        const data = found.filter((v) => v !== undefined);
+        return ok(
+          what === "validators" ? data : data.map((v) => ({ index: v.index, balance: v.balance })),
+          slot,
+        );
+      }
+      return notFound();
+    } catch (err) {
+      send(500, { code: 500, message: (err as Error).message });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  let timer: NodeJS.Timeout | undefined;
+  if (opts.slotMs) {
+    const tick = () => {
+      timer = setTimeout(() => void serial(() => chain.produceSlot()).finally(tick), opts.slotMs);
+    };
+    tick();
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    chain,
+    execution,
+    slotsPerEpoch: S,
+    /** Produces `n` slots (optionally with a chosen proposer, or skipped). */
+    advance: (n = 1, o: { proposer?: string; skip?: boolean } = {}) =>
+      serial(async () => {
+        for (let i = 0; i < n; i++) await chain.produceSlot(o);
+      }),
+    /** Produces slots up to the last slot of `epoch`. */
+    advanceToEndOfEpoch: (epoch: number) =>
+      serial(async () => {
+        while (chain.head < (epoch + 1) * S - 1) await chain.produceSlot();
+      }),
+    reorg: (depth: number) => serial(() => chain.reorg(depth)),
+    setFeeRecipient: (pubkey: string, address: Address) => chain.setFeeRecipient(pubkey, address),
+    requestExit: (pubkey: string) => chain.requestExit(pubkey),
+    /** Puts a validator in the registry (or updates it). */
+    setValidator: (v: SimValidator) => chain.setValidator(v),
+    addPendingDeposit(pubkey: string, amountGwei: bigint, withdrawalCredentials = `0x${"00".repeat(32)}`) {
+      chain.addPendingDeposit({
+        pubkey,
+        withdrawal_credentials: withdrawalCredentials,
+        amount: amountGwei,
+        signature: `0x${"00".repeat(96)}`,
+      });
+    },
+    async close() {
+      if (timer) clearTimeout(timer);
+      await queue;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await execution?.close();
+    },
+  };
+}
+
+export { FAR_FUTURE };
+export type BeaconDevnet = Awaited<ReturnType<typeof startBeaconDevnet>>;

@@ -1,0 +1,245 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { type Address, concatHex, type Hex, pad, toHex } from "viem";
+import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import { WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+
+/**
+ * A validator's whole life on real Postgres, Redis, anvil and the beacon devnet: provision → deposits sent
+ * on the EVM (per validator, and batched through the batch depositor) → DEPOSITED → PENDING → ACTIVE →
+ * rewards → EIP-7002 exit → EXITED → WITHDRAWAL_DONE, with a top-up and the sweep's partial withdrawals on
+ * the way; then a crash mid-step and a re-org, each compared with a fresh index of the same chain.
+ */
+const GWEI = 1_000_000_000n;
+const logger = createLogger({ level: "silent", service: "test" });
+let devnet: BeaconDevnet;
+let h: ControlPlaneHarness;
+let org: Awaited<ReturnType<typeof makeOrganisation>>;
+let other: Awaited<ReturnType<typeof makeOrganisation>>;
+let env: Record<string, string>;
+const FEE_RECIPIENT = "0x00000000000000000000000000000000000fee01" as Address;
+
+before(async () => {
+  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
+  const ex = devnet.execution;
+  if (!ex) throw new Error("no execution node");
+  env = {
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: ex.url,
+    ETH_BATCH_DEPOSITOR: ex.batchDepositor,
+    BEACON_INDEXER_START_EPOCH: "0",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+  };
+  h = await createControlPlaneHarness(env);
+  org = await makeOrganisation(h.db);
+  other = await makeOrganisation(h.db);
+});
+after(async () => {
+  await h?.close();
+  await devnet?.close();
+});
+
+const indexer = (executionUrl = env.ETH_EXECUTION_URL as string) =>
+  createBeaconIndexer({
+    db: h.db,
+    config: { ...h.config, beaconData: { ...h.config.beaconData, executionUrl } },
+    logger,
+  });
+
+async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address = DEV_ACCOUNTS.user) {
+  const ex = devnet.execution!;
+  const hash = await ex.wallet.sendTransaction({ chain: null, account: from, ...tx });
+  await devnet.advance(1);
+  const receipt = await ex.public.getTransactionReceipt({ hash });
+  assert.equal(receipt.status, "success", `transaction to ${tx.to} reverted`);
+  return receipt;
+}
+
+const get = (path: string, key = org.apiKey) => supertest(h.app).get(path).set("api-key", key);
+
+test("provision → deposits on anvil → indexed lifecycle, rewards and transactions", async () => {
+  const worker = startWorker(h);
+  const provision = async (batch: boolean, count: number) => {
+    const res = await supertest(h.app)
+      .post("/api/provision")
+      .set("api-key", org.apiKey)
+      .send({
+        attributes: {
+          withdrawalAddress: DEV_ACCOUNTS.user,
+          feeRecipient: FEE_RECIPIENT,
+          validatorsCount: count,
+          batch,
+        },
+      });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return (await waitForProvision(h.app, org.apiKey, res.body.result.provisionId)).body;
+  };
+  const single = await provision(false, 1);
+  const batch = await provision(true, 2);
+  await worker.close();
+  const v = single.results[0];
+  await send({ to: v.to, data: v.depositInput, value: BigInt(v.value) });
+  await send({ to: batch.to, data: batch.depositInput, value: BigInt(batch.value) });
+  const pubkey: string = v.validatorAddress;
+  devnet.setFeeRecipient(pubkey, FEE_RECIPIENT);
+
+  // A deposit whose root is one byte off is refused by the contract.
+  const bad = `${v.depositInput.slice(0, -2)}${v.depositInput.slice(-2) === "00" ? "01" : "00"}` as Hex;
+  const badHash = await devnet.execution!.wallet.sendTransaction({
+    chain: null,
+    account: DEV_ACCOUNTS.user,
+    to: v.to,
+    data: bad,
+    value: BigInt(v.value),
+    gas: 500_000n,
+  });
+  await devnet.advance(1);
+  assert.equal((await devnet.execution!.public.getTransactionReceipt({ hash: badHash })).status, "reverted");
+
+  const idx = indexer();
+  await devnet.advanceToEndOfEpoch(1);
+  await idx.step();
+  let list = await get("/api/validators/list").query({ pubkeys: pubkey });
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  assert.deepEqual(
+    list.body.results[0].validator.lifecycle.status_history.map((s: { status: string }) => s.status),
+    ["CREATED", "DEPOSITED"],
+  );
+  const txs = await get("/api/transactions");
+  assert.equal(txs.body.total, 3, JSON.stringify(txs.body));
+  assert.ok(
+    txs.body.results.every(
+      (t: { type: string; layer: string }) => t.type === "DEPOSIT" && t.layer === "EXECUTION_LAYER",
+    ),
+  );
+  const provisioned = await get("/api/validators").query({ provisionId: batch.provisionId });
+  assert.ok(provisioned.body.results.every((r: { status: string }) => r.status === "DEPOSITED"));
+
+  // Active, with a proposal, then a top-up deposit (the same signed deposit again) and the sweep's partials.
+  await devnet.advanceToEndOfEpoch(5);
+  const before = await devnet.execution!.public.getBalance({ address: FEE_RECIPIENT });
+  await devnet.advance(1, { proposer: pubkey });
+  const after1 = await devnet.execution!.public.getBalance({ address: FEE_RECIPIENT });
+  const proposedEpoch = Math.floor(devnet.chain.head / 4);
+  await send({ to: v.to, data: v.depositInput, value: BigInt(v.value) });
+  await devnet.advanceToEndOfEpoch(10);
+  // EIP-7002 full exit from the withdrawal address (fee 1 wei with an empty queue).
+  await send({
+    to: WITHDRAWAL_REQUEST_CONTRACT as Address,
+    data: concatHex([pubkey as Hex, pad(toHex(0), { size: 8 })]),
+    value: 1n,
+  });
+  await devnet.advanceToEndOfEpoch(18);
+  await idx.step();
+
+  list = await get("/api/validators/list").query({ pubkeys: pubkey });
+  const val = list.body.results[0].validator;
+  assert.deepEqual(
+    val.lifecycle.status_history.map((s: { status: string }) => s.status),
+    ["CREATED", "DEPOSITED", "PENDING", "ACTIVE", "EXIT_REQUESTED", "EXIT_SENT", "EXITED", "WITHDRAWAL_DONE"],
+  );
+  assert.equal(val.beacon_status, "withdrawal_done");
+  assert.equal(val.fee_recipient, FEE_RECIPIENT);
+
+  const rewards = await get("/api/rewards/epoch").query({ start_epoch: 0, end_epoch: 18, per_page: 100 });
+  assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
+  const mine = rewards.body.interval_summary.flatMap(
+    (e: { epoch: number; validators: { pubkey: string; cl_reward: string; el_reward: string }[] }) =>
+      e.validators.filter((x) => x.pubkey === pubkey).map((x) => ({ ...x, epoch: e.epoch })),
+  );
+  const cl = mine.map((x: { cl_reward: string }) => BigInt(x.cl_reward));
+  assert.ok(
+    cl.every((x: bigint) => x > -GWEI / 10n && x < GWEI / 10n),
+    `a CL reward outside ±0.1 ETH: ${cl}`,
+  );
+  // Σ CL rewards = what the validator received − what was put in: withdrawals − deposits (end balance is 0).
+  const all = (await get("/api/transactions").query({ pubkeys: pubkey, per_page: 100 })).body.results;
+  const sum = (type: RegExp) =>
+    all
+      .filter(
+        (t: { type: string; layer: string }) =>
+          type.test(t.type) && !(t.type === "FULL_WITHDRAWAL" && t.layer === "EXECUTION_LAYER"),
+      )
+      .reduce((a: bigint, t: { amount: string }) => a + BigInt(t.amount), 0n);
+  assert.equal(all.filter((t: { type: string }) => t.type === "DEPOSIT").length, 2);
+  assert.ok(
+    all.some(
+      (t: { type: string; layer: string }) => t.type === "PARTIAL_EXIT" && t.layer === "CONSENSUS_LAYER",
+    ),
+  );
+  assert.ok(
+    all.some(
+      (t: { type: string; layer: string }) => t.type === "FULL_WITHDRAWAL" && t.layer === "EXECUTION_LAYER",
+    ),
+  );
+  assert.equal(
+    cl.reduce((a: bigint, b: bigint) => a + b, 0n),
+    sum(/PARTIAL_EXIT|FULL_WITHDRAWAL/) - sum(/DEPOSIT/),
+  );
+  // EL reward of the proposed block = the fee recipient's balance change in it.
+  const el = mine.find((x: { epoch: number }) => x.epoch === proposedEpoch);
+  assert.equal(BigInt(el?.el_reward ?? -1), (after1 - before) / GWEI);
+  assert.ok(after1 > before);
+
+  const overview = await get("/api/rewards/overview");
+  assert.equal(overview.status, 200, JSON.stringify(overview.body));
+  assert.ok(overview.body.apy_7d > 0);
+  const date = await get("/api/rewards/date").query({
+    start_date: "2025-01-01",
+    end_date: "2030-12-31",
+    interval: "30d",
+    per_page: 100,
+  });
+  assert.equal(date.status, 200, JSON.stringify(date.body));
+  assert.equal(date.body.total_cl_rewards, rewards.body.total_cl_rewards);
+  // Another organisation never sees these validators.
+  assert.equal((await get("/api/validators/list", other.apiKey)).body.total, 0);
+  assert.equal((await get("/api/transactions", other.apiKey)).body.total, 0);
+  assert.equal(
+    (await get("/api/rewards/epoch", other.apiKey).query({ start_epoch: 0, end_epoch: 18 })).body
+      .total_cl_rewards,
+    "0",
+  );
+});
+
+test("a crash mid-step and a re-org both end with exactly the rows of a fresh index", async () => {
+  const snapshot = async () => ({
+    rewards: await h.sql`select * from beacon_rewards order by epoch, validator_index`,
+    daily: await h.sql`select * from beacon_rewards_daily order by day, validator_index`,
+    txs: await h.sql`select * from beacon_transactions order by uid`,
+    history: await h.sql`select * from beacon_status_history order by pubkey, status`,
+    validators: await h.sql`select * from beacon_validators order by pubkey`,
+  });
+  await devnet.advanceToEndOfEpoch(22);
+  // Crash: the execution node goes away in the middle of a step (after the beacon reads); nothing is half
+  // written and the next step resumes from the cursor.
+  await assert.rejects(indexer("http://127.0.0.1:1").step());
+  await indexer().step();
+  const beforeReorg =
+    await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
+  await devnet.reorg(5);
+  await devnet.advance(1);
+  await indexer().step();
+  const afterReorg =
+    await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
+  assert.notDeepEqual(afterReorg, beforeReorg, "the re-org changed the rewards of the replaced epochs");
+  const resumed = await snapshot();
+  assert.ok(resumed.rewards.length > 0);
+  // A fresh index of the same chain, from nothing.
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_transactions, beacon_status_history,
+    beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
+  await indexer().step();
+  const fresh = await snapshot();
+  assert.deepEqual(resumed.rewards, fresh.rewards);
+  assert.deepEqual(resumed.daily, fresh.daily);
+  assert.deepEqual(resumed.txs, fresh.txs);
+  assert.deepEqual(resumed.history, fresh.history);
+  assert.deepEqual(resumed.validators, fresh.validators);
+});

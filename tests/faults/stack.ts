@@ -1,0 +1,302 @@
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { issueApiKey } from "@stake/db/api-key";
+import { createDb } from "@stake/db/client";
+import { coinsToBaseUnits } from "@stake/db/coin";
+import { newId } from "@stake/db/ids";
+import { runMigrations } from "@stake/db/migrate";
+import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
+import {
+  coinRates,
+  gatewayApiKeys,
+  gatewayUsers,
+  parties,
+  providers,
+  reservations,
+} from "@stake/db/schema/index";
+import { and, eq } from "drizzle-orm";
+import { Agent, request } from "undici";
+import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { type RedisDurability, ROOT, startPostgres, startRedis } from "../../scripts/lib/infra.ts";
+import { type Started, startProcess } from "../../scripts/lib/processes.ts";
+import { startProvider } from "../helpers/provider.ts";
+import { freePort } from "./ports.ts";
+
+/**
+ * A whole deployment for one fault test, in real processes on loopback: its own Postgres and Redis
+ * (project-local servers on ephemeral ports, never the shared ones), a provider, and gateways, workers
+ * and a control plane as child processes that the test kills with real signals.
+ */
+export const REAP_AFTER_MS = 4_000;
+export const PREFIX = "fault:";
+/** 0.01 USD at 0.5 USD/coin = 0.02 coin per paid request. */
+export const COST = 200_000_000n;
+
+/** A folder Postgres (run as the postgres user when we are root) can enter. */
+function reachableTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/**
+ * A stopped, migrated Postgres cluster that each stack copies (`cp -a` keeps the owner and modes), so a
+ * test pays for initdb and the migrations once per migration journal, not once per stack.
+ */
+async function migratedCluster(): Promise<string> {
+  const journal = readFileSync(path.join(ROOT, "db/migrations/meta/_journal.json"));
+  const tag = createHash("sha256").update(journal).digest("hex").slice(0, 12);
+  const dir = path.join(tmpdir(), `fault-pg-${tag}`);
+  if (existsSync(path.join(dir, "ready"))) return path.join(dir, "data");
+  const work = reachableTempDir("fault-pg-build-");
+  const pg = await startPostgres({ dir: path.join(work, "data"), port: await freePort() });
+  await runMigrations(pg.url);
+  pg.stop();
+  writeFileSync(path.join(work, "ready"), "");
+  // Another test file may have built it meanwhile: keep theirs.
+  if (spawnSync("mv", ["-T", work, dir]).status !== 0) rmSync(work, { recursive: true, force: true });
+  return path.join(dir, "data");
+}
+
+export async function startStack(options: { redisFsync?: RedisDurability; reapAfterMs?: number } = {}) {
+  const home = reachableTempDir("fault-stack-");
+  const pgOptions = { dir: path.join(home, "pg", "data"), port: await freePort() };
+  mkdirSync(path.dirname(pgOptions.dir));
+  execFileSync("cp", ["-a", await migratedCluster(), pgOptions.dir]);
+  const pg = await startPostgres(pgOptions);
+  const redisPort = await freePort();
+  const redisDir = path.join(home, "redis");
+  const fsync = options.redisFsync ?? "always";
+  let redisServer = await startRedis({ dir: redisDir, port: redisPort, fsync });
+  const database = createDb(pg.url, { max: 4, applicationName: "fault-test" });
+  const redis = createRedis(redisServer.url, { name: "fault-test" });
+  const keys = createRedisKeys(PREFIX);
+  const provider = await startProvider();
+  const children: Started[] = [];
+
+  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    DATABASE_URL: pg.url,
+    REDIS_URL: redisServer.url,
+    REDIS_PREFIX: PREFIX,
+    LOG_LEVEL: "error",
+    GATEWAY_HOST: "127.0.0.1",
+    GATEWAY_PORT: "0",
+    CONTROL_PLANE_HOST: "127.0.0.1",
+    CACHE_TTL_MS: "1000",
+    UPSTREAM_TIMEOUT_MS: "2000",
+    SETTLEMENT_INTERVAL_MS: "200",
+    RESERVATION_REAP_AFTER_MS: String(options.reapAfterMs ?? REAP_AFTER_MS),
+    DATABASE_POOL_SIZE: "4",
+    ...extra,
+  });
+
+  const stack = {
+    pg,
+    redisServer: () => redisServer,
+    db: database.db,
+    redis,
+    keys,
+    provider,
+    env,
+    /** Starts the stopped Postgres again (same folder, same port). */
+    startPostgres: () => startPostgres(pgOptions),
+    /** SIGKILLs Redis (no shutdown, no final AOF rewrite). */
+    killRedis() {
+      process.kill(redisServer.pid(), "SIGKILL");
+    },
+    /** Starts Redis again on the same port and folder: it loads its append-only file. */
+    async restartRedis() {
+      redisServer = await startRedis({ dir: redisDir, port: redisPort, fsync });
+    },
+    async gateway(name = "gateway") {
+      const started = await startProcess({ name, entry: path.join(ROOT, "gateway/src/main.ts"), env: env() });
+      children.push(started);
+      return started;
+    },
+    async worker() {
+      const port = await freePort();
+      const started = await startProcess({
+        name: "worker",
+        entry: path.join(ROOT, "control-plane/src/worker.ts"),
+        env: env({ WORKER_PORT: String(port) }),
+        readyUrl: `http://127.0.0.1:${port}`,
+      });
+      children.push(started);
+      return started;
+    },
+    /** A worker process whose settlement loop stops for good after `step` (prints `PAUSED <step>`). */
+    async pausingWorker(step: string) {
+      const started = await startProcess({
+        name: "pausing-worker",
+        entry: path.join(ROOT, "tests/faults/pausing-worker.ts"),
+        env: env({ PAUSE_AFTER_STEP: step }),
+      });
+      children.push(started);
+      return started;
+    },
+    async controlPlane() {
+      const port = await freePort();
+      const started = await startProcess({
+        name: "control-plane",
+        entry: path.join(ROOT, "control-plane/src/main.ts"),
+        env: env({ CONTROL_PLANE_PORT: String(port) }),
+        readyUrl: `http://127.0.0.1:${port}`,
+      });
+      children.push(started);
+      return started;
+    },
+    /** The coin rate and the provider `echo` (0.01 USD a request). */
+    async seedProvider() {
+      await database.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
+      await database.db.insert(providers).values({
+        id: newId("provider"),
+        key: "echo",
+        originUrl: provider.url,
+        costInUsd: "0.01",
+        status: "active",
+      });
+    },
+    /** `seedProvider`, and a gateway user with a key and a party funded with `coins`. */
+    async seed(coins = "1000") {
+      const db = database.db;
+      await stack.seedProvider();
+      const userId = newId("gatewayUser");
+      await db
+        .insert(gatewayUsers)
+        .values({ id: userId, email: `${userId.toLowerCase()}@example.test`, passwordHash: "unused" });
+      const issued = issueApiKey("gateway");
+      await db
+        .insert(gatewayApiKeys)
+        .values({ id: newId("gatewayKey"), userId, hash: issued.hash, start: issued.start });
+      const partyId = newId("party");
+      await db.insert(parties).values({ id: partyId, userId });
+      await creditParty(db, redis, keys, {
+        partyId,
+        amount: coinsToBaseUnits(coins),
+        ref: `fund-${partyId}`,
+      });
+      return { userId, partyId, apiKey: issued.key };
+    },
+    /** `npm run operator -- ledger check --json` against this deployment: exit code and parsed output. */
+    ledgerCheck(): Promise<{ code: number | null; differences: unknown[]; output: string }> {
+      return new Promise((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", "scripts/operator/main.ts", "ledger", "check", "--json"],
+          { cwd: ROOT, env: env(), stdio: ["ignore", "pipe", "inherit"] },
+        );
+        let output = "";
+        child.stdout.on("data", (d) => {
+          output += d;
+        });
+        child.on("exit", (code) => {
+          let differences: unknown[] = [];
+          try {
+            differences = (JSON.parse(output) as { differences: unknown[] }).differences;
+          } catch {}
+          resolve({ code, differences, output });
+        });
+      });
+    },
+    async close() {
+      for (const c of children) if (c.child.exitCode === null && !c.child.killed) c.child.kill("SIGKILL");
+      await provider.close();
+      await Promise.allSettled([database.close(), redis.quit()]);
+      pg.stop();
+      spawnSync("redis-cli", ["-p", String(redisPort), "shutdown", "nosave"]);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** Resolves with the first stdout line of `started` that matches. */
+export function waitForLine(started: Started, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern}`)), timeoutMs);
+    const lines = createInterface({ input: started.child.stdout as NodeJS.ReadableStream });
+    lines.on("line", (line) => {
+      if (!pattern.test(line)) return;
+      clearTimeout(timer);
+      lines.close();
+      resolve(line);
+    });
+  });
+}
+
+/** Sends SIGKILL and waits for the process to be gone. */
+export function kill(started: Started): Promise<void> {
+  return new Promise((resolve) => {
+    if (started.child.exitCode !== null || started.child.signalCode) return resolve();
+    started.child.once("exit", () => resolve());
+    started.child.kill("SIGKILL");
+  });
+}
+
+/**
+ * Paid load: `concurrency` loops each sending paid requests with fresh idempotency keys until stopped.
+ * Counts answers by status; `served` are the 2xx the provider answered.
+ */
+export function paidLoad(url: string, apiKey: string, options: { concurrency?: number; path?: string } = {}) {
+  const agent = new Agent({ connections: options.concurrency ?? 4, headersTimeout: 20_000 });
+  const statuses = new Map<number | string, number>();
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      const key = `load-${randomBytes(8).toString("hex")}`;
+      let status: number | string;
+      try {
+        const res = await request(`${url}/gateway/echo${options.path ?? "/echo"}`, {
+          dispatcher: agent,
+          headers: { "x-gateway-api-key": apiKey, "idempotency-key": key },
+        });
+        await res.body.dump();
+        status = res.statusCode;
+      } catch (err) {
+        status = (err as { code?: string }).code ?? "error";
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  };
+  const loops = Array.from({ length: options.concurrency ?? 4 }, loop);
+  return {
+    statuses,
+    served: () => statuses.get(200) ?? 0,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await agent.close();
+      return statuses;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns true (or throws after `timeoutMs`). */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** How many of the party's reservations Postgres holds as settled. */
+export async function settledCount(s: Stack, partyId: string) {
+  const rows = await s.db
+    .select({ id: reservations.id })
+    .from(reservations)
+    .where(and(eq(reservations.partyId, partyId), eq(reservations.status, "settled")));
+  return rows.length;
+}

@@ -1,0 +1,15 @@
+import type { Db } from "@stake/db/client";
+import type { RedisKeys } from "@stake/db/redis/keys";
+import type { Redis } from "ioredis";
+import { loadOperatorConfig, type OperatorContext } from "../../scripts/operator/context.ts";
+
+/**
+ * An operator CLI context on a test's own database and Redis prefix, its configuration parsed from `env`
+ * as `npm run operator` would parse the process environment.
+ */
+export function operatorContext(
+  deps: { db: Db; redis: Redis; keys: RedisKeys },
+  env: Record<string, string> = {},
+): OperatorContext {
+  return { ...deps, config: loadOperatorConfig(env), json: true };
+}

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runEntry } from "../helpers/entry.ts";
+
+// Every process parses its configuration through the shared zod pieces and, on a bad variable, stops
+// before connecting to anything: one `invalid configuration: VAR: message` line per problem, exit 1, no
+// stack trace. Each case spawns the real entry point as `npm start` / `npm run operator` would.
+function assertRefused(r: { code: number | null; stderr: string }, lines: string[]) {
+  assert.equal(r.code, 1, r.stderr);
+  assert.deepEqual(r.stderr.trimEnd().split("\n"), lines);
+}
+
+const connection = { DATABASE_URL: "postgres://u@127.0.0.1:9/x", REDIS_URL: "redis://127.0.0.1:9" };
+
+test("the gateway names each bad variable and exits 1", async () => {
+  const r = await runEntry("gateway/src/main.ts", [], {
+    ...connection,
+    DATABASE_URL: "not a url",
+    GATEWAY_PORT: "70000",
+  });
+  assertRefused(r, [
+    "invalid configuration: GATEWAY_PORT: Too big: expected number to be <=65535",
+    "invalid configuration: DATABASE_URL: Invalid URL",
+  ]);
+});
+
+test("the control plane and its worker name each bad variable and exit 1", async () => {
+  const env = { ...connection, REDIS_URL: "", LOG_LEVEL: "loud" };
+  const lines = [
+    "invalid configuration: REDIS_URL: Invalid URL",
+    'invalid configuration: LOG_LEVEL: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"',
+  ];
+  const [main, worker] = await Promise.all([
+    runEntry("control-plane/src/main.ts", [], env),
+    runEntry("control-plane/src/worker.ts", [], env),
+  ]);
+  assertRefused(main, lines);
+  assertRefused(worker, lines);
+  // A check across variables reads the same way.
+  assertRefused(await runEntry("control-plane/src/main.ts", [], { ...connection, NETWORK: "mainnet" }), [
+    "invalid configuration: GATEWAY_JWT_SECRET: the public demo value is refused on mainnet",
+    "invalid configuration: ETH_OPERATOR_SEED: the public demo value is refused on mainnet",
+    "invalid configuration: ETH_KEY_ENCRYPTION_KEY: the public demo value is refused on mainnet",
+  ]);
+});
+
+test("the operator CLI parses the same definitions (the gateway's reservation TTL) and exits 1", async () => {
+  const r = await runEntry("scripts/operator/main.ts", ["orgs", "list"], {
+    ...connection,
+    IDEMPOTENCY_TTL_SECONDS: "60",
+  });
+  assertRefused(r, [
+    "invalid configuration: IDEMPOTENCY_TTL_SECONDS: Too small: expected number to be >=86400",
+  ]);
+  assert.equal(r.stdout, "");
+});

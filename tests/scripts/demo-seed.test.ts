@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { organisations } from "@stake/db/schema/accounts";
+import { refuseDemoDatabase, seedDemo } from "../../scripts/seed-demo.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { runEntry } from "../helpers/entry.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { testRedisUrl } from "../helpers/redis.ts";
+
+// `npm start` seeds public credentials (a demo organisation, key and gateway user): never on mainnet and
+// never into a database that holds anything but its own demo data.
+let fresh: TestDatabase;
+let occupied: TestDatabase;
+before(async () => {
+  [fresh, occupied] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+  await makeOrganisation(occupied.db, { email: "real-customer@example.com" });
+});
+after(async () => {
+  await Promise.all([fresh.drop(), occupied.drop()]);
+});
+
+const emails = async (db: TestDatabase) =>
+  (await db.db.select({ email: organisations.email }).from(organisations)).map((r) => r.email).sort();
+
+test("npm start refuses NETWORK=mainnet before touching any database", async () => {
+  const r = await runEntry("scripts/up.ts", [], {
+    NETWORK: "mainnet",
+    DATABASE_URL: fresh.url,
+    REDIS_URL: testRedisUrl(),
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /refuses NETWORK=mainnet/);
+  assert.deepEqual(await emails(fresh), [], "nothing seeded");
+});
+
+test("npm start refuses to seed demo credentials into a database with real accounts", async () => {
+  const r = await runEntry("scripts/up.ts", [], { DATABASE_URL: occupied.url, REDIS_URL: testRedisUrl() });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /holds real accounts \(e\.g\. real-customer@example\.com\)/);
+  assert.deepEqual(await emails(occupied), ["real-customer@example.com"], "no demo organisation added");
+});
+
+test("a fresh database, or one holding only the demo, may be seeded", async () => {
+  assert.equal(await refuseDemoDatabase(fresh.db), null);
+  await seedDemo(fresh.db);
+  assert.equal(await refuseDemoDatabase(fresh.db), null, "a restart re-seeds its own demo database");
+  assert.match((await refuseDemoDatabase(occupied.db)) ?? "", /real accounts/);
+});

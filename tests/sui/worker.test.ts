@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { createRedis } from "@stake/db/redis/client";
+import request from "supertest";
+import { startSuiIndexWorker } from "../../control-plane/src/features/sui-rewards/worker.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import { buildScenario, SAMPLE } from "../../devnet/sui/scenario.ts";
+import { startSuiDevnet } from "../../devnet/sui/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+
+describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it("indexes the pools and the scoped delegators on its own; the API then answers from Postgres", async () => {
+    const scenario = buildScenario();
+    const dev = await startSuiDevnet({ chain: scenario.chain });
+    cleanups.push(() => dev.close());
+    const h = await createControlPlaneHarness({
+      SUI_RPC_URL: dev.url,
+      SUI_VALIDATOR_ADDRESSES: `${scenario.validators.operator},${scenario.validators.sample}`,
+      SUI_INDEX_INTERVAL_MS: "1000",
+    });
+    cleanups.push(() => h.close());
+    const org = await makeOrganisation(h.db, {
+      scope: { sui: { delegator_addresses: [SAMPLE.delegator], validator_addresses: [] } },
+    });
+    const connection = createRedis(h.config.redisUrl, { name: "sui-worker-test", forQueues: true });
+    cleanups.push(() => connection.quit());
+    const sui = await startSuiIndexWorker({
+      db: h.db,
+      connection,
+      config: h.config,
+      logger: createLogger({ level: "silent", service: "test" }),
+    });
+    cleanups.push(() => sui.close());
+
+    const deadline = Date.now() + 60_000;
+    let synced = false;
+    while (!synced && Date.now() < deadline) {
+      const [row] = await h.sql`select synced_at from sui_delegators where address = ${SAMPLE.delegator}`;
+      synced = Boolean(row?.synced_at);
+      if (!synced) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(synced, "the worker synced the scoped delegator");
+    const pools = await h.sql`select indexed_through_epoch from sui_pools order by pool_id`;
+    assert.deepEqual(
+      pools.map((p) => p.indexed_through_epoch),
+      [700, 700],
+    );
+
+    // The node goes away: the scoped delegator is still answered, from what the worker stored.
+    await dev.close();
+    const res = await request(h.app)
+      .post("/sui/rewards/daily")
+      .set("x-api-key", org.apiKey)
+      .send({ stake_account_address: SAMPLE.delegator, start_date: "2025-01-01", end_date: "2025-01-02" });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.rewards[1].totalRewards, "312387615226");
+  });
+});
