@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -6,7 +7,6 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { issueApiKey } from "@stake/db/api-key";
 import { createDb } from "@stake/db/client";
-import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
@@ -21,7 +21,7 @@ import {
 } from "@stake/db/schema/index";
 import { and, eq } from "drizzle-orm";
 import { Agent, request } from "undici";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis } from "../../scripts/lib/infra.ts";
 import { type Started, startProcess } from "../../scripts/lib/processes.ts";
 import { startProvider } from "../helpers/provider.ts";
@@ -36,6 +36,8 @@ export const REAP_AFTER_MS = 4_000;
 export const PREFIX = "fault:";
 /** 0.01 USD at 0.5 USD/coin = 0.02 coin per paid request. */
 export const COST = 200_000_000n;
+/** What every test funds its party with: 1000 coins. */
+export const FUNDED = 1000_0000000000n;
 
 /** A folder Postgres (run as the postgres user when we are root) can enter. */
 function reachableTempDir(prefix: string): string {
@@ -163,7 +165,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       });
     },
     /** `seedProvider`, and a gateway user with a key and a party funded with `coins`. */
-    async seed(coins = "1000") {
+    async seed() {
       const db = database.db;
       await stack.seedProvider();
       const userId = newId("gatewayUser");
@@ -178,7 +180,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       await db.insert(parties).values({ id: partyId, userId });
       await creditParty(db, redis, keys, {
         partyId,
-        amount: coinsToBaseUnits(coins),
+        amount: FUNDED,
         ref: `fund-${partyId}`,
       });
       return { userId, partyId, apiKey: issued.key };
@@ -299,4 +301,12 @@ export async function settledCount(s: Stack, partyId: string) {
     .from(reservations)
     .where(and(eq(reservations.partyId, partyId), eq(reservations.status, "settled")));
   return rows.length;
+}
+
+/** The party's balance shows each of `charged` requests charged exactly once, and `ledger check` is clean. */
+export async function assertBooks(s: Stack, partyId: string, charged: number) {
+  const { balance } = await readBalance(s.redis, s.keys, partyId);
+  assert.equal(balance, FUNDED - BigInt(charged) * COST, "charged once each");
+  const check = await s.ledgerCheck();
+  assert.equal(check.code, 0, check.output);
 }
