@@ -6,6 +6,7 @@ import {
   parseEnv,
   port,
 } from "@stake/db/env";
+import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { z } from "zod";
 
 /**
@@ -42,6 +43,20 @@ export const GatewayEnv = z.object({
     .default(30_000)
     .describe("Fallback lifetime of cached keys/providers/rate; pub/sub invalidation is the primary path."),
   IDEMPOTENCY_TTL_SECONDS,
+  GATEWAY_PARTY_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe(
+      "Requests one party may send per window, counted across every gateway process (in Redis); past it 429 with Retry-After. 0 = no limit.",
+    ),
+  GATEWAY_PARTY_RATE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(1000)
+    .describe("Window of the per-party request limit (fixed window, starting at the party's first request)."),
 });
 
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
@@ -54,6 +69,7 @@ export interface GatewayConfig extends ConnectionSettings {
   upstreamConnections: number;
   cacheTtlMs: number;
   idempotencyTtlSeconds: number;
+  partyRateLimit: PartyRateLimit;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined>): Readonly<GatewayConfig> {
@@ -67,5 +83,6 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Read
     upstreamConnections: e.UPSTREAM_CONNECTIONS,
     cacheTtlMs: e.CACHE_TTL_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
   });
 }

@@ -1,9 +1,16 @@
 import type { ServerResponse } from "node:http";
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from "./idempotency.ts";
 
 /** Every gateway error: code → [status, the spec's exact message]. The messages live here only. */
 export const GATEWAY_ERRORS = {
   IDEMPOTENCY_KEY_REQUIRED: [400, "Idempotency key is required"],
   IDEMPOTENCY_KEY_ARRAY: [400, "Idempotency key must be a string, and not an array"],
+  // Not in the spec: an unbounded key would let a client store any amount in Redis for the idempotency
+  // window at no cost.
+  IDEMPOTENCY_KEY_INVALID: [
+    400,
+    `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`,
+  ],
   PROVIDER_KEY_REQUIRED: [400, "Provider key is required"],
   UNAUTHORIZED: [401, "Unauthorized"],
   KEY_INACTIVE: [403, "API Key is no longer active"],
@@ -12,6 +19,8 @@ export const GATEWAY_ERRORS = {
   PROVIDER_INACTIVE: [403, "Provider is not active"],
   PROVIDER_NOT_FOUND: [404, "Provider not found"],
   DUPLICATE: [409, "Idempotency key already exists"],
+  // Not in the spec: the per-party request limit (GATEWAY_PARTY_RATE_LIMIT), sent with Retry-After.
+  RATE_LIMITED: [429, "Too many requests"],
   INTERNAL: [500, "Internal server error"],
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
   UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],
@@ -51,20 +60,28 @@ export function upstreamErrorCode(err: unknown): GatewayErrorCode {
   }
 }
 
-/** Writes `{message}` (plus `extra` fields, e.g. the 409's `reservation`) unless the client is gone. */
+/** What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After. */
+export interface ErrorDetails {
+  extra?: Record<string, unknown>;
+  retryAfterSeconds?: number;
+}
+
+/** Writes `{message}` (plus `extra` fields and a Retry-After header, when given) unless the client is gone. */
 export function writeError(
   res: ServerResponse,
   code: GatewayErrorCode,
   requestId: string,
-  extra?: Record<string, unknown>,
+  details: ErrorDetails = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
   const [status, message] = GATEWAY_ERRORS[code];
-  const body = JSON.stringify(extra ? { message, ...extra } : { message });
-  res.writeHead(status, {
+  const body = JSON.stringify(details.extra ? { message, ...details.extra } : { message });
+  const headers: Record<string, string | number> = {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
     "request-id": requestId,
-  });
+  };
+  if (details.retryAfterSeconds !== undefined) headers["retry-after"] = details.retryAfterSeconds;
+  res.writeHead(status, headers);
   res.end(body);
 }

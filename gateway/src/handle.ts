@@ -5,7 +5,7 @@ import { newId } from "@stake/db/ids";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
 import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
-import { type GatewayErrorCode, writeError } from "./errors.ts";
+import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
@@ -42,7 +42,7 @@ type Admission =
       headers: RequestHeaders;
       reservation: ReservationHandle;
     }
-  | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
+  | { ok: false; code: GatewayErrorCode; details?: ErrorDetails };
 
 /**
  * The whole request flow, in the spec's order: authenticate → route → idempotency → reserve → proxy →
@@ -67,9 +67,9 @@ export function createHandler(deps: HandleDeps) {
 
   /** Stages before the proxy: authenticate → route → idempotency → reserve. */
   async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
-    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>): Admission => {
+    const fail = (code: GatewayErrorCode, details?: ErrorDetails): Admission => {
       log.outcome = code;
-      return { ok: false, code, ...(extra ? { extra } : {}) };
+      return { ok: false, code, ...(details ? { details } : {}) };
     };
     const headers = readRequestHeaders(req.rawHeaders);
     const auth = await authenticate(headers.apiKey, deps.keys);
@@ -96,22 +96,24 @@ export function createHandler(deps: HandleDeps) {
       cost: costOf(provider.costInUsd, rate),
     });
     if (!reserved.ok) {
-      return reserved.code === "DUPLICATE"
-        ? fail("DUPLICATE", { reservation: reserved.existing })
-        : fail(reserved.code);
+      if (reserved.code === "DUPLICATE")
+        return fail("DUPLICATE", { extra: { reservation: reserved.existing } });
+      if (reserved.code === "RATE_LIMITED")
+        return fail("RATE_LIMITED", { retryAfterSeconds: reserved.retryAfterSeconds });
+      return fail(reserved.code);
     }
     log.reservation = reserved.reservation.id;
     return { ok: true, provider, target, headers, reservation: reserved.reservation };
   }
 
   async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
-    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>) => {
+    const fail = (code: GatewayErrorCode, details?: ErrorDetails) => {
       log.outcome = code;
-      writeError(res, code, log.reqId, extra);
+      writeError(res, code, log.reqId, details);
     };
 
     const admitted = await admit(req, log);
-    if (!admitted.ok) return fail(admitted.code, admitted.extra);
+    if (!admitted.ok) return fail(admitted.code, admitted.details);
     const { provider, target, headers, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
 
@@ -191,7 +193,7 @@ export function createHandler(deps: HandleDeps) {
     const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
     const run = async () => {
       const admitted = await admit(req, log);
-      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.extra);
+      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
       const { provider, target, headers, reservation } = admitted;
       const result = await tunnel({
         req,

@@ -41,7 +41,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     keys: keyCache,
     providers: providerCache,
     rate: rateCache,
-    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds),
+    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, config.partyRateLimit),
     upstreams,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
   });

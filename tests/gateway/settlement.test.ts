@@ -151,7 +151,7 @@ async function orphan(partyId: string, at: number) {
     reserveScript,
     h.keys,
     partyId,
-    [at, 172_800],
+    [at, { limit: 0, windowMs: 1000 }],
     [
       {
         key: g.reservation(partyId, scope),

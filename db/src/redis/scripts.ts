@@ -78,11 +78,17 @@ export interface ReserveItem {
   scope: string;
 }
 
-/** reserve.lua: duplicate check + balance check + reservation. */
-export const reserveScript: BatchScript<[now: number], ReserveItem> = {
+/** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
+export interface PartyRateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** reserve.lua: per-party rate limit + duplicate check + balance check + reservation. */
+export const reserveScript: BatchScript<[now: number, rate: PartyRateLimit], ReserveItem> = {
   script: load("reserve"),
-  head: partyHead,
-  shared: (now) => [String(now)],
+  head: (k, partyId) => [...partyHead(k, partyId), k.gateway.partyRate(partyId)],
+  shared: (now, rate) => [String(now), String(rate.limit), String(rate.windowMs)],
   item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope],
 };
 

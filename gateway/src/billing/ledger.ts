@@ -2,6 +2,7 @@ import { newId } from "@stake/db/ids";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
 import {
   finalizeScript,
+  type PartyRateLimit,
   repliesMark,
   reserveScript,
   runScript,
@@ -32,6 +33,7 @@ export interface ReservationHandle {
 export type ReserveResult =
   | { ok: true; reservation: ReservationHandle }
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
+  | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number }
   | { ok: false; code: "DUPLICATE"; existing: Reservation };
 
 /**
@@ -100,13 +102,18 @@ function sender(redis: LedgerClient, dirtyKey: string) {
   };
 }
 
-export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: number) {
+export function createLedger(
+  redis: LedgerClient,
+  keys: RedisKeys,
+  ttlSeconds: number,
+  rateLimit: PartyRateLimit,
+) {
   const g = keys.gateway;
   const batcher = new TurnBatcher<ScriptName>(
     {
       reserve: {
         head: (partyId) => reserveScript.head(keys, partyId),
-        shared: () => reserveScript.shared(Date.now()),
+        shared: () => reserveScript.shared(Date.now(), rateLimit),
       },
       finalize: {
         head: (partyId) => finalizeScript.head(keys, partyId),
@@ -138,6 +145,12 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
       if (reply[0] === "DUPLICATE") {
         return { ok: false, code: "DUPLICATE", existing: toReservation(input.partyId, pairs(reply, 1)) };
       }
+      if (reply[0] === "RATE_LIMITED")
+        return {
+          ok: false,
+          code: "RATE_LIMITED",
+          retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
+        };
       return { ok: false, code: "INSUFFICIENT_BALANCE" };
     },
 

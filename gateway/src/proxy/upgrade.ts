@@ -1,16 +1,18 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Dispatcher } from "undici";
-import { GATEWAY_ERRORS, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+import { type ErrorDetails, GATEWAY_ERRORS, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
 
 /** A gateway error written on a raw socket (an upgrade request has no ServerResponse). */
-export function writeSocketError(socket: Duplex, code: GatewayErrorCode, extra?: Record<string, unknown>) {
+export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details: ErrorDetails = {}) {
   if (socket.destroyed) return;
   const [status, message] = GATEWAY_ERRORS[code];
-  const body = JSON.stringify(extra ? { message, ...extra } : { message });
+  const body = JSON.stringify(details.extra ? { message, ...details.extra } : { message });
+  const retryAfter =
+    details.retryAfterSeconds === undefined ? "" : `Retry-After: ${details.retryAfterSeconds}\r\n`;
   socket.end(
     `HTTP/1.1 ${status} ${status === 409 ? "Conflict" : "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `${retryAfter}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
