@@ -2,6 +2,7 @@ import {
   ConnectionEnv,
   type ConnectionSettings,
   connectionSettings,
+  GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   parseEnv,
   port,
@@ -23,7 +24,10 @@ export const GatewayEnv = z.object({
     .int()
     .min(1)
     .default(30_000)
-    .describe("Longest wait for a provider's response headers, and between two body chunks."),
+    .describe(
+      "Longest wait for a provider's response headers once the request is sent, and between two body chunks.",
+    ),
+  GATEWAY_REQUEST_DEADLINE_MS,
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -65,6 +69,7 @@ export interface GatewayConfig extends ConnectionSettings {
   port: number;
   host: string;
   upstreamTimeoutMs: number;
+  requestDeadlineMs: number;
   upstreamConnectTimeoutMs: number;
   upstreamConnections: number;
   cacheTtlMs: number;
@@ -79,6 +84,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Read
     host: e.GATEWAY_HOST,
     ...connectionSettings(e),
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,
     upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
     upstreamConnections: e.UPSTREAM_CONNECTIONS,
     cacheTtlMs: e.CACHE_TTL_MS,

@@ -12,6 +12,8 @@ export const GATEWAY_ERRORS = {
     `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`,
   ],
   PROVIDER_KEY_REQUIRED: [400, "Provider key is required"],
+  // Not in the spec: the client was still sending its body at GATEWAY_REQUEST_DEADLINE_MS.
+  REQUEST_TIMEOUT: [408, "Request timeout"],
   UNAUTHORIZED: [401, "Unauthorized"],
   KEY_INACTIVE: [403, "API Key is no longer active"],
   NO_PARTY: [403, "User does not have a party"],
@@ -31,6 +33,19 @@ export const GATEWAY_ERRORS = {
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+const DEADLINE_PASSED = "GATEWAY_DEADLINE_PASSED";
+
+/**
+ * Why the gateway aborted a provider call at GATEWAY_REQUEST_DEADLINE_MS: the provider had not answered, so
+ * to the client it is the upstream timeout's 502.
+ */
+export class DeadlineError extends Error {
+  readonly code = DEADLINE_PASSED;
+  constructor() {
+    super("the request deadline passed before the provider answered");
+  }
+}
 
 /**
  * Upstream failure → one of the three spec 502s, by undici/net error code. A failure to reach the
@@ -54,6 +69,7 @@ export function upstreamErrorCode(err: unknown): GatewayErrorCode {
     case "UND_ERR_HEADERS_TIMEOUT":
     case "UND_ERR_BODY_TIMEOUT":
     case "UND_ERR_ABORTED":
+    case DEADLINE_PASSED:
       return "UPSTREAM_ABORTED";
     default:
       return "UPSTREAM_STREAM_ERROR";

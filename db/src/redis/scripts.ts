@@ -93,17 +93,22 @@ export const reserveScript: BatchScript<[now: number, rate: PartyRateLimit], Res
 };
 
 /**
- * finalize.lua: request_in_flight → registered | failed; registered → failed ("failed-mid-body"). A failed
+ * finalize.lua: request_in_flight → registered | failed; registered → failed ("failed-mid-body"); failed →
+ * a new registered reservation `newId` ("late-registered": served after the reaper released it). A failed
  * record expires `ttlSeconds` later.
  */
 export const finalizeScript: BatchScript<
   [now: number, ttlSeconds: number],
-  { outcome: "registered" | "failed" | "failed-mid-body"; expectedId: string }
+  {
+    outcome: "registered" | "failed" | "failed-mid-body" | "late-registered";
+    expectedId: string;
+    newId?: string;
+  }
 > = {
   script: load("finalize"),
   head: partyHead,
   shared: (now, ttlSeconds) => [String(now), String(ttlSeconds)],
-  item: (i) => [i.outcome, i.expectedId],
+  item: (i) => [i.outcome, i.expectedId, i.newId ?? ""],
 };
 
 /** settle.lua: registered → settled with `balance −= cost, reserved −= cost`; the record expires `ttlSeconds` later. */

@@ -42,8 +42,9 @@ export type ReserveResult =
  */
 export type FinalizeOutcome = "registered" | "failed" | "failed-mid-body";
 
+/** `lateCharge`: the reservation had been failed by the reaper; this new one charges the request. */
 export type FinalizeResult =
-  | { ok: true }
+  | { ok: true; lateCharge?: string }
   | { ok: false; code: "NOT_FOUND" | "NOT_IN_FLIGHT"; status?: string };
 
 /** Compact Redis record (one-letter fields) → the spec's Reservation resource. */
@@ -154,17 +155,28 @@ export function createLedger(
       return { ok: false, code: "INSUFFICIENT_BALANCE" };
     },
 
+    /**
+     * A `registered` that finds the reservation already failed (the reaper released it before this
+     * finalize landed) charges the served request anyway: a second script call moves the record to a new
+     * registered reservation (finalize.lua, "late-registered"), and `r` then names that one, so a
+     * provider breaking off its body afterwards releases the charge as it would have released the original.
+     * Rare, so the common path pays nothing for it.
+     */
     async finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<FinalizeResult> {
-      const reply = await batcher.add(
-        "finalize",
-        r.partyId,
-        r.recordKey,
-        finalizeScript.item({ outcome, expectedId: r.id }),
-      );
-      if (reply[0] === "OK") return { ok: true };
-      return reply[1] !== undefined
-        ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
-        : { ok: false, code: "NOT_FOUND" };
+      const move = async (item: Parameters<typeof finalizeScript.item>[0]): Promise<FinalizeResult> => {
+        const reply = await batcher.add("finalize", r.partyId, r.recordKey, finalizeScript.item(item));
+        if (reply[0] === "OK") return { ok: true };
+        return reply[1] !== undefined
+          ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
+          : { ok: false, code: "NOT_FOUND" };
+      };
+      const done = await move({ outcome, expectedId: r.id });
+      if (outcome !== "registered" || done.ok || done.status !== "failed") return done;
+      const charge = newId("reservation");
+      const late = await move({ outcome: "late-registered", expectedId: r.id, newId: charge });
+      if (!late.ok) return late;
+      r.id = charge;
+      return { ok: true, lateCharge: charge };
     },
   };
 }

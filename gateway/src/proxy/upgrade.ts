@@ -1,7 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Dispatcher } from "undici";
-import { type ErrorDetails, GATEWAY_ERRORS, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+import {
+  DeadlineError,
+  type ErrorDetails,
+  GATEWAY_ERRORS,
+  type GatewayErrorCode,
+  upstreamErrorCode,
+} from "../errors.ts";
 
 /** A gateway error written on a raw socket (an upgrade request has no ServerResponse). */
 export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details: ErrorDetails = {}) {
@@ -18,7 +24,9 @@ export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details
 
 /**
  * WebSocket (or any Upgrade) tunnel: asks the provider for the upgrade through its pooled dispatcher and,
- * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways).
+ * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways). The provider
+ * must answer within `timeoutMs` (the upstream timeout) and `deadlineMs` (what is left of the request's
+ * deadline), else the upgrade is aborted (502, upstream aborted) and its reservation released.
  */
 export async function tunnel(args: {
   req: IncomingMessage;
@@ -28,15 +36,23 @@ export async function tunnel(args: {
   path: string;
   headers: string[];
   timeoutMs: number;
+  deadlineMs: number;
 }): Promise<{ ok: true } | { ok: false; code: GatewayErrorCode; error: unknown }> {
   const { socket } = args;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DeadlineError()),
+    Math.min(args.timeoutMs, args.deadlineMs),
+  );
   try {
     const up = await args.dispatcher.upgrade({
       path: args.path,
       method: "GET",
       headers: args.headers,
       protocol: String(args.req.headers.upgrade ?? "websocket"),
+      signal: deadline.signal,
     });
+    clearTimeout(timer);
     if (socket.destroyed) {
       up.socket.destroy();
       return { ok: true };
@@ -58,6 +74,7 @@ export async function tunnel(args: {
     socket.on("error", close).on("close", close);
     return { ok: true };
   } catch (error) {
+    clearTimeout(timer);
     return { ok: false, code: upstreamErrorCode(error), error };
   }
 }
