@@ -277,6 +277,42 @@ test("a request served after the reaper released its reservation is charged once
   });
 });
 
+test("end to end: a request the reaper released while its provider was still answering is charged once when the answer comes", async () => {
+  const a = await account("10");
+  const release = provider.holdRequests();
+  const pending = call(a.apiKey, "/held");
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 5000;
+    while (!(await check())) {
+      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await until("the reservation in flight", async () => (await h.account(a.partyId)).reserved === COST);
+  // The worker, its clock past the reap age (as after a long Redis outage), releases it.
+  const later = Date.now() + REAP_AFTER + 1_000;
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  const reaped = await runSettlementPass(deps, {
+    reapAfterMs: REAP_AFTER,
+    ttlSeconds: TTL,
+    now: () => later,
+  });
+  assert.equal(reaped.reaped, 1);
+  assert.equal((await h.account(a.partyId)).reserved, 0n);
+  release();
+  assert.equal((await pending).status, 200, "the provider answered: the request was served");
+  await until("the late charge", async () => (await h.account(a.partyId)).reserved === COST);
+  await pass();
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+  assert.deepEqual((await books.rows(a.partyId)).map((r) => r.status).sort(), ["failed", "settled"]);
+  assert.equal((await books.audit(a.partyId)).length, 1, "charged once");
+  assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
+    balance: 10_0000000000n - COST,
+    reserved: 0n,
+  });
+});
+
 test("a late charge may take the balance below zero; the party's next requests are refused as insufficient", async () => {
   const a = await h.createAccount({ coins: "0.02" }); // exactly one request
   const partyId = a.partyId as string;
