@@ -5,12 +5,14 @@ import {
   DATABASE_POOL_SIZE,
   DATABASE_URL,
   deepFreeze,
+  GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   LOG_LEVEL,
   parseEnv,
   port,
   REDIS_PREFIX,
   REDIS_URL,
+  reapDelayProblem,
 } from "@stake/db/env";
 import { z } from "zod";
 import { type BeaconDataConfig, BeaconDataEnv, beaconDataConfig } from "./features/beacon-data/config.ts";
@@ -136,8 +138,9 @@ export const ControlPlaneEnv = z.object({
     .min(1000)
     .default(60_000)
     .describe(
-      "Age after which a reservation still in flight is failed and its funds released (the gateway's upstream timeout, 30 s by default, plus a grace period).",
+      "Age after which a reservation still in flight is failed and its funds released; must exceed GATEWAY_REQUEST_DEADLINE_MS + 1 s (start-up refuses less). A request served after all is then charged late.",
     ),
+  GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   ETH_NETWORK: z
     .enum(["mainnet", "hoodi"])
@@ -291,8 +294,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY) &&
       "ETH_KEY_ENCRYPTION_KEY",
   ].filter((v): v is string => typeof v === "string");
-  if (demo.length)
-    throw new ConfigError(demo.map((v) => `${v}: the public demo value is refused on mainnet`));
+  const problems = demo.map((v) => `${v}: the public demo value is refused on mainnet`);
+  const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
+  if (reap) problems.push(reap);
+  if (problems.length) throw new ConfigError(problems);
   return deepFreeze({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,

@@ -38,6 +38,32 @@ export const IDEMPOTENCY_TTL_SECONDS = z.coerce
     "How long a settled or failed reservation record (and so its idempotency key) stays in Redis; at least 24 h. An open one never expires.",
   );
 
+export const GATEWAY_REQUEST_DEADLINE_MS = z.coerce
+  .number()
+  .int()
+  .min(100)
+  .default(40_000)
+  .describe(
+    "Hard deadline of one gateway request or upgrade, from its arrival to the provider's response headers (or 101), the client's body upload included; past it the gateway answers 408 (body still arriving) or 502 and releases the reservation. RESERVATION_REAP_AFTER_MS must exceed it by more than 1 s.",
+  );
+
+/**
+ * What RESERVATION_REAP_AFTER_MS must exceed GATEWAY_REQUEST_DEADLINE_MS by. The deadline runs on the
+ * gateway's clock from the request's arrival, the reap age on the worker's from the reservation's creation
+ * (later): the margin covers the finalize's own trip to Redis and ordinary clock skew between hosts.
+ */
+export const REAP_MARGIN_MS = 1000;
+
+/**
+ * Why a reap delay cannot go with a gateway deadline, or undefined. A reaper faster than the deadline
+ * would release reservations whose requests the gateway is still serving (they are then charged late,
+ * but the party could spend the released funds meanwhile).
+ */
+export function reapDelayProblem(reapAfterMs: number, deadlineMs: number): string | undefined {
+  if (reapAfterMs > deadlineMs + REAP_MARGIN_MS) return undefined;
+  return `RESERVATION_REAP_AFTER_MS: ${reapAfterMs} must be greater than GATEWAY_REQUEST_DEADLINE_MS (${deadlineMs}) + ${REAP_MARGIN_MS} ms, or the reaper releases requests the gateway is still serving`;
+}
+
 /** What a long-running process needs to reach Postgres and Redis and to log. */
 export const ConnectionEnv = { DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, LOG_LEVEL };
 

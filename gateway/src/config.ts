@@ -2,10 +2,12 @@ import {
   ConnectionEnv,
   type ConnectionSettings,
   connectionSettings,
+  GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   parseEnv,
   port,
 } from "@stake/db/env";
+import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { z } from "zod";
 
 /**
@@ -22,7 +24,10 @@ export const GatewayEnv = z.object({
     .int()
     .min(1)
     .default(30_000)
-    .describe("Longest wait for a provider's response headers, and between two body chunks."),
+    .describe(
+      "Longest wait for a provider's response headers once the request is sent, and between two body chunks.",
+    ),
+  GATEWAY_REQUEST_DEADLINE_MS,
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -42,6 +47,20 @@ export const GatewayEnv = z.object({
     .default(30_000)
     .describe("Fallback lifetime of cached keys/providers/rate; pub/sub invalidation is the primary path."),
   IDEMPOTENCY_TTL_SECONDS,
+  GATEWAY_PARTY_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe(
+      "Requests one party may send per window, counted across every gateway process (in Redis); past it 429 with Retry-After. 0 = no limit.",
+    ),
+  GATEWAY_PARTY_RATE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(1000)
+    .describe("Window of the per-party request limit (fixed window, starting at the party's first request)."),
 });
 
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
@@ -50,10 +69,12 @@ export interface GatewayConfig extends ConnectionSettings {
   port: number;
   host: string;
   upstreamTimeoutMs: number;
+  requestDeadlineMs: number;
   upstreamConnectTimeoutMs: number;
   upstreamConnections: number;
   cacheTtlMs: number;
   idempotencyTtlSeconds: number;
+  partyRateLimit: PartyRateLimit;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined>): Readonly<GatewayConfig> {
@@ -63,9 +84,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Read
     host: e.GATEWAY_HOST,
     ...connectionSettings(e),
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,
     upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
     upstreamConnections: e.UPSTREAM_CONNECTIONS,
     cacheTtlMs: e.CACHE_TTL_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
   });
 }

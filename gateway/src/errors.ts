@@ -1,10 +1,19 @@
 import type { ServerResponse } from "node:http";
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from "./idempotency.ts";
 
 /** Every gateway error: code → [status, the spec's exact message]. The messages live here only. */
 export const GATEWAY_ERRORS = {
   IDEMPOTENCY_KEY_REQUIRED: [400, "Idempotency key is required"],
   IDEMPOTENCY_KEY_ARRAY: [400, "Idempotency key must be a string, and not an array"],
+  // Not in the spec: an unbounded key would let a client store any amount in Redis for the idempotency
+  // window at no cost.
+  IDEMPOTENCY_KEY_INVALID: [
+    400,
+    `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`,
+  ],
   PROVIDER_KEY_REQUIRED: [400, "Provider key is required"],
+  // Not in the spec: the client was still sending its body at GATEWAY_REQUEST_DEADLINE_MS.
+  REQUEST_TIMEOUT: [408, "Request timeout"],
   UNAUTHORIZED: [401, "Unauthorized"],
   KEY_INACTIVE: [403, "API Key is no longer active"],
   NO_PARTY: [403, "User does not have a party"],
@@ -12,6 +21,8 @@ export const GATEWAY_ERRORS = {
   PROVIDER_INACTIVE: [403, "Provider is not active"],
   PROVIDER_NOT_FOUND: [404, "Provider not found"],
   DUPLICATE: [409, "Idempotency key already exists"],
+  // Not in the spec: the per-party request limit (GATEWAY_PARTY_RATE_LIMIT), sent with Retry-After.
+  RATE_LIMITED: [429, "Too many requests"],
   INTERNAL: [500, "Internal server error"],
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
   UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],
@@ -22,6 +33,19 @@ export const GATEWAY_ERRORS = {
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+const DEADLINE_PASSED = "GATEWAY_DEADLINE_PASSED";
+
+/**
+ * Why the gateway aborted a provider call at GATEWAY_REQUEST_DEADLINE_MS: the provider had not answered, so
+ * to the client it is the upstream timeout's 502.
+ */
+export class DeadlineError extends Error {
+  readonly code = DEADLINE_PASSED;
+  constructor() {
+    super("the request deadline passed before the provider answered");
+  }
+}
 
 /**
  * Upstream failure → one of the three spec 502s, by undici/net error code. A failure to reach the
@@ -45,26 +69,35 @@ export function upstreamErrorCode(err: unknown): GatewayErrorCode {
     case "UND_ERR_HEADERS_TIMEOUT":
     case "UND_ERR_BODY_TIMEOUT":
     case "UND_ERR_ABORTED":
+    case DEADLINE_PASSED:
       return "UPSTREAM_ABORTED";
     default:
       return "UPSTREAM_STREAM_ERROR";
   }
 }
 
-/** Writes `{message}` (plus `extra` fields, e.g. the 409's `reservation`) unless the client is gone. */
+/** What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After. */
+export interface ErrorDetails {
+  extra?: Record<string, unknown>;
+  retryAfterSeconds?: number;
+}
+
+/** Writes `{message}` (plus `extra` fields and a Retry-After header, when given) unless the client is gone. */
 export function writeError(
   res: ServerResponse,
   code: GatewayErrorCode,
   requestId: string,
-  extra?: Record<string, unknown>,
+  details: ErrorDetails = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
   const [status, message] = GATEWAY_ERRORS[code];
-  const body = JSON.stringify(extra ? { message, ...extra } : { message });
-  res.writeHead(status, {
+  const body = JSON.stringify(details.extra ? { message, ...details.extra } : { message });
+  const headers: Record<string, string | number> = {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
     "request-id": requestId,
-  });
+  };
+  if (details.retryAfterSeconds !== undefined) headers["retry-after"] = details.retryAfterSeconds;
+  res.writeHead(status, headers);
   res.end(body);
 }

@@ -5,7 +5,7 @@ import { newId } from "@stake/db/ids";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
 import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
-import { type GatewayErrorCode, writeError } from "./errors.ts";
+import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
@@ -16,9 +16,10 @@ import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
 /**
- * How long a finalize is retried while Redis is unreachable. Well inside the reaper's threshold
- * (RESERVATION_REAP_AFTER_MS, 60 s, minus the upstream timeout, 30 s), so a retried `registered` lands
- * before the reaper would release the reservation.
+ * How long a finalize is retried while Redis is unreachable. With the defaults it fits between the request
+ * deadline (GATEWAY_REQUEST_DEADLINE_MS, 40 s) and the reaper's threshold (RESERVATION_REAP_AFTER_MS, 60 s),
+ * so a retried `registered` usually lands before the reaper releases the reservation; one that lands
+ * after is charged late (ledger.finalize).
  */
 const FINALIZE_RETRY_MS = 15_000;
 
@@ -30,6 +31,8 @@ export interface HandleDeps {
   ledger: Ledger;
   upstreams: Upstreams;
   upstreamTimeoutMs: number;
+  /** From a request's arrival to the provider's response headers (or 101), upload included. */
+  requestDeadlineMs: number;
 }
 
 type Outcome = "registered" | "failed";
@@ -42,7 +45,7 @@ type Admission =
       headers: RequestHeaders;
       reservation: ReservationHandle;
     }
-  | { ok: false; code: GatewayErrorCode; extra?: Record<string, unknown> };
+  | { ok: false; code: GatewayErrorCode; details?: ErrorDetails };
 
 /**
  * The whole request flow, in the spec's order: authenticate → route → idempotency → reserve → proxy →
@@ -67,9 +70,9 @@ export function createHandler(deps: HandleDeps) {
 
   /** Stages before the proxy: authenticate → route → idempotency → reserve. */
   async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
-    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>): Admission => {
+    const fail = (code: GatewayErrorCode, details?: ErrorDetails): Admission => {
       log.outcome = code;
-      return { ok: false, code, ...(extra ? { extra } : {}) };
+      return { ok: false, code, ...(details ? { details } : {}) };
     };
     const headers = readRequestHeaders(req.rawHeaders);
     const auth = await authenticate(headers.apiKey, deps.keys);
@@ -96,22 +99,34 @@ export function createHandler(deps: HandleDeps) {
       cost: costOf(provider.costInUsd, rate),
     });
     if (!reserved.ok) {
-      return reserved.code === "DUPLICATE"
-        ? fail("DUPLICATE", { reservation: reserved.existing })
-        : fail(reserved.code);
+      if (reserved.code === "DUPLICATE")
+        return fail("DUPLICATE", { extra: { reservation: reserved.existing } });
+      if (reserved.code === "RATE_LIMITED")
+        return fail("RATE_LIMITED", { retryAfterSeconds: reserved.retryAfterSeconds });
+      return fail(reserved.code);
     }
     log.reservation = reserved.reservation.id;
     return { ok: true, provider, target, headers, reservation: reserved.reservation };
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, expectContinue: boolean, log: AccessLog) {
-    const fail = (code: GatewayErrorCode, extra?: Record<string, unknown>) => {
+  /** What is left of the request's deadline, counted from its arrival at `started`. */
+  const deadlineLeft = (started: bigint) =>
+    deps.requestDeadlineMs - Number(process.hrtime.bigint() - started) / 1e6;
+
+  async function run(
+    req: IncomingMessage,
+    res: ServerResponse,
+    expectContinue: boolean,
+    log: AccessLog,
+    started: bigint,
+  ) {
+    const fail = (code: GatewayErrorCode, details?: ErrorDetails) => {
       log.outcome = code;
-      writeError(res, code, log.reqId, extra);
+      writeError(res, code, log.reqId, details);
     };
 
     const admitted = await admit(req, log);
-    if (!admitted.ok) return fail(admitted.code, admitted.extra);
+    if (!admitted.ok) return fail(admitted.code, admitted.details);
     const { provider, target, headers, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
 
@@ -129,6 +144,12 @@ export function createHandler(deps: HandleDeps) {
         headers: headers.forward,
         hasBody: headers.hasBody,
         timeoutMs: deps.upstreamTimeoutMs,
+        deadlineMs: deadlineLeft(started),
+        onDeadline(uploaded) {
+          // Still uploading: the client's fault, and the rest of its body will not be read.
+          if (!uploaded) res.shouldKeepAlive = false;
+          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId);
+        },
         onResponse(status) {
           const decided = status < 400 ? "registered" : "failed";
           early = { outcome: decided, done: finalize(reservation, decided) };
@@ -142,6 +163,10 @@ export function createHandler(deps: HandleDeps) {
           break;
         case "client-aborted":
           log.outcome = "failed:client-aborted";
+          break;
+        case "deadline":
+          log.status = res.statusCode;
+          log.outcome = result.uploaded ? "failed:deadline-upstream" : "failed:deadline-upload";
           break;
         case "upstream-error":
           log.outcome = `failed:${result.code}`;
@@ -169,9 +194,15 @@ export function createHandler(deps: HandleDeps) {
     const giveUpAt = Date.now() + FINALIZE_RETRY_MS;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       try {
+        const id = r.id;
         const done = await ledger.finalize(r, outcome);
         if (!done.ok)
-          logger.error({ reservation: r.id, outcome, done }, "finalize could not move the reservation");
+          logger.error({ reservation: id, outcome, done }, "finalize could not move the reservation");
+        else if (done.lateCharge)
+          logger.warn(
+            { reservation: id, charge: done.lateCharge },
+            "served after the reaper released the reservation: charged under a new one",
+          );
         return;
       } catch (err) {
         if (Date.now() + wait > giveUpAt) {
@@ -188,10 +219,11 @@ export function createHandler(deps: HandleDeps) {
    * provider's 101 and released when the upgrade fails.
    */
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
     const run = async () => {
       const admitted = await admit(req, log);
-      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.extra);
+      if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
       const { provider, target, headers, reservation } = admitted;
       const result = await tunnel({
         req,
@@ -201,6 +233,7 @@ export function createHandler(deps: HandleDeps) {
         path: joinBasePath(provider.basePath, target.path) + target.query,
         headers: headers.forward,
         timeoutMs: deps.upstreamTimeoutMs,
+        deadlineMs: deadlineLeft(started),
       });
       log.status = result.ok ? 101 : 502;
       log.outcome = result.ok ? "registered" : `failed:${result.code}`;
@@ -219,7 +252,7 @@ export function createHandler(deps: HandleDeps) {
   function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
     const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: req.method };
-    run(req, res, expectContinue, log)
+    run(req, res, expectContinue, log, started)
       .catch((err: unknown) => {
         log.outcome = "INTERNAL";
         log.error = err instanceof Error ? err.message : String(err);

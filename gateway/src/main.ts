@@ -41,13 +41,15 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     keys: keyCache,
     providers: providerCache,
     rate: rateCache,
-    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds),
+    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, config.partyRateLimit),
     upstreams,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
+    requestDeadlineMs: config.requestDeadlineMs,
   });
   const server = createGatewayServer({
     handle,
     upgrade,
+    requestTimeoutMs: config.requestDeadlineMs,
     ready: async () => {
       await Promise.all([pg.db.execute(sql`select 1`), redis.ping()]);
       if ((await rateCache.get("current")) === null)

@@ -12,6 +12,12 @@ export function createGatewayServer(deps: {
   handle: (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
   ready: () => Promise<Readiness>;
+  /**
+   * Node's own bound on receiving a whole request (headers and body; its headersTimeout follows, at most
+   * 60 s): the backstop for requests the handler's deadline does not cover, e.g. a refused one whose body
+   * Node drains.
+   */
+  requestTimeoutMs: number;
 }): Server {
   const route = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean) => {
     if (req.url === "/healthz" || req.url === "/readyz") {
@@ -32,11 +38,20 @@ export function createGatewayServer(deps: {
     }
     deps.handle(req, res, expectContinue);
   };
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    // Provider headers are relayed as sent: no Date added by this hop.
-    res.sendDate = false;
-    route(req, res, false);
-  });
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      requestTimeout: deps.requestTimeoutMs,
+      // Node enforces its request timeout by sweeping every connection at this interval (default 30 s):
+      // a quarter of the deadline keeps the backstop within 25 % of it, for one sweep per interval.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(deps.requestTimeoutMs / 4))),
+    },
+    (req, res) => {
+      // Provider headers are relayed as sent: no Date added by this hop.
+      res.sendDate = false;
+      route(req, res, false);
+    },
+  );
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
     route(req, res, true);

@@ -1,5 +1,13 @@
 import { createDb, type Db } from "@stake/db/client";
-import { DATABASE_URL, parseEnv, REDIS_PREFIX, REDIS_URL } from "@stake/db/env";
+import {
+  ConfigError,
+  DATABASE_URL,
+  GATEWAY_REQUEST_DEADLINE_MS,
+  parseEnv,
+  REDIS_PREFIX,
+  REDIS_URL,
+  reapDelayProblem,
+} from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
@@ -18,6 +26,7 @@ export const OperatorEnv = z.object({
   REDIS_PREFIX,
   IDEMPOTENCY_TTL_SECONDS: GatewayEnv.shape.IDEMPOTENCY_TTL_SECONDS,
   RESERVATION_REAP_AFTER_MS: ControlPlaneEnv.shape.RESERVATION_REAP_AFTER_MS,
+  GATEWAY_REQUEST_DEADLINE_MS,
   ETH_KEY_ENCRYPTION_KEY: ControlPlaneEnv.shape.ETH_KEY_ENCRYPTION_KEY,
   KEYSTORE_PASSWORD: z
     .string()
@@ -40,6 +49,9 @@ export interface OperatorConfig {
 
 export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
   const e = parseEnv(OperatorEnv, env);
+  // `ledger settle` reaps like the worker, under the same rule.
+  const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
+  if (reap) throw new ConfigError([reap]);
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

@@ -94,6 +94,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     UPSTREAM_TIMEOUT_MS: "2000",
     SETTLEMENT_INTERVAL_MS: "200",
     RESERVATION_REAP_AFTER_MS: String(options.reapAfterMs ?? REAP_AFTER_MS),
+    // Below the shortest reap delay here (4 s) by more than the 1 s margin the worker's config requires.
+    GATEWAY_REQUEST_DEADLINE_MS: "2500",
     DATABASE_POOL_SIZE: "4",
     ...extra,
   });

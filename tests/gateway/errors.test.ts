@@ -136,6 +136,19 @@ test("400 for a missing idempotency key and for one given twice", async () => {
   );
 });
 
+test("400 for an idempotency key longer than 255 characters or not visible ASCII; nothing stored or forwarded", async () => {
+  const message = "Idempotency key must be at most 255 visible ASCII characters";
+  const seen = provider.seen.length;
+  const records = (await h.reservations(rich.partyId as string)).length;
+  for (const bad of ["k".repeat(256), "k".repeat(15_000), "with space", "tab\tkey", "caf\u00e9"]) {
+    expectError(await call("/gateway/echo/x", [...key(), "idempotency-key", bad]), 400, message);
+  }
+  assert.equal(provider.seen.length, seen, "nothing forwarded");
+  assert.equal((await h.reservations(rich.partyId as string)).length, records, "nothing stored");
+  const longest = `${"~".repeat(254)}!`;
+  assert.equal((await call("/gateway/echo/x", [...key(), "idempotency-key", longest])).status, 200);
+});
+
 test("403 Party does not have enough balance (nothing reserved, nothing forwarded)", async () => {
   const poor = await h.createAccount({ coins: "0.01" }); // one request costs 0.02
   parties.push(poor.partyId as string);

@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { createLedger } from "../../gateway/src/billing/ledger.ts";
-import { createTestRedis } from "../helpers/redis.ts";
+import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
 
 // The ledger batches one party's reservations (and finalizes) of one event-loop turn into one script call
 // and sends every batch of the turn in one write: the outcomes must be those of one call per request.
 const r = createTestRedis();
 const redis = r.redis;
 const keys = createRedisKeys(r.prefix);
-const ledger = createLedger(redis, keys, 86_400);
+const ledger = createLedger(redis, keys, 86_400, { limit: 0, windowMs: 1000 });
 after(() => r.cleanup());
 
 const fund = (party: string, amount: bigint) =>
@@ -145,4 +146,58 @@ test("a Redis that does not know the scripts (restarted, SCRIPT FLUSH) gets thei
   assert.ok(first?.ok);
   assert.deepEqual(await ledger.finalize(first.reservation, "failed"), { ok: true });
   assert.deepEqual(await account("party_noscript"), { balance: 100n, reserved: 0n });
+});
+
+test("per-party limit: the requests of one window past the limit are refused, across ledgers (gateway processes) and turns, and the window resets", async () => {
+  // Two ledgers on two connections stand for two gateway processes: the count lives in Redis.
+  const second = createRedis(testRedisUrl(), { name: "tests-second-gateway" });
+  const limited = [
+    createLedger(redis, keys, 86_400, { limit: 5, windowMs: 400 }),
+    createLedger(second, keys, 86_400, { limit: 5, windowMs: 400 }),
+  ];
+  const take = (n: number, from: number) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        limited[i % 2]?.reserve({
+          partyId: "party_r",
+          providerKey: "p",
+          idempotencyKey: `r${from + i}`,
+          costInUsd: "0",
+          cost: 0n,
+        }),
+      ),
+    );
+  await fund("party_r", 0n);
+  const first = await take(3, 0);
+  const burst = await take(4, 3); // same window, another turn
+  // Which process's batch reaches Redis first decides which of the burst are refused, not how many.
+  const codes = [...first, ...burst].map((x) => (x?.ok ? "OK" : x?.code));
+  assert.deepEqual(codes.slice(0, 3), ["OK", "OK", "OK"]);
+  assert.equal(codes.filter((c) => c === "OK").length, 5);
+  assert.equal(codes.filter((c) => c === "RATE_LIMITED").length, 2);
+  for (const refused of burst) {
+    if (!refused || refused.ok) continue;
+    assert.equal(refused.code, "RATE_LIMITED");
+    if (refused.code === "RATE_LIMITED")
+      assert.equal(refused.retryAfterSeconds, 1, "Retry-After rounds the window's rest up to a second");
+  }
+  // Another party has its own window.
+  const other = await limited[0]?.reserve({
+    partyId: "party_s",
+    providerKey: "p",
+    idempotencyKey: "s1",
+    costInUsd: "0",
+    cost: 0n,
+  });
+  assert.ok(other?.ok);
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  assert.deepEqual(
+    (await take(1, 10)).map((x) => (x?.ok ? "OK" : x?.code)),
+    ["OK"],
+    "a new window",
+  );
+  // A refused request is not reserved: its key stays free for a retry.
+  const records = await redis.keys(keys.gateway.reservation("party_r", "*"));
+  assert.equal(records.length, 6);
+  await second.quit();
 });

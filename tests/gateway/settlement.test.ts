@@ -17,6 +17,7 @@ import {
   type SettlementDeps,
 } from "../../control-plane/src/features/gateway-settlement/types.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { createLedger } from "../../gateway/src/billing/ledger.ts";
 import { ledgerCommands } from "../../scripts/operator/ledger.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
@@ -141,8 +142,7 @@ for (const step of SETTLEMENT_STEPS) {
 }
 
 /** A reservation taken by a gateway that then died: reserve.lua at `at`, never finalized. */
-async function orphan(partyId: string, at: number) {
-  const key = `orphan-${++n}`;
+async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
   const id = newId("reservation");
   const g = h.keys.gateway;
   const scope = scopeHash("echo", key);
@@ -151,7 +151,7 @@ async function orphan(partyId: string, at: number) {
     reserveScript,
     h.keys,
     partyId,
-    [at, 172_800],
+    [at, { limit: 0, windowMs: 1000 }],
     [
       {
         key: g.reservation(partyId, scope),
@@ -233,6 +233,100 @@ test("the reaper fails an old in-flight reservation and releases its funds; a yo
   assert.equal((await pass()).reaped, 0, "never reaped twice");
   assert.equal((await h.account(a.partyId)).reserved, COST);
   assert.equal((await books.debits(a.partyId)).length, 0);
+});
+
+/** A reservation the reaper failed while its gateway was still serving it; `finalize` is that gateway's. */
+async function reapedWhileServed(partyId: string) {
+  const key = `late-${++n}`;
+  const id = await orphan(partyId, Date.now() - REAP_AFTER - 5_000, key);
+  assert.equal((await pass()).reaped, 1);
+  assert.equal((await h.account(partyId)).reserved, 0n, "released by the reaper");
+  const ledger = createLedger(h.redis, h.keys, TTL, { limit: 0, windowMs: 1000 });
+  const handle = {
+    id,
+    partyId,
+    recordKey: h.keys.gateway.reservation(partyId, scopeHash("echo", key)),
+    cost: COST,
+  };
+  return { id, handle, finalize: () => ledger.finalize(handle, "registered") };
+}
+
+test("a request served after the reaper released its reservation is charged once, under a new reservation", async () => {
+  const a = await account("10");
+  const late = await reapedWhileServed(a.partyId);
+  const done = await late.finalize();
+  assert.ok(done.ok && done.lateCharge, JSON.stringify(done));
+  assert.equal(late.handle.id, done.lateCharge, "the handle now names the charge");
+  assert.equal((await h.account(a.partyId)).reserved, COST, "reserved again");
+  // The gateway retrying its finalize (a lost reply) finds the record taken over: nothing moves twice.
+  late.handle.id = late.id;
+  assert.deepEqual(await late.finalize(), { ok: false, code: "NOT_FOUND" });
+  assert.equal((await h.account(a.partyId)).reserved, COST);
+
+  await pass();
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+  const byId = new Map((await books.rows(a.partyId)).map((r) => [r.id, r]));
+  assert.equal(byId.get(late.id)?.status, "failed", "the reaped reservation stays failed");
+  assert.equal(byId.get(done.lateCharge)?.status, "settled");
+  assert.deepEqual(await books.audit(a.partyId), [done.lateCharge], "exactly one charge");
+  assert.equal(await books.sum("debit", a.partyId), COST);
+  assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
+    balance: 10_0000000000n - COST,
+    reserved: 0n,
+  });
+});
+
+test("end to end: a request the reaper released while its provider was still answering is charged once when the answer comes", async () => {
+  const a = await account("10");
+  const release = provider.holdRequests();
+  const pending = call(a.apiKey, "/held");
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 5000;
+    while (!(await check())) {
+      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await until("the reservation in flight", async () => (await h.account(a.partyId)).reserved === COST);
+  // The worker, its clock past the reap age (as after a long Redis outage), releases it.
+  const later = Date.now() + REAP_AFTER + 1_000;
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  const reaped = await runSettlementPass(deps, {
+    reapAfterMs: REAP_AFTER,
+    ttlSeconds: TTL,
+    now: () => later,
+  });
+  assert.equal(reaped.reaped, 1);
+  assert.equal((await h.account(a.partyId)).reserved, 0n);
+  release();
+  assert.equal((await pending).status, 200, "the provider answered: the request was served");
+  await until("the late charge", async () => (await h.account(a.partyId)).reserved === COST);
+  await pass();
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+  assert.deepEqual((await books.rows(a.partyId)).map((r) => r.status).sort(), ["failed", "settled"]);
+  assert.equal((await books.audit(a.partyId)).length, 1, "charged once");
+  assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
+    balance: 10_0000000000n - COST,
+    reserved: 0n,
+  });
+});
+
+test("a late charge may take the balance below zero; the party's next requests are refused as insufficient", async () => {
+  const a = await h.createAccount({ coins: "0.02" }); // exactly one request
+  const partyId = a.partyId as string;
+  const late = await reapedWhileServed(partyId);
+  // The released funds are spent before the late finalize lands.
+  assert.equal((await call(a.apiKey)).status, 200);
+  assert.ok((await late.finalize()).ok);
+  await pass();
+  await h.redis.sadd(h.keys.gateway.settleDirty, partyId);
+  await pass();
+  assert.deepEqual(await readBalance(h.redis, h.keys, partyId), { balance: -COST, reserved: 0n });
+  assert.equal((await books.audit(partyId)).length, 2, "both served requests charged");
+  assert.equal((await call(a.apiKey)).status, 403);
+  assert.deepEqual(await checkParty(deps, partyId), [], "ledger check clean");
 });
 
 test("a party whose in-flight reservation turns reapable with no traffic left is marked by the stale scan and reaped", async () => {

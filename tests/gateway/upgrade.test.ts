@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
+import { upgradeRequestHead } from "../helpers/http-client.ts";
 
 // Upgrade (WebSocket) requests: same stages and errors, charged once per connection on the provider's 101.
 let h: GatewayHarness;
@@ -36,16 +37,7 @@ after(async () => {
 
 function open(headers: Record<string, string>) {
   const socket = connect(Number(new URL(h.url).port), "127.0.0.1");
-  const lines = [
-    "GET /gateway/ws/socket HTTP/1.1",
-    "Host: x",
-    "Upgrade: websocket",
-    "Connection: Upgrade",
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-    "Sec-WebSocket-Version: 13",
-  ];
-  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
-  socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+  socket.write(upgradeRequestHead("/gateway/ws/socket", headers));
   let data = "";
   socket.on("data", (d: Buffer) => {
     data += d.toString("latin1");

@@ -48,3 +48,17 @@ export function send(
 export function json(r: RawResponse): unknown {
   return JSON.parse(r.body.toString("utf8"));
 }
+
+/** The head of a WebSocket upgrade request for `path`, with extra `name: value` headers, as raw text. */
+export function upgradeRequestHead(path: string, headers: Record<string, string>): string {
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    "Host: x",
+    "Upgrade: websocket",
+    "Connection: Upgrade",
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Version: 13",
+  ];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  return `${lines.join("\r\n")}\r\n\r\n`;
+}

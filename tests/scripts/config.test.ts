@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { loadConfig } from "../../control-plane/src/config.ts";
 import { runEntry } from "../helpers/entry.ts";
 
 // Every process parses its configuration through the shared zod pieces and, on a bad variable, stops
@@ -53,4 +54,25 @@ test("the operator CLI parses the same definitions (the gateway's reservation TT
     "invalid configuration: IDEMPOTENCY_TTL_SECONDS: Too small: expected number to be >=86400",
   ]);
   assert.equal(r.stdout, "");
+});
+
+test("the worker and the operator CLI refuse a reap delay not longer than the gateway's request deadline + 1 s", async () => {
+  const line =
+    "invalid configuration: RESERVATION_REAP_AFTER_MS: 41000 must be greater than GATEWAY_REQUEST_DEADLINE_MS (40000) + 1000 ms, or the reaper releases requests the gateway is still serving";
+  const [worker, operator] = await Promise.all([
+    runEntry("control-plane/src/worker.ts", [], { ...connection, RESERVATION_REAP_AFTER_MS: "41000" }),
+    runEntry("scripts/operator/main.ts", ["orgs", "list"], {
+      ...connection,
+      RESERVATION_REAP_AFTER_MS: "41000",
+    }),
+  ]);
+  assertRefused(worker, [line]);
+  assertRefused(operator, [line]);
+  // The same reap delay goes with a shorter deadline.
+  const config = loadConfig({
+    ...connection,
+    RESERVATION_REAP_AFTER_MS: "41000",
+    GATEWAY_REQUEST_DEADLINE_MS: "39999",
+  });
+  assert.equal(config.settlement.reapAfterMs, 41_000);
 });

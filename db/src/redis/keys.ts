@@ -26,6 +26,8 @@ export function createRedisKeys(prefix: string) {
     gateway: {
       /** Hash {balance, reserved} of one party, integer coin base units (int64 via HINCRBY). */
       account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
+      /** Requests counted in the party's current rate-limit window (reserve.lua; expires with the window). */
+      partyRate: (partyId: string) => `${p}gw:{${partyId}}:rate`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */

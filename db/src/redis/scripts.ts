@@ -78,26 +78,37 @@ export interface ReserveItem {
   scope: string;
 }
 
-/** reserve.lua: duplicate check + balance check + reservation. */
-export const reserveScript: BatchScript<[now: number], ReserveItem> = {
+/** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
+export interface PartyRateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** reserve.lua: per-party rate limit + duplicate check + balance check + reservation. */
+export const reserveScript: BatchScript<[now: number, rate: PartyRateLimit], ReserveItem> = {
   script: load("reserve"),
-  head: partyHead,
-  shared: (now) => [String(now)],
+  head: (k, partyId) => [...partyHead(k, partyId), k.gateway.partyRate(partyId)],
+  shared: (now, rate) => [String(now), String(rate.limit), String(rate.windowMs)],
   item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope],
 };
 
 /**
- * finalize.lua: request_in_flight → registered | failed; registered → failed ("failed-mid-body"). A failed
+ * finalize.lua: request_in_flight → registered | failed; registered → failed ("failed-mid-body"); failed →
+ * a new registered reservation `newId` ("late-registered": served after the reaper released it). A failed
  * record expires `ttlSeconds` later.
  */
 export const finalizeScript: BatchScript<
   [now: number, ttlSeconds: number],
-  { outcome: "registered" | "failed" | "failed-mid-body"; expectedId: string }
+  {
+    outcome: "registered" | "failed" | "failed-mid-body" | "late-registered";
+    expectedId: string;
+    newId?: string;
+  }
 > = {
   script: load("finalize"),
   head: partyHead,
   shared: (now, ttlSeconds) => [String(now), String(ttlSeconds)],
-  item: (i) => [i.outcome, i.expectedId],
+  item: (i) => [i.outcome, i.expectedId, i.newId ?? ""],
 };
 
 /** settle.lua: registered → settled with `balance −= cost, reserved −= cost`; the record expires `ttlSeconds` later. */

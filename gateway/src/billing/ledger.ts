@@ -2,6 +2,7 @@ import { newId } from "@stake/db/ids";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
 import {
   finalizeScript,
+  type PartyRateLimit,
   repliesMark,
   reserveScript,
   runScript,
@@ -32,6 +33,7 @@ export interface ReservationHandle {
 export type ReserveResult =
   | { ok: true; reservation: ReservationHandle }
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
+  | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number }
   | { ok: false; code: "DUPLICATE"; existing: Reservation };
 
 /**
@@ -40,8 +42,9 @@ export type ReserveResult =
  */
 export type FinalizeOutcome = "registered" | "failed" | "failed-mid-body";
 
+/** `lateCharge`: the reservation had been failed by the reaper; this new one charges the request. */
 export type FinalizeResult =
-  | { ok: true }
+  | { ok: true; lateCharge?: string }
   | { ok: false; code: "NOT_FOUND" | "NOT_IN_FLIGHT"; status?: string };
 
 /** Compact Redis record (one-letter fields) → the spec's Reservation resource. */
@@ -100,13 +103,18 @@ function sender(redis: LedgerClient, dirtyKey: string) {
   };
 }
 
-export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: number) {
+export function createLedger(
+  redis: LedgerClient,
+  keys: RedisKeys,
+  ttlSeconds: number,
+  rateLimit: PartyRateLimit,
+) {
   const g = keys.gateway;
   const batcher = new TurnBatcher<ScriptName>(
     {
       reserve: {
         head: (partyId) => reserveScript.head(keys, partyId),
-        shared: () => reserveScript.shared(Date.now()),
+        shared: () => reserveScript.shared(Date.now(), rateLimit),
       },
       finalize: {
         head: (partyId) => finalizeScript.head(keys, partyId),
@@ -138,20 +146,37 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
       if (reply[0] === "DUPLICATE") {
         return { ok: false, code: "DUPLICATE", existing: toReservation(input.partyId, pairs(reply, 1)) };
       }
+      if (reply[0] === "RATE_LIMITED")
+        return {
+          ok: false,
+          code: "RATE_LIMITED",
+          retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
+        };
       return { ok: false, code: "INSUFFICIENT_BALANCE" };
     },
 
+    /**
+     * A `registered` that finds the reservation already failed (the reaper released it before this
+     * finalize landed) charges the served request anyway: a second script call moves the record to a new
+     * registered reservation (finalize.lua, "late-registered"), and `r` then names that one, so a
+     * provider breaking off its body afterwards releases the charge as it would have released the original.
+     * Rare, so the common path pays nothing for it.
+     */
     async finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<FinalizeResult> {
-      const reply = await batcher.add(
-        "finalize",
-        r.partyId,
-        r.recordKey,
-        finalizeScript.item({ outcome, expectedId: r.id }),
-      );
-      if (reply[0] === "OK") return { ok: true };
-      return reply[1] !== undefined
-        ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
-        : { ok: false, code: "NOT_FOUND" };
+      const move = async (item: Parameters<typeof finalizeScript.item>[0]): Promise<FinalizeResult> => {
+        const reply = await batcher.add("finalize", r.partyId, r.recordKey, finalizeScript.item(item));
+        if (reply[0] === "OK") return { ok: true };
+        return reply[1] !== undefined
+          ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
+          : { ok: false, code: "NOT_FOUND" };
+      };
+      const done = await move({ outcome, expectedId: r.id });
+      if (outcome !== "registered" || done.ok || done.status !== "failed") return done;
+      const charge = newId("reservation");
+      const late = await move({ outcome: "late-registered", expectedId: r.id, newId: charge });
+      if (!late.ok) return late;
+      r.id = charge;
+      return { ok: true, lateCharge: charge };
     },
   };
 }

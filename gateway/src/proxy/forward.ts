@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
-import { type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+import { DeadlineError, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
 import { responseHeaders } from "../routing/headers.ts";
 
 export type ForwardOutcome =
@@ -8,6 +8,8 @@ export type ForwardOutcome =
   | { kind: "response"; status: number; complete: boolean }
   /** The client left before the provider's response started. */
   | { kind: "client-aborted" }
+  /** The deadline passed before the provider's response started; `uploaded`: the whole body had arrived. */
+  | { kind: "deadline"; uploaded: boolean }
   /** Transport failure; `responseStarted` means the 502 can no longer be sent. */
   | {
       kind: "upstream-error";
@@ -21,6 +23,11 @@ export type ForwardOutcome =
  * Streams the request to the provider and the response back, both ways with backpressure: undici pulls
  * the request body from `req` as the upstream socket drains, and a full client socket pauses the
  * upstream read until 'drain'. Nothing is buffered. A client that goes away aborts the upstream request.
+ *
+ * One timer bounds everything before the provider's response headers, the client's upload included
+ * (undici's headersTimeout only starts once the body is written, so a trickled body would outlive it):
+ * at `deadlineMs` the upstream request is aborted. `onDeadline` runs first, so the caller's answer is
+ * written before the abort tears down the request body (and with it the client socket).
  */
 export function forward(args: {
   req: IncomingMessage;
@@ -30,6 +37,8 @@ export function forward(args: {
   headers: string[];
   hasBody: boolean;
   timeoutMs: number;
+  deadlineMs: number;
+  onDeadline: (uploaded: boolean) => void;
   /** Called once with the provider's final status, before its headers are relayed. */
   onResponse?: (status: number) => void;
 }): Promise<ForwardOutcome> {
@@ -40,12 +49,22 @@ export function forward(args: {
     let abortUpstream: ((err: Error) => void) | undefined;
     let resume: (() => void) | undefined;
     let bodyless = false;
+    let expired = false;
     const settle = (o: ForwardOutcome) => {
       if (!settled) {
         settled = true;
+        clearTimeout(deadline);
         resolve(o);
       }
     };
+    const deadline = setTimeout(() => {
+      if (settled || status) return;
+      expired = true;
+      res.off("close", onClientClose);
+      args.onDeadline(req.complete);
+      settle({ kind: "deadline", uploaded: req.complete });
+      abortUpstream?.(new DeadlineError());
+    }, args.deadlineMs);
     const onClientClose = () => {
       if (res.writableFinished) return;
       // Settle first: aborting can call onError synchronously, which must not count as a provider failure.
@@ -69,11 +88,14 @@ export function forward(args: {
       {
         onConnect(abort: (err?: Error) => void) {
           abortUpstream = abort;
-          if (res.destroyed) abort(new Error("client closed the connection"));
+          if (expired) abort(new DeadlineError());
+          else if (res.destroyed) abort(new Error("client closed the connection"));
         },
         onHeaders(statusCode: number, raw: Buffer[], resumeUpstream: () => void, statusText: string) {
           if (statusCode < 200) return true; // 1xx interim answers are not relayed
           status = statusCode;
+          // Decided: the reservation leaves flight here, and a long streamed body is no longer bounded.
+          clearTimeout(deadline);
           resume = resumeUpstream;
           args.onResponse?.(statusCode);
           if (res.destroyed) return false;

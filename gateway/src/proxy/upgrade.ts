@@ -1,22 +1,32 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Dispatcher } from "undici";
-import { GATEWAY_ERRORS, type GatewayErrorCode, upstreamErrorCode } from "../errors.ts";
+import {
+  DeadlineError,
+  type ErrorDetails,
+  GATEWAY_ERRORS,
+  type GatewayErrorCode,
+  upstreamErrorCode,
+} from "../errors.ts";
 
 /** A gateway error written on a raw socket (an upgrade request has no ServerResponse). */
-export function writeSocketError(socket: Duplex, code: GatewayErrorCode, extra?: Record<string, unknown>) {
+export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details: ErrorDetails = {}) {
   if (socket.destroyed) return;
   const [status, message] = GATEWAY_ERRORS[code];
-  const body = JSON.stringify(extra ? { message, ...extra } : { message });
+  const body = JSON.stringify(details.extra ? { message, ...details.extra } : { message });
+  const retryAfter =
+    details.retryAfterSeconds === undefined ? "" : `Retry-After: ${details.retryAfterSeconds}\r\n`;
   socket.end(
     `HTTP/1.1 ${status} ${status === 409 ? "Conflict" : "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `${retryAfter}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
 /**
  * WebSocket (or any Upgrade) tunnel: asks the provider for the upgrade through its pooled dispatcher and,
- * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways).
+ * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways). The provider
+ * must answer within `timeoutMs` (the upstream timeout) and `deadlineMs` (what is left of the request's
+ * deadline), else the upgrade is aborted (502, upstream aborted) and its reservation released.
  */
 export async function tunnel(args: {
   req: IncomingMessage;
@@ -26,15 +36,23 @@ export async function tunnel(args: {
   path: string;
   headers: string[];
   timeoutMs: number;
+  deadlineMs: number;
 }): Promise<{ ok: true } | { ok: false; code: GatewayErrorCode; error: unknown }> {
   const { socket } = args;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DeadlineError()),
+    Math.min(args.timeoutMs, args.deadlineMs),
+  );
   try {
     const up = await args.dispatcher.upgrade({
       path: args.path,
       method: "GET",
       headers: args.headers,
       protocol: String(args.req.headers.upgrade ?? "websocket"),
+      signal: deadline.signal,
     });
+    clearTimeout(timer);
     if (socket.destroyed) {
       up.socket.destroy();
       return { ok: true };
@@ -56,6 +74,7 @@ export async function tunnel(args: {
     socket.on("error", close).on("close", close);
     return { ok: true };
   } catch (error) {
+    clearTimeout(timer);
     return { ok: false, code: upstreamErrorCode(error), error };
   }
 }

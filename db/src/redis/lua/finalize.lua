@@ -1,16 +1,29 @@
 -- finalize.lua: request_in_flight -> registered (funds stay reserved) | failed (funds released), for a batch
 -- of one party's reservations (one call per party per event-loop turn, items processed in order); and
--- registered -> failed ("failed-mid-body": the provider answered 2xx/3xx, then broke off its body).
+-- registered -> failed ("failed-mid-body": the provider answered 2xx/3xx, then broke off its body); and
+-- failed -> a new registered reservation ("late-registered", below).
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
--- ARGV[2i+1], ARGV[2i+2] item i: outcome "registered" | "failed" | "failed-mid-body", expected reservation id or "" for any (the
---   reaper passes it: a scope reused after its record expired is another reservation)
+-- ARGV[3i], ARGV[3i+1], ARGV[3i+2] item i: outcome "registered" | "failed" | "failed-mid-body" |
+--   "late-registered", expected reservation id or "" for any (the reaper passes it: a scope reused after its
+--   record expired is another reservation), and for "late-registered" the new reservation's id (else "")
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
 -- never release twice, and one already settled stays charged.
+--
+-- "late-registered": the provider answered 2xx/3xx, but the reaper had already failed the reservation (its
+-- gateway could not finalize in time) and released its funds. A served request must be paid, so the cost
+-- is reserved again, without the balance check (the balance may go below zero; the party's next requests
+-- are then refused as insufficient), under a NEW reservation id that takes over the record as `registered`,
+-- and the settlement worker charges it like any other. A new id rather than moving the old one back: the
+-- failed reservation stays exactly what Postgres and the event stream already hold (a status never moves
+-- back there, docs/architecture.md §6), and the charge is an ordinary registered reservation, so neither
+-- the drain nor the upsert guard needs an exception. The two share the scope (party, provider, idempotency
+-- key), which links them. Never twice: only a failed record still holding the expected (old) id moves, and
+-- afterwards it holds the new one.
 
 local now, ttl = ARGV[1], ARGV[2]
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
@@ -18,23 +31,34 @@ local added = false
 local replies = {}
 for i = 3, #KEYS do
   local record = KEYS[i]
-  local outcome, expected = ARGV[2 * (i - 2) + 1], ARGV[2 * (i - 2) + 2]
+  local a = 3 * (i - 2)
+  local outcome, expected, newId = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
   local status = rec[1]
   local from = "request_in_flight"
   if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
-  if not status or (expected ~= "" and expected ~= rec[2]) then
+  local late = outcome == "late-registered"
+  if late then from, outcome = "failed", "registered" end
+  if not status or (expected ~= "" and expected ~= rec[2]) or (late and (expected == "" or newId == "")) then
     replies[#replies + 1] = {"NOT_FOUND"}
   elseif status ~= from then
     replies[#replies + 1] = {"NOT_IN_FLIGHT", status}
   else
+    local id, created = rec[2], rec[7]
     -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
     if outcome == "failed" and rec[6] ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6]) end
+    if late then
+      if rec[6] ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", rec[6]) end
+      -- Created now, so a rebuild from Postgres (records written oldest first) leaves this one in the record.
+      id, created = newId, now
+      redis.call("HSET", record, "id", id, "t", created)
+      redis.call("PERSIST", record)
+    end
     redis.call("HSET", record, "s", outcome, "m", now)
     -- A registered record stays until settled; a failed one is closed and lives out the idempotency window.
     if outcome == "failed" then redis.call("EXPIRE", record, ttl) end
-    redis.call("XADD", KEYS[2], "*", "id", rec[2], "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
-      "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", rec[7], "m", now)
+    redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
+      "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", created, "m", now)
     added = true
     replies[#replies + 1] = {"OK"}
   end

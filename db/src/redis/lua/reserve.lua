@@ -3,11 +3,13 @@
 -- that turn; items are processed in order exactly as that many separate calls would be.
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
--- ARGV[1] now (ms since epoch)
--- ARGV[2+6(i-1)] .. ARGV[7+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+-- KEYS[3]   request counter of the current window  (gw:{party}:rate)
+-- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
+-- ARGV[4+6(i-1)] .. ARGV[9+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
--- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"},
+-- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"} |
+--   {"RATE_LIMITED", ms until the window ends},
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
@@ -22,15 +24,32 @@ local function greater(a, b)
 end
 
 local now = ARGV[1]
+local limit = tonumber(ARGV[2])
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
 local replies = {}
-for i = 3, #KEYS do
+-- Per-party fixed window, counted here because this script already runs once per party per turn: one
+-- INCRBY for the whole batch, so the limit costs no round trip. Every request asked for counts, refused
+-- ones included (a party hammering while limited gains nothing); the window restarts when the key expires.
+local count, windowLeft = 0, 0
+if limit > 0 then
+  local asked = #KEYS - 3
+  count = redis.call("INCRBY", KEYS[3], asked) - asked
+  windowLeft = redis.call("PTTL", KEYS[3])
+  if windowLeft < 0 then -- the first batch of a window (a counter without a TTL would never reset)
+    redis.call("PEXPIRE", KEYS[3], ARGV[3])
+    windowLeft = tonumber(ARGV[3])
+  end
+end
+for i = 4, #KEYS do
   local record = KEYS[i]
-  local a = 2 + (i - 3) * 6
+  local a = 4 + (i - 4) * 6
   local cost = ARGV[a]
-  if redis.call("EXISTS", record) == 1 then
+  count = count + 1
+  if limit > 0 and count > limit then
+    replies[#replies + 1] = {"RATE_LIMITED", tostring(windowLeft)}
+  elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
     table.insert(rec, 1, "DUPLICATE")
     replies[#replies + 1] = rec
