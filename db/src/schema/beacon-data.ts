@@ -54,6 +54,12 @@ export const beaconValidators = pgTable(
     feeRecipient: text(),
     balanceGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
     updatedEpoch: integer(),
+    /**
+     * The first epoch its rows were read for: the epoch it was first tracked in, lowered by the worker's
+     * backfill of a registered pubkey (down to BEACON_BACKFILL_EPOCHS before the last indexed epoch, never
+     * before the index's first epoch).
+     */
+    indexedFrom: integer(),
   },
   (t) => [index("beacon_validators_by_index").on(t.validatorIndex)],
 );

@@ -9,7 +9,7 @@ import {
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import type { ChainSpec } from "./chain-clients.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { EpochData, TrackedValidator } from "./read-epoch.ts";
+import type { EpochData, TrackedValidator, TransactionRow } from "./read-epoch.ts";
 
 const CURSOR = "beacon";
 
@@ -34,6 +34,52 @@ async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
     from beacon_rewards where epoch >= ${epoch} group by 1, 2
     ${addToDays}`);
   await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
+}
+
+/** Whole columns as single array parameters (unnest): one statement per table whatever the count, without
+ * building tens of thousands of bound parameters. */
+const col = (xs: (string | number | bigint | null)[]) =>
+  `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
+
+/**
+ * The epoch's reward rows, and their sums into the daily rollup from the same statement (one row per
+ * validator, one day per epoch) rather than read back through the epoch index and grouped: 70 → 40 ms for
+ * 10,000 (bench). A row already there (a backfill racing a re-read) is neither written nor added again.
+ */
+async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
+  const r = data.rewards;
+  if (!r.length) return;
+  await tx.execute(sql`
+    with r as (
+      insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
+      select i, ${data.epoch}::int, b, c, e
+      from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
+                  ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)
+      on conflict do nothing
+      returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei)
+    insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, balance_gwei, 1 from r
+    ${addToDays}`);
+}
+
+/** Status entries; of two observations of one status the earlier is kept (a backfill finds earlier ones). */
+async function insertHistory(tx: DbOrTx, data: EpochData) {
+  const hs = data.history;
+  if (!hs.length) return;
+  await tx.execute(sql`
+    insert into beacon_status_history as h (pubkey, status, time, epoch)
+    select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
+    from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
+                ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
+    on conflict (pubkey, status) do update set time = excluded.time, epoch = excluded.epoch
+      where excluded.time < h.time`);
+}
+
+async function insertTransactions(tx: DbOrTx, transactions: TransactionRow[], finalized: boolean) {
+  for (let i = 0; i < transactions.length; i += 2000) {
+    const rows = transactions.slice(i, i + 2000).map((t) => ({ ...t, finalized }));
+    await tx.insert(beaconTransactions).values(rows).onConflictDoNothing();
+  }
 }
 
 export function createIndexerRepo(db: Db) {
@@ -86,31 +132,13 @@ export function createIndexerRepo(db: Db) {
         const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
         if ((cur?.epoch ?? expected) !== expected) return false;
         const finalized = data.epoch < finalizedEpoch;
-        // Whole columns as single array parameters (unnest): one statement per table whatever the count,
-        // without building tens of thousands of bound parameters.
-        const col = (xs: (string | number | bigint | null)[]) =>
-          `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
-        const r = data.rewards;
-        if (r.length) {
-          // The epoch's rows go to the daily rollup from the same statement (one row per validator, one day
-          // per epoch), not read back through the epoch index and grouped: 70 → 40 ms for 10,000 (bench).
-          await tx.execute(sql`
-            with r as (
-              insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
-              select i, ${data.epoch}::int, b, c, e
-              from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
-                          ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)
-              returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei)
-            insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-            select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, balance_gwei, 1 from r
-            ${addToDays}`);
-        }
+        await insertRewards(tx, data, spec);
         const v = data.validators;
         if (v.length) {
           await tx.execute(sql`
             insert into beacon_validators as t (pubkey, validator_index, beacon_status, lifecycle_status,
-              withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch)
-            select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int
+              withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch, indexed_from)
+            select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int, ${data.epoch}::int
             from unnest(${col(v.map((x) => x.pubkey))}::text[], ${col(v.map((x) => x.validatorIndex))}::int[],
                         ${col(v.map((x) => x.beaconStatus))}::text[], ${col(v.map((x) => x.lifecycle))}::text[],
                         ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
@@ -121,15 +149,7 @@ export function createIndexerRepo(db: Db) {
               fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
               balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);
         }
-        const hs = data.history;
-        if (hs.length) {
-          await tx.execute(sql`
-            insert into beacon_status_history (pubkey, status, time, epoch)
-            select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
-            from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
-                        ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
-            on conflict do nothing`);
-        }
+        await insertHistory(tx, data);
         // The provisioning area shows the same lifecycle status and index on its validator objects.
         const changed = new Set(data.history.map((h) => h.pubkey));
         const moved = data.validators.filter((v) => changed.has(v.pubkey));
@@ -140,10 +160,7 @@ export function createIndexerRepo(db: Db) {
                         ${col(moved.map((m) => m.validatorIndex))}::int[]) as x(pubkey, status, idx)
             where v.pubkey = x.pubkey`);
         }
-        for (let i = 0; i < data.transactions.length; i += 2000) {
-          const rows = data.transactions.slice(i, i + 2000).map((t) => ({ ...t, finalized }));
-          await tx.insert(beaconTransactions).values(rows).onConflictDoNothing();
-        }
+        await insertTransactions(tx, data.transactions, finalized);
         await tx
           .insert(beaconIndexedSlots)
           .values(data.slots)
@@ -156,6 +173,61 @@ export function createIndexerRepo(db: Db) {
           .insert(beaconIndexerCursor)
           .values(values)
           .onConflictDoUpdate({ target: beaconIndexerCursor.id, set: values });
+        return true;
+      });
+    },
+
+    /**
+     * Registered pubkeys whose rows start after the oldest epoch a backfill may reach (`window` epochs up to
+     * the cursor, not before the index's first epoch), with the epoch their rows start at.
+     */
+    async backfillStarts(window: number): Promise<Map<string, number>> {
+      const rows = await db.execute<{ pubkey: string; indexed_from: number }>(sql`
+        with f as (
+          select greatest(min(indexed_from), (select epoch from beacon_indexer_cursor where id = ${CURSOR}) - ${window}::int + 1) as floor
+          from beacon_validators)
+        select b.pubkey, b.indexed_from from beacon_validators b, f
+        where b.indexed_from > f.floor
+          and exists (select 1 from beacon_validator_registrations r where r.pubkey = b.pubkey)`);
+      return new Map(rows.map((r) => [r.pubkey, r.indexed_from]));
+    },
+
+    /**
+     * Writes one earlier epoch of pubkeys whose rows start right after it (the worker's backfill): rewards
+     * with their daily sums, status entries (an earlier sighting moves a status's time back), transactions;
+     * never the validators' current state. Claims each pubkey by moving its `indexed_from` from
+     * `epoch + 1` to `epoch` under the indexer's lock, so a concurrent worker or a re-org rollback (which
+     * moves `indexed_from` back itself) makes this a no-op. Returns whether anything was written.
+     */
+    async writeBackfill(data: EpochData, spec: ChainSpec, finalizedEpoch: number): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+        const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
+        if (!cur || data.epoch > cur.epoch) return false;
+        const claimed = new Set(
+          (
+            await tx.execute<{ pubkey: string }>(sql`
+              update beacon_validators set indexed_from = ${data.epoch}::int
+              where pubkey = any(${col(data.validators.map((v) => v.pubkey))}::text[]) and indexed_from = ${data.epoch + 1}::int
+              returning pubkey`)
+          ).map((r) => r.pubkey),
+        );
+        if (!claimed.size) return false;
+        const indices = new Set(
+          data.validators.filter((v) => claimed.has(v.pubkey)).map((v) => v.validatorIndex),
+        );
+        const mine = {
+          ...data,
+          rewards: data.rewards.filter((r) => indices.has(r.validatorIndex)),
+          history: data.history.filter((h) => claimed.has(h.pubkey)),
+        };
+        await insertRewards(tx, mine, spec);
+        await insertHistory(tx, mine);
+        await insertTransactions(
+          tx,
+          data.transactions.filter((t) => claimed.has(t.pubkey)),
+          data.epoch < finalizedEpoch,
+        );
         return true;
       });
     },
@@ -178,6 +250,10 @@ export function createIndexerRepo(db: Db) {
         await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
         await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
         await tx.delete(beaconIndexedSlots).where(gte(beaconIndexedSlots.slot, firstSlot));
+        // Every tracked pubkey is read again from `epoch` on.
+        await tx.execute(
+          sql`update beacon_validators set indexed_from = ${epoch} where indexed_from > ${epoch}`,
+        );
         await tx
           .update(beaconIndexerCursor)
           .set({ epoch: epoch - 1 })

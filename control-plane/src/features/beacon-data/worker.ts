@@ -21,6 +21,7 @@ export function beaconIndexerDeps(deps: { db: Db; config: Readonly<Config>; logg
     depositContract: resolveNetwork(deps.config.eth).depositContract,
     maxEpochsPerStep: c.maxEpochsPerStep,
     startEpoch: c.startEpoch,
+    backfillEpochs: c.backfillEpochs,
     logger: deps.logger.child({ component: "beacon-indexer" }),
   };
 }
