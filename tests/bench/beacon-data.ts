@@ -223,10 +223,11 @@ async function benchQueries() {
   };
   const smallKey = await keyOf(SMALL);
   const largeKey = await keyOf(LARGE);
-  const sizes =
-    await sql`select relname, n_live_tup::bigint as rows, pg_size_pretty(pg_total_relation_size(relid)) as size
-    from pg_stat_user_tables where relname like 'beacon_%' and n_live_tup > 0 order by pg_total_relation_size(relid) desc`;
-  for (const s of sizes)
+  // Exact row counts (the statistics' estimates lag behind a fresh seed).
+  const sizes = await sql`select relname, pg_size_pretty(pg_total_relation_size(relid)) as size,
+      (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from %I', relname), false, true, '')))[1]::text as rows
+    from pg_stat_user_tables where relname like 'beacon_%' order by pg_total_relation_size(relid) desc`;
+  for (const s of sizes.filter((s) => s.rows !== "0"))
     console.log(`  ${String(s.relname).padEnd(30)} ${String(s.rows).padStart(10)} rows  ${s.size}`);
   await sql.end();
   await pg.close();
