@@ -8,7 +8,8 @@
  *    rollup. The control plane runs as `npm start` runs it (its own process, `control-plane/src/main.ts`,
  *    production settings: info logging to a file, no reply validation); this process drives it over a real
  *    socket with undici, one request at a time, warm-up excluded: p50/p99 of rewards/epoch and rewards/date
- *    for an organisation of 100 validators over a 30-day range, and of rewards/overview for one of all
+ *    for an organisation of 100 validators over a 30-day range (indices 0–99, and once every 100th, whose
+ *    rows of an epoch sit on 100 pages instead of 1), and of rewards/overview for one of all
  *    VALIDATORS, beside the table sizes, the server's CPU per request and the machine's load average.
  * BENCH_PART=index|query runs one part; BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  */
@@ -136,6 +137,8 @@ const BENCH_DB = "staking_bench_beacon";
 const GENESIS = 1_764_000_000; // 2025-11-24T16:00:00Z: one day of epochs spans two UTC days
 const EPOCH_SECONDS = S * SECONDS_PER_SLOT;
 const SMALL = "bench-beacon-small@bench.invalid";
+/** 100 validators spread over the 10,000 (every 100th): each epoch's rows of it sit on 100 pages, not 1. */
+const SPREAD = "bench-beacon-spread@bench.invalid";
 const LARGE = "bench-beacon-large@bench.invalid";
 
 async function benchDatabase(): Promise<string> {
@@ -155,12 +158,20 @@ async function benchDatabase(): Promise<string> {
 }
 
 async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof createDb>["db"]) {
-  const [have] = await sql<{ small: number; large: number; rewards: number; cursor: number | null }[]>`
+  const [have] = await sql<
+    { small: number; spread: number; large: number; rewards: number; cursor: number | null }[]
+  >`
     select (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
+           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
            (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
            (select count(*) from beacon_rewards)::int as rewards,
            (select epoch from beacon_indexer_cursor where id = 'beacon') as cursor`;
-  if (have?.small === 100 && have.large === VALIDATORS && have.rewards === VALIDATORS * EPOCHS) {
+  if (
+    have?.small === 100 &&
+    have.spread === 100 &&
+    have.large === VALIDATORS &&
+    have.rewards === VALIDATORS * EPOCHS
+  ) {
     console.log(`query database ${BENCH_DB}: already seeded (BENCH_RESEED=1 to seed it again)`);
     return;
   }
@@ -175,6 +186,8 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
   await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${large.id}, unnest(${pubkeys}::text[])`;
   await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${small.id}, unnest(${pubkeys.slice(0, 100)}::text[])`;
+  const spread = await makeOrganisation(db, { email: SPREAD });
+  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${spread.id}, unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
   await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
     select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
     from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
@@ -222,6 +235,7 @@ async function benchQueries() {
     return issued.key;
   };
   const smallKey = await keyOf(SMALL);
+  const spreadKey = await keyOf(SPREAD);
   const largeKey = await keyOf(LARGE);
   // Exact row counts (the statistics' estimates lag behind a fresh seed).
   const sizes = await sql`select relname, pg_size_pretty(pg_total_relation_size(relid)) as size,
@@ -290,6 +304,12 @@ async function benchQueries() {
         { start_epoch: Math.max(0, last - thirtyDays + 1), end_epoch: last, per_page: perPage },
       );
     }
+    await measure(
+      "rewards/epoch, 100 spread validators, 30-day range, per_page 10",
+      spreadKey,
+      "/api/rewards/epoch",
+      { start_epoch: Math.max(0, last - thirtyDays + 1), end_epoch: last, per_page: 10 },
+    );
     await measure("rewards/date, 100 validators, 30 days, interval 1d", smallKey, "/api/rewards/date", {
       start_date: day(last - thirtyDays + 1),
       end_date: day(last),
