@@ -8,4 +8,5 @@ ALTER TABLE "beacon_validators" SET (fillfactor = 50);--> statement-breakpoint
 ALTER TABLE "beacon_rewards_daily" SET (fillfactor = 50);--> statement-breakpoint
 -- Validators tracked before the backfill existed are taken as read from the start (nothing to backfill).
 ALTER TABLE "beacon_validators" ADD COLUMN "indexed_from" integer;--> statement-breakpoint
-UPDATE "beacon_validators" SET "indexed_from" = 0;
+UPDATE "beacon_validators" SET "indexed_from" = 0;--> statement-breakpoint
+CREATE INDEX "beacon_validators_by_indexed_from" ON "beacon_validators" USING btree ("indexed_from");

@@ -2,7 +2,7 @@
  * Benchmark (not part of `npm test`): `npm run bench:beacon-data`.
  * 1. Indexing (a fresh test database): the beacon devnet with VALIDATORS validators (anvil execution node,
  *    32 slots an epoch), all tracked; the wall time of one indexer step writing one epoch, over INDEX_EPOCHS
- *    epochs, split into reading the nodes and writing Postgres.
+ *    epochs, split into its Postgres calls and the rest (node round trips and computing).
  * 2. Queries (a persistent database, `staking_bench_beacon`, seeded once and reused: BENCH_RESEED=1 seeds it
  *    again): EPOCHS epochs × VALIDATORS validators of reward rows (one day at 225 epochs) with their daily
  *    rollup. The control plane runs as `npm start` runs it (its own process, `control-plane/src/main.ts`,
@@ -88,21 +88,23 @@ async function benchIndexing() {
       config: h.config,
       logger: createLogger({ level: "silent", service: "bench" }),
     });
-    // The write (one transaction) timed apart from the rest of the step (node reads and computing).
-    let writeMs = 0;
-    const writeEpoch = deps.repo.writeEpoch;
-    const indexer = createIndexer({
-      ...deps,
-      repo: {
-        ...deps.repo,
-        async writeEpoch(...args: Parameters<typeof writeEpoch>) {
-          const t = performance.now();
-          const ok = await writeEpoch(...args);
-          writeMs += performance.now() - t;
-          return ok;
+    // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
+    // node round trips (concurrent) and computing.
+    const pgMs = new Map<string, number>();
+    const repo = Object.fromEntries(
+      Object.entries(deps.repo).map(([name, fn]) => [
+        name,
+        async (...args: unknown[]) => {
+          const t0 = performance.now();
+          try {
+            return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+          } finally {
+            pgMs.set(name, (pgMs.get(name) ?? 0) + performance.now() - t0);
+          }
         },
-      },
-    });
+      ]),
+    ) as typeof deps.repo;
+    const indexer = createIndexer({ ...deps, repo });
     let t = performance.now();
     await fetch(`${devnet.url}/devnet/advance?to_epoch=${INDEX_EPOCHS}`, { method: "POST" });
     console.log(
@@ -110,19 +112,25 @@ async function benchIndexing() {
     );
     const steps: string[] = [];
     for (let e = 0; e <= INDEX_EPOCHS; e++) {
-      writeMs = 0;
+      pgMs.clear();
       t = performance.now();
       const cpu = process.cpuUsage();
       const written = await indexer.step();
       const used = process.cpuUsage(cpu);
       const wall = performance.now() - t;
+      const pg = [...pgMs.values()].reduce((a, b) => a + b, 0);
+      const top = [...pgMs.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([k, v]) => `${k} ${ms(v)}`)
+        .join(", ");
       steps.push(
-        `${ms(wall)} (CPU ${ms((used.user + used.system) / 1000)}, write ${ms(writeMs)}, ${load().slice(5, 9)})`,
+        `${ms(wall)} (CPU ${ms((used.user + used.system) / 1000)}; Postgres ${ms(pg)}: ${top}; nodes + computing ${ms(wall - pg)}; ${load().slice(0, 9)})`,
       );
       if (written.length !== 1) throw new Error(`step wrote ${written.length} epochs`);
     }
     console.log(
-      `indexing one epoch of ${VALIDATORS} validators (${S} blocks, all proposers tracked), wall (indexer CPU, Postgres write, load):`,
+      `indexing one epoch of ${VALIDATORS} validators (${S} blocks, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; load):`,
     );
     for (const [e, s] of steps.entries()) console.log(`  epoch ${e}: ${s}`);
     console.log("  (epoch 0 has no previous state; the node runs in its own process)");

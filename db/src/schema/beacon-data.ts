@@ -61,7 +61,11 @@ export const beaconValidators = pgTable(
      */
     indexedFrom: integer(),
   },
-  (t) => [index("beacon_validators_by_index").on(t.validatorIndex)],
+  (t) => [
+    index("beacon_validators_by_index").on(t.validatorIndex),
+    // The backfill's floor (the lowest) and the few pubkeys above it, each step without a table scan.
+    index("beacon_validators_by_indexed_from").on(t.indexedFrom),
+  ],
 );
 
 /** When a validator entered each lifecycle status; `epoch` is null for off-chain events (CREATED). */

@@ -89,7 +89,10 @@ export function createIndexerRepo(db: Db) {
       return row ?? null;
     },
 
-    /** Every provisioned validator and every registered pubkey, with its latest lifecycle status. */
+    /**
+     * Every provisioned validator and every registered pubkey, with its latest lifecycle status (the
+     * history grouped once and joined: a lookup per tracked pubkey took 90–170 ms for 10,000, bench).
+     */
     async tracked(): Promise<TrackedValidator[]> {
       const rows = await db.execute<{
         pubkey: string;
@@ -102,9 +105,9 @@ export function createIndexerRepo(db: Db) {
           union all
           select pubkey, null from beacon_validator_registrations
         )
-        select t.pubkey, max(t.fee_recipient) as fee_recipient,
-               (select max(h.status) from beacon_status_history h where h.pubkey = t.pubkey)::text as lifecycle
-        from t group by t.pubkey order by t.pubkey`);
+        , h as (select pubkey, max(status) as status from beacon_status_history group by pubkey)
+        select t.pubkey, max(t.fee_recipient) as fee_recipient, max(h.status)::text as lifecycle
+        from t left join h on h.pubkey = t.pubkey group by t.pubkey order by t.pubkey`);
       return rows.map((r) => ({
         pubkey: r.pubkey.toLowerCase(),
         feeRecipient: r.fee_recipient?.toLowerCase() ?? null,
@@ -182,12 +185,14 @@ export function createIndexerRepo(db: Db) {
      * the cursor, not before the index's first epoch), with the epoch their rows start at.
      */
     async backfillStarts(window: number): Promise<Map<string, number>> {
+      // The floor first, as a constant: the planner then reads the few rows above it by index.
+      const [f] = await db.execute<{ floor: number | null }>(sql`
+        select greatest(min(indexed_from), (select epoch from beacon_indexer_cursor where id = ${CURSOR}) - ${window}::int + 1) as floor
+        from beacon_validators`);
+      if (f?.floor === null || f?.floor === undefined) return new Map();
       const rows = await db.execute<{ pubkey: string; indexed_from: number }>(sql`
-        with f as (
-          select greatest(min(indexed_from), (select epoch from beacon_indexer_cursor where id = ${CURSOR}) - ${window}::int + 1) as floor
-          from beacon_validators)
-        select b.pubkey, b.indexed_from from beacon_validators b, f
-        where b.indexed_from > f.floor
+        select b.pubkey, b.indexed_from from beacon_validators b
+        where b.indexed_from > ${f.floor}::int
           and exists (select 1 from beacon_validator_registrations r where r.pubkey = b.pubkey)`);
       return new Map(rows.map((r) => [r.pubkey, r.indexed_from]));
     },
