@@ -208,6 +208,9 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable("x-powered-by");
+  // Express hashes every reply body (SHA-1) for a weak ETag that no client of this API sends back: 1.4 ms
+  // per 1.5 MB reply of rewards/epoch (bench profile), for nothing.
+  app.disable("etag");
   app.set("trust proxy", deps.config.trustProxy);
   app.use(
     pinoHttp({

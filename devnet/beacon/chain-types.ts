@@ -31,6 +31,8 @@ export interface State {
   pending: PendingDeposit[];
   exitRequests: number[];
   partials: { index: number; amount: bigint }[];
+  /** EIP-7251 pending consolidations (validator indices), processed once the source is withdrawable. */
+  consolidations: { source: number; target: number }[];
   withdrawalIndex: number;
   nextSweep: number;
 }

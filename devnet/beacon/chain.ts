@@ -28,6 +28,9 @@ export { type Block, type ChainValidator, FAR_FUTURE, type PendingDeposit, type 
  * one epoch per step. Per slot: a proposer (reward 0.02-0.05 ETH), the withdrawal sweep (full for
  * withdrawable validators, partial above the max effective balance, EIP-7002 partials), and, with an
  * execution node, a real anvil block whose deposit and request logs become the block's execution requests.
+ * An EIP-7251 consolidation exits its source at once and moves the source's effective balance to the
+ * (compounding) target at the epoch transition where the source becomes withdrawable, as Electra's
+ * `process_pending_consolidations` does (with a two-epoch delay instead of 256).
  */
 
 const DEPOSIT_EVENT = parseAbi([
@@ -38,6 +41,9 @@ const sha = (s: string): Hex => `0x${createHash("sha256").update(s).digest("hex"
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 const clone = (s: State): State => structuredClone(s);
 const maxEffective = (wc: string) => (wc.startsWith("0x02") ? MAX_EFFECTIVE_ELECTRA : MIN_ACTIVATION);
+/** Effective balance: the balance capped by the credentials' maximum, in whole ETH. */
+export const effectiveBalance = (v: ChainValidator) =>
+  (minBig(v.balance, maxEffective(v.withdrawalCredentials)) / GWEI) * GWEI;
 const addressOf = (wc: string) => (/^0x0[12]/.test(wc) ? `0x${wc.slice(-40)}` : null);
 
 /** Pubkey of background validator `i` (a fixed 48-byte value; the simulation verifies no signatures). */
@@ -60,6 +66,7 @@ export function createChain(opts: ChainOptions) {
     pending: [],
     exitRequests: [],
     partials: [],
+    consolidations: [],
     withdrawalIndex: 0,
     nextSweep: 0,
   };
@@ -96,9 +103,8 @@ export function createChain(opts: ChainOptions) {
     const e = BigInt(epoch);
     state.validators.forEach((v, i) => {
       if (isActive(v)) {
-        const effective = (minBig(v.balance, maxEffective(v.withdrawalCredentials)) / GWEI) * GWEI;
         // ~2.8 % a year on the effective balance; a missed attestation costs about the same.
-        const reward = (effective * 28n) / (1000n * EPOCHS_PER_YEAR);
+        const reward = (effectiveBalance(v) * 28n) / (1000n * EPOCHS_PER_YEAR);
         v.balance += rand(epoch * S, `att-${i}`) < 0.03 ? -(reward * 8n) / 10n : reward;
       }
       if (v.status === "pending_initialized" && e >= v.eligibilityEpoch) {
@@ -115,6 +121,15 @@ export function createChain(opts: ChainOptions) {
       v.exitEpoch = e + 1n;
       v.withdrawableEpoch = e + 2n;
     }
+    state.consolidations = state.consolidations.filter(({ source, target }) => {
+      const from = state.validators[source] as ChainValidator;
+      const to = state.validators[target] as ChainValidator;
+      if (from.withdrawableEpoch > e) return true;
+      const moved = effectiveBalance(from);
+      from.balance -= moved;
+      to.balance += moved;
+      return false;
+    });
     const ready = state.pending.filter((d) => d.slot < (epoch - 1) * S).slice(0, 16);
     state.pending = state.pending.filter((d) => !ready.includes(d));
     for (const d of ready) {
@@ -209,16 +224,21 @@ export function createChain(opts: ChainOptions) {
         const from = `0x${log.data.slice(42, 138)}`;
         const to = `0x${log.data.slice(138)}`;
         req.consolidations.push({ source_address: source, source_pubkey: from, target_pubkey: to });
-        const v = state.validators[find(from)];
-        const target = state.validators[find(to)];
+        const i = find(from);
+        const t = find(to);
+        const v = state.validators[i];
+        const target = state.validators[t];
         if (!v || !target || addressOf(v.withdrawalCredentials) !== source) continue;
         if (from === to) v.withdrawalCredentials = `0x02${v.withdrawalCredentials.slice(4)}`;
-        else {
-          target.balance += v.balance;
-          v.balance = 0n;
+        else if (
+          v.status === "active_ongoing" &&
+          isActive(target) &&
+          target.withdrawalCredentials.startsWith("0x02")
+        ) {
           v.status = "active_exiting";
           v.exitEpoch = BigInt(epochOf(slot) + 1);
           v.withdrawableEpoch = BigInt(epochOf(slot) + 2);
+          state.consolidations.push({ source: i, target: t });
         }
       }
     }

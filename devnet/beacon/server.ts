@@ -1,14 +1,15 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Address } from "viem";
-import { type Block, type ChainValidator, createChain, FAR_FUTURE } from "./chain.ts";
+import { type Block, type ChainValidator, createChain, effectiveBalance, FAR_FUTURE } from "./chain.ts";
 import { type ExecutionNode, startExecutionNode } from "./execution.ts";
 
 /**
  * A simulated beacon node speaking the standard Beacon API (ethereum/beacon-APIs) over the simulated chain
  * of chain.ts: genesis, spec, headers, blocks (v2, Electra shape), finality checkpoints, validators (GET with
- * ids, POST with {ids, statuses}), balances and pending deposits, for `head`, `finalized`, `genesis` or a
- * slot. With `execution: true` it starts anvil beside it (execution.ts) and every payload is a real block.
+ * ids, POST with {ids, statuses}), balances, pending deposits and pending consolidations, for `head`,
+ * `finalized`, `genesis` or a slot. With `execution: true` it starts anvil beside it (execution.ts) and
+ * every payload is a real block.
  */
 export interface SimValidator {
   pubkey: string;
@@ -74,7 +75,7 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
     validator: {
       pubkey: v.pubkey,
       withdrawal_credentials: v.withdrawalCredentials,
-      effective_balance: (v.balance - (v.balance % 1_000_000_000n)).toString(),
+      effective_balance: effectiveBalance(v).toString(),
       slashed: false,
       activation_eligibility_epoch: v.eligibilityEpoch.toString(),
       activation_epoch: v.activationEpoch.toString(),
@@ -205,6 +206,12 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       if (what === "pending_deposits") {
         return ok(
           st.pending.map((d) => ({ ...d, amount: d.amount.toString(), slot: String(d.slot) })),
+          slot,
+        );
+      }
+      if (what === "pending_consolidations") {
+        return ok(
+          st.consolidations.map((c) => ({ source_index: String(c.source), target_index: String(c.target) })),
           slot,
         );
       }

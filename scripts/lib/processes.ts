@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ROOT } from "./infra.ts";
 
@@ -16,20 +17,24 @@ export interface Started {
 export function startProcess(opts: {
   name: string;
   entry: string;
-  /** Node flags before the entry (only for built `.js` entries). */
+  /** Node flags before the entry (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
+  /** Append the child's stdout (its log lines) to this file instead of the parent's stderr; needs `readyUrl`. */
+  stdoutFile?: string;
   env: NodeJS.ProcessEnv;
   readyUrl?: string;
   timeoutMs?: number;
 }): Promise<Started> {
   const args = opts.entry.endsWith(".js")
     ? ["--enable-source-maps", ...(opts.nodeFlags ?? []), opts.entry]
-    : ["--import", "tsx", opts.entry];
+    : [...(opts.nodeFlags ?? []), "--import", "tsx", opts.entry];
+  const stdout = opts.stdoutFile ? openSync(opts.stdoutFile, "a") : "pipe";
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: opts.env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", stdout, "pipe"],
   });
+  if (typeof stdout === "number") closeSync(stdout);
   const prefix = `[${opts.name}] `;
   createInterface({ input: child.stderr! }).on("line", (l) => process.stderr.write(prefix + l + "\n"));
   return new Promise((resolve, reject) => {
@@ -48,11 +53,12 @@ export function startProcess(opts: {
       opts.timeoutMs ?? 30_000,
     );
     child.once("exit", (code) => finish(new Error(`${opts.name} exited with code ${code}`)));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const ready = /^READY (\S+)/.exec(line);
-      if (ready?.[1] && !opts.readyUrl) finish(null, ready[1]);
-      else if (!settled || line.trim()) process.stderr.write(prefix + line + "\n");
-    });
+    if (child.stdout)
+      createInterface({ input: child.stdout }).on("line", (line) => {
+        const ready = /^READY (\S+)/.exec(line);
+        if (ready?.[1] && !opts.readyUrl) finish(null, ready[1]);
+        else if (!settled || line.trim()) process.stderr.write(prefix + line + "\n");
+      });
     if (opts.readyUrl) {
       const url = opts.readyUrl;
       const poll = async () => {

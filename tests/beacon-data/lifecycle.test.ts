@@ -10,6 +10,7 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { indexedRows } from "./fixtures.ts";
 
 /**
  * A validator's whole life on real Postgres, Redis, anvil and the beacon devnet: provision → deposits sent
@@ -210,13 +211,6 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
 });
 
 test("a crash mid-step and a re-org both end with exactly the rows of a fresh index", async () => {
-  const snapshot = async () => ({
-    rewards: await h.sql`select * from beacon_rewards order by epoch, validator_index`,
-    daily: await h.sql`select * from beacon_rewards_daily order by day, validator_index`,
-    txs: await h.sql`select * from beacon_transactions order by uid`,
-    history: await h.sql`select * from beacon_status_history order by pubkey, status`,
-    validators: await h.sql`select * from beacon_validators order by pubkey`,
-  });
   await devnet.advanceToEndOfEpoch(22);
   // Crash: the execution node goes away in the middle of a step (after the beacon reads); nothing is half
   // written and the next step resumes from the cursor.
@@ -230,13 +224,13 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   const afterReorg =
     await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
   assert.notDeepEqual(afterReorg, beforeReorg, "the re-org changed the rewards of the replaced epochs");
-  const resumed = await snapshot();
+  const resumed = await indexedRows(h.sql);
   assert.ok(resumed.rewards.length > 0);
   // A fresh index of the same chain, from nothing.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await indexer().step();
-  const fresh = await snapshot();
+  const fresh = await indexedRows(h.sql);
   assert.deepEqual(resumed.rewards, fresh.rewards);
   assert.deepEqual(resumed.daily, fresh.daily);
   assert.deepEqual(resumed.txs, fresh.txs);

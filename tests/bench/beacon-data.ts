@@ -1,159 +1,336 @@
 /**
  * Benchmark (not part of `npm test`): `npm run bench:beacon-data`.
- * 1. Indexing: the beacon devnet with VALIDATORS validators (anvil execution node, 32 slots an epoch), all
- *    tracked; the wall time of one indexer step writing one epoch, over INDEX_EPOCHS epochs.
- * 2. Queries: EPOCHS epochs × VALIDATORS validators of reward rows (one day at 225 epochs) stored with their
- *    daily rollup; p50/p99 of rewards/epoch and rewards/date for an organisation of 100 validators over a
- *    30-day range, and of rewards/overview for an organisation of all VALIDATORS, beside the table sizes.
+ * 1. Indexing (a fresh test database): the beacon devnet with VALIDATORS validators (anvil execution node,
+ *    32 slots an epoch), all tracked; the wall time of one indexer step writing one epoch, over INDEX_EPOCHS
+ *    epochs, split into its Postgres calls and the rest (node round trips and computing).
+ * 2. Queries (a persistent database, `staking_bench_beacon`, seeded once and reused: BENCH_RESEED=1 seeds it
+ *    again): EPOCHS epochs × VALIDATORS validators of reward rows (one day at 225 epochs) with their daily
+ *    rollup. The control plane runs as `npm start` runs it (its own process, `control-plane/src/main.ts`,
+ *    production settings: info logging to a file, no reply validation); this process drives it over a real
+ *    socket with undici, one request at a time, warm-up excluded: p50/p99 of rewards/epoch and rewards/date
+ *    for an organisation of 100 validators over a 30-day range (indices 0–99, and once every 100th, whose
+ *    rows of an epoch sit on 100 pages instead of 1), and of rewards/overview for one of all
+ *    VALIDATORS, beside the table sizes, the server's CPU per request and the machine's load average.
+ * BENCH_PART=index|query runs one part; BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { issueApiKey } from "@stake/db/api-key";
+import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
-import request from "supertest";
-import { createApp } from "../../control-plane/src/app.ts";
-import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
+import postgres from "postgres";
+import { Client } from "undici";
+import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
+import { createIndexer } from "../../control-plane/src/features/beacon-data/indexer.ts";
+import { beaconIndexerDeps } from "../../control-plane/src/features/beacon-data/worker.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import { startProcess } from "../../scripts/lib/processes.ts";
+import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { adminUrl } from "../helpers/pg.ts";
+import { testRedisUrl } from "../helpers/redis.ts";
 
 const VALIDATORS = Number(process.env.VALIDATORS ?? 10_000);
 const EPOCHS = Number(process.env.EPOCHS ?? 225);
 const INDEX_EPOCHS = Number(process.env.INDEX_EPOCHS ?? 3);
 const RUNS = Number(process.env.RUNS ?? 200);
+const WARMUP = Number(process.env.WARMUP ?? 20);
+const PART = process.env.BENCH_PART ?? "all";
 const S = 32;
+const SECONDS_PER_SLOT = 12;
+const load = () =>
+  `load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
+const ms = (t: number) => `${t.toFixed(0)} ms`;
 
-// The simulated node in its own process, as a real node would be: its JSON work is not the indexer's.
-const devnet = await startProcess({
-  name: "beacon-devnet",
-  entry: "devnet/beacon/main.ts",
-  env: {
-    ...process.env,
-    PORT: "0",
-    EXECUTION_PORT: "0",
-    SLOT_MS: "0",
-    SLOTS_PER_EPOCH: String(S),
-    SECONDS_PER_SLOT: "12",
-    BACKGROUND_VALIDATORS: String(VALIDATORS),
-  },
-  timeoutMs: 300_000,
-});
-const post = (path: string) => fetch(`${devnet.url}${path}`, { method: "POST" }).then((r) => r.json());
-const info = await fetch(`${devnet.url}/devnet/execution`).then((r) => r.json());
-const h = await createControlPlaneHarness({
-  ETH_BEACON_URL: devnet.url,
-  ETH_EXECUTION_URL: (info as { data: { url: string } }).data.url,
-  BEACON_INDEXER_START_EPOCH: "0",
-  BEACON_INDEXER_MAX_EPOCHS: "1",
-});
-await runMigrations(h.config.databaseUrl);
-const small = await makeOrganisation(h.db);
-const large = await makeOrganisation(h.db);
-const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
-await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
-  select ${large.id}, unnest(${pubkeys}::text[])`;
-await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
-  select ${small.id}, unnest(${pubkeys.slice(0, 100)}::text[])`;
+console.log(`beacon-data bench, ${new Date().toISOString()}, ${load()}`);
 
 // 1. Indexing one epoch of VALIDATORS tracked validators (every proposer is tracked: EL reads per block).
-const indexer = createBeaconIndexer({
-  db: h.db,
-  config: h.config,
-  logger: createLogger({ level: "silent", service: "bench" }),
-});
-let t = performance.now();
-await post(`/devnet/advance?to_epoch=${INDEX_EPOCHS}`);
-console.log(
-  `chain: ${VALIDATORS} validators, ${INDEX_EPOCHS + 1} epochs produced in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-);
-const steps: string[] = [];
-for (let e = 0; e <= INDEX_EPOCHS; e++) {
-  t = performance.now();
-  const cpu = process.cpuUsage();
-  const written = await indexer.step();
-  const used = process.cpuUsage(cpu);
-  steps.push(
-    `${(performance.now() - t).toFixed(0)} ms (CPU ${((used.user + used.system) / 1000).toFixed(0)} ms)`,
-  );
-  if (written.length !== 1) throw new Error(`step wrote ${written.length} epochs`);
-}
-console.log(
-  `indexing one epoch of ${VALIDATORS} validators (${S} blocks, all proposers tracked), wall (indexer CPU):`,
-);
-console.log(`  ${steps.join(", ")}  (epoch 0 has no previous state; the node runs in its own process)`);
-devnet.child.kill("SIGTERM");
-
-// 2. EPOCHS epochs of rewards for every validator, after the indexed ones, with the daily rollup.
-const first = INDEX_EPOCHS + 1;
-const last = first + EPOCHS - 1;
-t = performance.now();
-await h.sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, finalized)
-  select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), case when (v + e) % 997 = 0 then 40000000 else 0 end, true
-  from generate_series(0, ${VALIDATORS - 1}::int) v, generate_series(${first}::int, ${last}::int) e`;
-const c = await h.sql`select genesis_time, seconds_per_slot, slots_per_epoch from beacon_indexer_cursor`;
-const { genesis_time: genesis, seconds_per_slot: sps } = c[0] as {
-  genesis_time: string;
-  seconds_per_slot: number;
-};
-const epochSeconds = S * sps;
-await h.sql`insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-  select validator_index, (to_timestamp((${genesis}::bigint + epoch * ${epochSeconds}::bigint)::float8) at time zone 'UTC')::date,
-         sum(cl_reward_gwei), sum(el_reward_gwei), sum(balance_gwei), count(*)
-  from beacon_rewards where epoch between ${first}::int and ${last}::int group by 1, 2
-  on conflict (validator_index, day) do update set cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
-    el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei, balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
-    epochs = d.epochs + excluded.epochs`;
-await h.sql`update beacon_indexer_cursor set epoch = ${last}::int`;
-await h.sql`vacuum analyze beacon_rewards`;
-await h.sql`vacuum analyze beacon_rewards_daily`;
-console.log(
-  `stored ${VALIDATORS * EPOCHS} reward rows (+ daily rollup) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-);
-const sizes =
-  await h.sql`select relname, n_live_tup::bigint as rows, pg_size_pretty(pg_total_relation_size(relid)) as size
-  from pg_stat_user_tables where relname like 'beacon_%' and n_live_tup > 0 order by pg_total_relation_size(relid) desc`;
-for (const s of sizes)
-  console.log(`  ${String(s.relname).padEnd(30)} ${String(s.rows).padStart(10)} rows  ${s.size}`);
-
-// The app as deployed: replies are not re-validated against their schemas (the tests do that).
-const app = createApp({
-  config: h.config,
-  logger: createLogger({ level: "silent", service: "bench" }),
-  db: h.db,
-  redis: h.redis,
-});
-const day = (epoch: number) =>
-  new Date((Number(genesis) + epoch * epochSeconds) * 1000).toISOString().slice(0, 10);
-const thirtyDays = Math.ceil((30 * 86_400) / epochSeconds);
-async function measure(name: string, key: string, path: string, query: Record<string, unknown>) {
-  const ms: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const s = performance.now();
-    const res = await request(app).get(path).set("api-key", key).query(query);
-    ms.push(performance.now() - s);
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  }
-  ms.sort((a, b) => a - b);
-  const p = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] as number).toFixed(1);
-  console.log(`${name.padEnd(58)} p50 ${p(0.5)} ms  p99 ${p(0.99)} ms  (${RUNS} requests)`);
-}
-for (const perPage of [10, 100]) {
-  await measure(
-    `rewards/epoch, 100 validators, 30-day range, per_page ${perPage}`,
-    small.apiKey,
-    "/api/rewards/epoch",
-    {
-      start_epoch: Math.max(0, last - thirtyDays + 1),
-      end_epoch: last,
-      per_page: perPage,
+async function benchIndexing() {
+  // The simulated node in its own process, as a real node would be: its JSON work is not the indexer's.
+  const devnet = await startProcess({
+    name: "beacon-devnet",
+    entry: "devnet/beacon/main.ts",
+    env: {
+      ...process.env,
+      PORT: "0",
+      EXECUTION_PORT: "0",
+      SLOT_MS: "0",
+      SLOTS_PER_EPOCH: String(S),
+      SECONDS_PER_SLOT: String(SECONDS_PER_SLOT),
+      BACKGROUND_VALIDATORS: String(VALIDATORS),
     },
+    timeoutMs: 300_000,
+  });
+  const h = await createControlPlaneHarness({
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: (
+      (await fetch(`${devnet.url}/devnet/execution`).then((r) => r.json())) as {
+        data: { url: string };
+      }
+    ).data.url,
+    BEACON_INDEXER_START_EPOCH: "0",
+    BEACON_INDEXER_MAX_EPOCHS: "1",
+  });
+  try {
+    const org = await makeOrganisation(h.db);
+    const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
+    await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
+      select ${org.id}, unnest(${pubkeys}::text[])`;
+    const deps = beaconIndexerDeps({
+      db: h.db,
+      config: h.config,
+      logger: createLogger({ level: "silent", service: "bench" }),
+    });
+    // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
+    // node round trips (concurrent) and computing.
+    const pgMs = new Map<string, number>();
+    const repo = Object.fromEntries(
+      Object.entries(deps.repo).map(([name, fn]) => [
+        name,
+        async (...args: unknown[]) => {
+          const t0 = performance.now();
+          try {
+            return await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+          } finally {
+            pgMs.set(name, (pgMs.get(name) ?? 0) + performance.now() - t0);
+          }
+        },
+      ]),
+    ) as typeof deps.repo;
+    const indexer = createIndexer({ ...deps, repo });
+    let t = performance.now();
+    await fetch(`${devnet.url}/devnet/advance?to_epoch=${INDEX_EPOCHS}`, { method: "POST" });
+    console.log(
+      `chain: ${VALIDATORS} validators, ${INDEX_EPOCHS + 1} epochs produced in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+    const steps: string[] = [];
+    for (let e = 0; e <= INDEX_EPOCHS; e++) {
+      pgMs.clear();
+      t = performance.now();
+      const cpu = process.cpuUsage();
+      const written = await indexer.step();
+      const used = process.cpuUsage(cpu);
+      const wall = performance.now() - t;
+      const pg = [...pgMs.values()].reduce((a, b) => a + b, 0);
+      const top = [...pgMs.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([k, v]) => `${k} ${ms(v)}`)
+        .join(", ");
+      steps.push(
+        `${ms(wall)} (CPU ${ms((used.user + used.system) / 1000)}; Postgres ${ms(pg)}: ${top}; nodes + computing ${ms(wall - pg)}; ${load().slice(0, 9)})`,
+      );
+      if (written.length !== 1) throw new Error(`step wrote ${written.length} epochs`);
+    }
+    console.log(
+      `indexing one epoch of ${VALIDATORS} validators (${S} blocks, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; load):`,
+    );
+    for (const [e, s] of steps.entries()) console.log(`  epoch ${e}: ${s}`);
+    console.log("  (epoch 0 has no previous state; the node runs in its own process)");
+  } finally {
+    await stopAll([devnet]);
+    await h.close();
+  }
+}
+
+// 2. The query database: seeded once (a few minutes), reused by later runs.
+const BENCH_DB = "staking_bench_beacon";
+const GENESIS = 1_764_000_000; // 2025-11-24T16:00:00Z: one day of epochs spans two UTC days
+const EPOCH_SECONDS = S * SECONDS_PER_SLOT;
+const SMALL = "bench-beacon-small@bench.invalid";
+/** 100 validators spread over the 10,000 (every 100th): each epoch's rows of it sit on 100 pages, not 1. */
+const SPREAD = "bench-beacon-spread@bench.invalid";
+const LARGE = "bench-beacon-large@bench.invalid";
+
+async function benchDatabase(): Promise<string> {
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  const u = new URL(adminUrl());
+  u.pathname = `/${BENCH_DB}`;
+  try {
+    if (process.env.BENCH_RESEED === "1")
+      await admin.unsafe(`drop database if exists ${BENCH_DB} with (force)`);
+    const [found] = await admin`select 1 from pg_database where datname = ${BENCH_DB}`;
+    if (!found) await admin.unsafe(`create database ${BENCH_DB}`);
+  } finally {
+    await admin.end();
+  }
+  await runMigrations(u.toString());
+  return u.toString();
+}
+
+async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof createDb>["db"]) {
+  const [have] = await sql<
+    { small: number; spread: number; large: number; rewards: number; cursor: number | null }[]
+  >`
+    select (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
+           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
+           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
+           (select count(*) from beacon_rewards)::int as rewards,
+           (select epoch from beacon_indexer_cursor where id = 'beacon') as cursor`;
+  if (
+    have?.small === 100 &&
+    have.spread === 100 &&
+    have.large === VALIDATORS &&
+    have.rewards === VALIDATORS * EPOCHS
+  ) {
+    console.log(`query database ${BENCH_DB}: already seeded (BENCH_RESEED=1 to seed it again)`);
+    return;
+  }
+  if (have && (have.rewards > 0 || have.large > 0)) {
+    throw new Error(
+      `${BENCH_DB} holds other data than this run's parameters: run with BENCH_RESEED=1 (${url})`,
+    );
+  }
+  const t = performance.now();
+  const small = await makeOrganisation(db, { email: SMALL });
+  const large = await makeOrganisation(db, { email: LARGE });
+  const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
+  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${large.id}, unnest(${pubkeys}::text[])`;
+  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${small.id}, unnest(${pubkeys.slice(0, 100)}::text[])`;
+  const spread = await makeOrganisation(db, { email: SPREAD });
+  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${spread.id}, unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
+  await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
+    select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
+    from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
+  await sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
+    select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), case when (v + e) % 997 = 0 then 40000000 else 0 end
+    from generate_series(0, ${VALIDATORS - 1}::int) v, generate_series(0, ${EPOCHS - 1}::int) e`;
+  await sql`insert into beacon_rewards_daily (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    select validator_index, (to_timestamp((${GENESIS}::bigint + epoch * ${EPOCH_SECONDS}::bigint)::float8) at time zone 'UTC')::date,
+           sum(cl_reward_gwei), sum(el_reward_gwei), sum(balance_gwei), count(*)
+    from beacon_rewards group by 1, 2`;
+  await sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
+    values ('beacon', ${EPOCHS - 1}::int, ${EPOCHS - 2}::int, ${GENESIS}, ${SECONDS_PER_SLOT}, ${S})`;
+  await sql`vacuum analyze`;
+  console.log(
+    `seeded ${BENCH_DB}: ${VALIDATORS * EPOCHS} reward rows (+ daily rollup) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
 }
-await measure("rewards/date, 100 validators, 30 days, interval 1d", small.apiKey, "/api/rewards/date", {
-  start_date: day(last - thirtyDays + 1),
-  end_date: day(last),
-  interval: "1d",
-  per_page: 30,
-});
-await measure(`rewards/overview, ${VALIDATORS} validators`, large.apiKey, "/api/rewards/overview", {});
-await h.close();
+
+/** User + system CPU time of a process so far (Linux /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const address = srv.address();
+  await new Promise((r) => srv.close(r));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+async function benchQueries() {
+  const url = await benchDatabase();
+  const pg = createDb(url, { max: 2, applicationName: "bench" });
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await seed(url, sql, pg.db);
+  // Fresh keys each run (a raw key is shown once and not stored).
+  const repo = createAccountsRepo(pg.db);
+  const keyOf = async (email: string) => {
+    const [org] = await sql<{ id: string }[]>`select id from organisations where email = ${email}`;
+    const issued = issueApiKey("staking");
+    await repo.insertKey({ organisationId: org!.id, label: "bench", issued });
+    return issued.key;
+  };
+  const smallKey = await keyOf(SMALL);
+  const spreadKey = await keyOf(SPREAD);
+  const largeKey = await keyOf(LARGE);
+  // Exact row counts (the statistics' estimates lag behind a fresh seed).
+  const sizes = await sql`select relname, pg_size_pretty(pg_total_relation_size(relid)) as size,
+      (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from %I', relname), false, true, '')))[1]::text as rows
+    from pg_stat_user_tables where relname like 'beacon_%' order by pg_total_relation_size(relid) desc`;
+  for (const s of sizes.filter((s) => s.rows !== "0"))
+    console.log(`  ${String(s.relname).padEnd(30)} ${String(s.rows).padStart(10)} rows  ${s.size}`);
+  await sql.end();
+  await pg.close();
+
+  const port = await freePort();
+  const logFile = join(tmpdir(), `bench-beacon-control-plane-${process.pid}.log`);
+  const profile = process.env.BENCH_PROFILE;
+  const server = await startProcess({
+    name: "control-plane",
+    entry: "control-plane/src/main.ts",
+    nodeFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: `bench:${randomBytes(4).toString("hex")}:`,
+      CONTROL_PLANE_PORT: String(port),
+    },
+    readyUrl: `http://127.0.0.1:${port}`,
+    stdoutFile: logFile,
+  });
+  console.log(`control plane: its own process (pid ${server.child.pid}), logs in ${logFile}`);
+  const pid = server.child.pid as number;
+  const client = new Client(server.url, { pipelining: 1 });
+  try {
+    const day = (epoch: number) =>
+      new Date((GENESIS + epoch * EPOCH_SECONDS) * 1000).toISOString().slice(0, 10);
+    const last = EPOCHS - 1;
+    const thirtyDays = Math.ceil((30 * 86_400) / EPOCH_SECONDS);
+    const once = async (key: string, path: string) => {
+      const res = await client.request({ method: "GET", path, headers: { "api-key": key } });
+      const body = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${body}`);
+      return body.length;
+    };
+    const measure = async (name: string, key: string, path: string, query: Record<string, unknown>) => {
+      const full = `${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`;
+      let bytes = 0;
+      for (let i = 0; i < WARMUP; i++) bytes = await once(key, full);
+      const times: number[] = [];
+      const cpu0 = cpuMs(pid);
+      for (let i = 0; i < RUNS; i++) {
+        const s = performance.now();
+        await once(key, full);
+        times.push(performance.now() - s);
+      }
+      const cpu = (cpuMs(pid) - cpu0) / RUNS;
+      times.sort((a, b) => a - b);
+      const p = (q: number) =>
+        (times[Math.min(times.length - 1, Math.floor(q * times.length))] as number).toFixed(1);
+      console.log(
+        `${name.padEnd(58)} p50 ${p(0.5)} ms  p99 ${p(0.99)} ms  server CPU ${cpu.toFixed(1)} ms/req  ${(bytes / 1024).toFixed(0)} KiB  (${RUNS} requests, ${load()})`,
+      );
+    };
+    for (const perPage of [10, 100]) {
+      await measure(
+        `rewards/epoch, 100 validators, 30-day range, per_page ${perPage}`,
+        smallKey,
+        "/api/rewards/epoch",
+        { start_epoch: Math.max(0, last - thirtyDays + 1), end_epoch: last, per_page: perPage },
+      );
+    }
+    await measure(
+      "rewards/epoch, 100 spread validators, 30-day range, per_page 10",
+      spreadKey,
+      "/api/rewards/epoch",
+      { start_epoch: Math.max(0, last - thirtyDays + 1), end_epoch: last, per_page: 10 },
+    );
+    await measure("rewards/date, 100 validators, 30 days, interval 1d", smallKey, "/api/rewards/date", {
+      start_date: day(last - thirtyDays + 1),
+      end_date: day(last),
+      interval: "1d",
+      per_page: 30,
+    });
+    await measure(`rewards/overview, ${VALIDATORS} validators`, largeKey, "/api/rewards/overview", {});
+  } finally {
+    await client.close();
+    await stopAll([server]);
+  }
+}
+
+if (PART !== "query") await benchIndexing();
+if (PART !== "index") await benchQueries();
+console.log(`done, ${load()}`);

@@ -16,8 +16,8 @@ import { validatorStatus } from "./provisioning.ts";
 /**
  * The beacon-chain data area: what the indexer learns from the beacon node and the execution node about
  * the validators the platform tracks (every provisioned validator plus every pubkey an organisation
- * registered). Amounts are integer Gwei. Rows of epochs after the finalized checkpoint carry
- * `finalized = false` and may be replaced when the chain re-organises.
+ * registered). Amounts are integer Gwei. Rows of epochs after the finalized checkpoint (the cursor's
+ * `finalized_epoch`; transactions also carry `finalized = false`) may be replaced when the chain re-organises.
  */
 
 /** A pubkey an organisation asked to follow (POST /api/validators/register); provisioned ones need none. */
@@ -36,7 +36,11 @@ export const beaconValidatorRegistrations = pgTable(
   ],
 );
 
-/** The latest known state of each tracked validator (one row per pubkey, whoever tracks it). */
+/**
+ * The latest known state of each tracked validator (one row per pubkey, whoever tracks it). Rewritten every
+ * epoch (the balance), so migration 0008 leaves half of each page free (fillfactor 50): the update stays
+ * on its page and touches no index (HOT).
+ */
 export const beaconValidators = pgTable(
   "beacon_validators",
   {
@@ -50,8 +54,18 @@ export const beaconValidators = pgTable(
     feeRecipient: text(),
     balanceGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
     updatedEpoch: integer(),
+    /**
+     * The first epoch its rows were read for: the epoch it was first tracked in, lowered by the worker's
+     * backfill of a registered pubkey (down to BEACON_BACKFILL_EPOCHS before the last indexed epoch, never
+     * before the index's first epoch).
+     */
+    indexedFrom: integer(),
   },
-  (t) => [index("beacon_validators_by_index").on(t.validatorIndex)],
+  (t) => [
+    index("beacon_validators_by_index").on(t.validatorIndex),
+    // The backfill's floor (the lowest) and the few pubkeys above it, each step without a table scan.
+    index("beacon_validators_by_indexed_from").on(t.indexedFrom),
+  ],
 );
 
 /** When a validator entered each lifecycle status; `epoch` is null for off-chain events (CREATED). */
@@ -66,7 +80,12 @@ export const beaconStatusHistory = pgTable(
   (t) => [primaryKey({ columns: [t.pubkey, t.status] }), index("beacon_status_history_by_epoch").on(t.epoch)],
 );
 
-/** Rewards of one validator in one epoch: CL from the balance change, EL from the blocks it proposed. */
+/**
+ * Rewards of one validator in one epoch: CL from the balance change, EL from the blocks it proposed. A row
+ * is final when its epoch is before the cursor's `finalized_epoch` (no per-row flag: marking 10,000 rows
+ * an epoch final rewrote every row of the largest table once more). Migration 0008 makes the primary key
+ * cover the two reward columns, so sums over a validator's epochs are read from the index alone.
+ */
 export const beaconRewards = pgTable(
   "beacon_rewards",
   {
@@ -76,14 +95,14 @@ export const beaconRewards = pgTable(
     balanceGwei: bigint({ mode: "bigint" }).notNull(),
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
-    finalized: boolean().notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.validatorIndex, t.epoch] }), index("beacon_rewards_by_epoch").on(t.epoch)],
 );
 
 /**
  * Per validator per UTC day sums of `beacon_rewards`, kept by the indexer in the same transaction (added on
- * insert, subtracted on replacement), so day and overview queries read days, not epochs.
+ * insert, subtracted on replacement), so day and overview queries read days, not epochs. Each row is
+ * updated every epoch of its day: fillfactor 50 (migration 0008) keeps those updates HOT, as above.
  */
 export const beaconRewardsDaily = pgTable(
   "beacon_rewards_daily",

@@ -7,7 +7,12 @@ export interface ApiValidator {
   index: string;
   balance: string;
   status: string;
-  validator: { pubkey: string; withdrawal_credentials: string };
+  validator: { pubkey: string; withdrawal_credentials: string; effective_balance: string };
+}
+/** An EIP-7251 consolidation waiting for its source to become withdrawable (validator indices). */
+export interface ApiPendingConsolidation {
+  source_index: string;
+  target_index: string;
 }
 export interface ApiPendingDeposit {
   pubkey: string;
@@ -85,6 +90,13 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
     async validators(stateSlot: number, ids: string[]): Promise<ApiValidator[]> {
       if (!ids.length) return [];
       return (await request<ApiValidator[]>(`/eth/v1/beacon/states/${stateSlot}/validators`, { ids })) ?? [];
+    },
+    async pendingConsolidations(stateSlot: number): Promise<ApiPendingConsolidation[]> {
+      return (
+        (await request<ApiPendingConsolidation[]>(
+          `/eth/v1/beacon/states/${stateSlot}/pending_consolidations`,
+        )) ?? []
+      );
     },
     async pendingDeposits(stateSlot: number): Promise<ApiPendingDeposit[]> {
       return (

@@ -36,6 +36,14 @@ export const BeaconDataEnv = {
     .describe(
       "First epoch the indexer reads when it has no cursor yet. Default: the node's finalized epoch at first start.",
     ),
+  BEACON_BACKFILL_EPOCHS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(225)
+    .describe(
+      "How many epochs before the last indexed one the indexer reads for a pubkey registered after they were indexed (never before the index's first epoch; the beacon node must serve those states). 0 turns the backfill off.",
+    ),
   BEACON_DATA_PROVIDER: z
     .string()
     .min(1)
@@ -51,6 +59,7 @@ export interface BeaconDataConfig {
   intervalMs: number;
   maxEpochsPerStep: number;
   startEpoch: number | undefined;
+  backfillEpochs: number;
   provider: string;
 }
 
@@ -61,6 +70,7 @@ export function beaconDataConfig(e: z.output<typeof Env>): BeaconDataConfig {
     intervalMs: e.BEACON_INDEXER_INTERVAL_MS,
     maxEpochsPerStep: e.BEACON_INDEXER_MAX_EPOCHS,
     startEpoch: e.BEACON_INDEXER_START_EPOCH,
+    backfillEpochs: e.BEACON_BACKFILL_EPOCHS,
     provider: e.BEACON_DATA_PROVIDER,
   };
 }

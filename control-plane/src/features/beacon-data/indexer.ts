@@ -10,6 +10,8 @@ export interface IndexerDeps {
   depositContract: string;
   maxEpochsPerStep: number;
   startEpoch: number | undefined;
+  /** How far back (epochs up to the cursor) a pubkey registered later gets its rows read; 0: no backfill. */
+  backfillEpochs: number;
   logger: Logger;
 }
 
@@ -18,8 +20,10 @@ export interface IndexerDeps {
  * checkpoint is compared with the node's; if the node now has another block there, the indexer walks back to
  * the last slot that still agrees and deletes everything from that slot's epoch on; (2) every complete epoch
  * after the cursor (its last slot's state exists) is read and written with the cursor in one transaction;
- * (3) rows before the finalized checkpoint are marked final. A crash anywhere leaves the cursor at the last
- * written epoch, and the next step redoes the rest with the same inputs: no gap, no double count.
+ * (3) registered pubkeys first tracked after the index's start get earlier epochs read for them (bounded,
+ * see `backfill`); (4) rows before the finalized checkpoint are marked final. A crash anywhere leaves the
+ * cursor at the last written epoch, and the next step redoes the rest with the same inputs: no gap, no
+ * double count.
  */
 export function createIndexer(deps: IndexerDeps) {
   let spec: ChainSpec | undefined;
@@ -35,6 +39,33 @@ export function createIndexer(deps: IndexerDeps) {
     const epoch = Math.floor(firstBad / s.slotsPerEpoch);
     deps.logger.warn({ slot: firstBad, epoch }, "beacon re-org: replacing indexed epochs");
     await deps.repo.rollback(epoch, s);
+  }
+
+  /**
+   * Up to `maxEpochsPerStep` earlier epochs for registered pubkeys whose rows start after the backfill
+   * floor, newest first: each pass reads the epoch just before the latest start, for the pubkeys starting
+   * there, so the pubkeys of one registration are read together and no epoch is read twice for a pubkey.
+   */
+  async function backfill(s: ChainSpec, finalizedEpoch: number): Promise<number[]> {
+    const done: number[] = [];
+    while (deps.backfillEpochs > 0 && done.length < deps.maxEpochsPerStep) {
+      const starts = await deps.repo.backfillStarts(deps.backfillEpochs);
+      if (!starts.size) break;
+      const epoch = [...starts.values()].reduce((a, b) => Math.max(a, b)) - 1;
+      // As if first seen now: the earliest sighting of each status is kept.
+      const tracked = (await deps.repo.tracked())
+        .filter((t) => starts.get(t.pubkey) === epoch + 1)
+        .map((t) => ({ ...t, lifecycle: null }));
+      const data = await readEpoch(
+        { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
+        epoch,
+        tracked,
+      );
+      if (!(await deps.repo.writeBackfill(data, s, finalizedEpoch))) break;
+      done.push(epoch);
+    }
+    if (done.length) deps.logger.info({ epochs: done }, "beacon epochs backfilled for registered pubkeys");
+    return done;
   }
 
   return {
@@ -64,8 +95,9 @@ export function createIndexer(deps: IndexerDeps) {
         written.push(epoch);
         epoch++;
       }
-      await deps.repo.finalize(finalizedEpoch, s);
       if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
+      await backfill(s, finalizedEpoch);
+      await deps.repo.finalize(finalizedEpoch, s);
       return written;
     },
   };

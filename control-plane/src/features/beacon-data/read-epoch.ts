@@ -1,5 +1,11 @@
 import type { Hex } from "viem";
-import type { BeaconApi, ChainSpec, ExecutionApi } from "./chain-clients.ts";
+import type {
+  ApiPendingConsolidation,
+  ApiValidator,
+  BeaconApi,
+  ChainSpec,
+  ExecutionApi,
+} from "./chain-clients.ts";
 import { type Lifecycle, later, lifecycleOf, transitions } from "./lifecycle.ts";
 
 /** What one epoch means for the tracked validators; written in one transaction by indexer-repo.ts. */
@@ -82,7 +88,8 @@ const addressOfCredentials = (wc: string) => (/^0x0[12]/.test(wc) ? `0x${wc.slic
 /**
  * Reads epoch `epoch` from the nodes. CL reward = balance at the end of the epoch − balance at the end of
  * the previous one − deposits applied in between (pending before + deposit requests in the epoch's blocks −
- * pending after) + withdrawals paid in the epoch's blocks: a top-up or a withdrawal is never a reward.
+ * pending after) + withdrawals paid in the epoch's blocks ± balance moved by consolidations: a top-up, a
+ * withdrawal or a consolidation is never a reward.
  * EL reward = for each block the validator proposed, the priority fees when the payload pays its fee
  * recipient, plus what the block's fee recipient (a builder) paid it in the block.
  */
@@ -99,11 +106,14 @@ export async function readEpoch(
   const pubkeys = tracked.map((t) => t.pubkey);
   const byPubkey = new Map(tracked.map((t) => [t.pubkey, t]));
 
-  const [cur, prev, pendingCur, pendingPrev] = await Promise.all([
+  const before = pubkeys.length && first > 0;
+  const [cur, prev, pendingCur, pendingPrev, consolidatingCur, consolidatingPrev] = await Promise.all([
     beacon.validators(last, pubkeys),
     first > 0 ? beacon.validators(first - 1, pubkeys) : Promise.resolve([]),
     pubkeys.length ? beacon.pendingDeposits(last) : Promise.resolve([]),
-    pubkeys.length && first > 0 ? beacon.pendingDeposits(first - 1) : Promise.resolve([]),
+    before ? beacon.pendingDeposits(first - 1) : Promise.resolve([]),
+    before ? beacon.pendingConsolidations(last) : Promise.resolve([]),
+    before ? beacon.pendingConsolidations(first - 1) : Promise.resolve([]),
   ]);
   const pendingSum = (list: { pubkey: string; amount: string }[]) => {
     const m = new Map<string, bigint>();
@@ -119,6 +129,7 @@ export async function readEpoch(
   const curByPubkey = new Map(cur.map((v) => [v.validator.pubkey.toLowerCase(), v]));
   const pendingNow = new Set(pendingCur.map((d) => d.pubkey.toLowerCase()));
   const prevBalance = new Map(prev.map((v) => [Number(v.index), BigInt(v.balance)]));
+  const moved = await consolidated(beacon, first - 1, prev, consolidatingPrev, consolidatingCur, curByIndex);
   const withdrawn = new Map<number, bigint>();
   const el = new Map<number, bigint>();
   const feeRecipientOf = new Map<string, string>();
@@ -265,11 +276,50 @@ export async function readEpoch(
     rewards.push({
       validatorIndex: index,
       balanceGwei: end,
-      clRewardGwei: end - start - inflow + out,
+      clRewardGwei: end - start - inflow + out + (moved.get(index) ?? 0n),
       elRewardGwei: el.get(index) ?? 0n,
     });
   }
   return { epoch, slots, rewards, validators, history: allHistory, transactions };
+}
+
+/**
+ * Balance moved by EIP-7251 consolidations at this epoch's transition, per validator index: + for the
+ * source (it gave it away: not a loss), − for the target (it received it: not a reward). A consolidation
+ * pending at the end of the previous epoch and gone at the end of this one was processed in between, and
+ * moved min(balance, effective balance) of the source as they stood before (Electra
+ * `process_pending_consolidations`; an exited source earns nothing more by then). The counterpart of a
+ * tracked validator may be untracked: its previous state is read by index.
+ */
+async function consolidated(
+  beacon: BeaconApi,
+  prevSlot: number,
+  prev: ApiValidator[],
+  pendingBefore: ApiPendingConsolidation[],
+  pendingAfter: ApiPendingConsolidation[],
+  tracked: Map<number, ApiValidator>,
+): Promise<Map<number, bigint>> {
+  const key = (c: ApiPendingConsolidation) => `${c.source_index}:${c.target_index}`;
+  const still = new Set(pendingAfter.map(key));
+  const done = pendingBefore.filter(
+    (c) => !still.has(key(c)) && (tracked.has(Number(c.source_index)) || tracked.has(Number(c.target_index))),
+  );
+  const moved = new Map<number, bigint>();
+  if (!done.length) return moved;
+  const before = new Map(prev.map((v) => [v.index, v]));
+  const unknown = done.map((c) => c.source_index).filter((i) => !before.has(i));
+  for (const v of await beacon.validators(prevSlot, unknown)) before.set(v.index, v);
+  for (const c of done) {
+    const source = before.get(c.source_index);
+    if (!source) continue;
+    const balance = BigInt(source.balance);
+    const effective = BigInt(source.validator.effective_balance);
+    const amount = balance < effective ? balance : effective;
+    const add = (index: string, x: bigint) => moved.set(Number(index), (moved.get(Number(index)) ?? 0n) + x);
+    add(c.source_index, amount);
+    add(c.target_index, -amount);
+  }
+  return moved;
 }
 
 /** A deposit or EIP-7002/7251 request log of a tracked validator as a transaction row (sans block fields). */

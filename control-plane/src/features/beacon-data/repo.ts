@@ -7,6 +7,24 @@ const mine = (organisationId: string) => sql`(
   select pubkey from validators where organisation_id = ${organisationId}
   union select pubkey from beacon_validator_registrations where organisation_id = ${organisationId})`;
 
+/**
+ * The organisation's rows of `beacon_validators`, two ways (bench, 10,000 validators). `probe`: one
+ * primary-key lookup per pubkey, 0.6 ms for an organisation of 100 where the planner's own join hashed the
+ * whole table (2–5 ms). `scan`: one pass over the table against hashes of the organisation's pubkeys, no
+ * de-duplication of the union: for all 10,000 half the time of the join (26–35 against 63–70 ms at load
+ * 4.8), where probing 10,000 keys is slower still.
+ */
+const myValidators = {
+  probe: (organisationId: string) =>
+    sql`(select * from beacon_validators where pubkey = any(array${mine(organisationId)}))`,
+  scan: (organisationId: string) => sql`(select * from beacon_validators
+    where pubkey in (select pubkey from beacon_validator_registrations where organisation_id = ${organisationId})
+       or pubkey in (select pubkey from validators where organisation_id = ${organisationId}))`,
+};
+
+/** A list of validator indices as one `int[]` parameter. */
+const indexArray = (indices: number[]) => sql`${`{${indices.join(",")}}`}::int[]`;
+
 /** Σ rewards of the organisation's validators over [epochs] and [days] (days from the daily rollup). */
 export interface Totals {
   cl: bigint;
@@ -82,41 +100,45 @@ export function createBeaconDataRepo(db: Db) {
     /** Validator indices of the organisation (those the chain has assigned one), with pubkeys. */
     async indices(organisationId: string) {
       return db.execute<{ pubkey: string; validator_index: number }>(sql`
-        select b.pubkey, b.validator_index from ${mine(organisationId)} m join beacon_validators b on b.pubkey = m.pubkey
+        select b.pubkey, b.validator_index from ${myValidators.probe(organisationId)} b
         where b.validator_index is not null order by 2`);
     },
 
-    /** Per epoch per validator rewards in [from, to]. */
+    /**
+     * Rewards in [from, to], one row per epoch with its validators as parallel arrays (ascending index):
+     * a tenth of the rows to decode, which for 100 validators × 100 epochs takes 9 ms instead of 13 (bench).
+     */
     async epochRewards(indices: number[], from: number, to: number) {
-      return db.execute<{ epoch: number; validator_index: number; cl: string; el: string }>(sql`
-        select epoch, validator_index, cl_reward_gwei::text as cl, el_reward_gwei::text as el from beacon_rewards
-        where validator_index = any(${sql`${`{${indices.join(",")}}`}::int[]`}) and epoch between ${from} and ${to}
-        order by epoch, validator_index`);
+      return db.execute<{ epoch: number; indices: number[]; cl: string[]; el: string[] }>(sql`
+        select epoch, array_agg(validator_index order by validator_index) as indices,
+               array_agg(cl_reward_gwei::text order by validator_index) as cl,
+               array_agg(el_reward_gwei::text order by validator_index) as el
+        from beacon_rewards where validator_index = any(${indexArray(indices)}) and epoch between ${from} and ${to}
+        group by epoch order by epoch`);
     },
 
-    /** Σ over epochs [from, to] (edges) and whole days [dayFrom, dayTo] from the daily rollup. */
+    /** Σ over epoch ranges (a range's edges) and whole days [dayFrom, dayTo] (the daily rollup), in one statement. */
     async totals(
       indices: number[],
       parts: { epochs?: [number, number][]; days?: [string, string] },
     ): Promise<Totals> {
-      const idx = sql`${`{${indices.join(",")}}`}::int[]`;
-      let cl = 0n;
-      let el = 0n;
-      for (const [a, b] of parts.epochs ?? []) {
-        const r = await one<{ cl: string | null; el: string | null }>(sql`
-          select sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el from beacon_rewards
-          where validator_index = any(${idx}) and epoch between ${a} and ${b}`);
-        cl += BigInt(r?.cl ?? 0);
-        el += BigInt(r?.el ?? 0);
-      }
-      if (parts.days) {
-        const r = await one<{ cl: string | null; el: string | null }>(sql`
-          select sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el from beacon_rewards_daily
-          where validator_index = any(${idx}) and day between ${parts.days[0]} and ${parts.days[1]}`);
-        cl += BigInt(r?.cl ?? 0);
-        el += BigInt(r?.el ?? 0);
-      }
-      return { cl, el };
+      const idx = indexArray(indices);
+      const sums = [
+        ...(parts.epochs ?? []).map(
+          ([a, b]) => sql`select sum(cl_reward_gwei) as cl, sum(el_reward_gwei) as el from beacon_rewards
+            where validator_index = any(${idx}) and epoch between ${a} and ${b}`,
+        ),
+        ...(parts.days
+          ? [
+              sql`select sum(cl_reward_gwei) as cl, sum(el_reward_gwei) as el from beacon_rewards_daily
+                where validator_index = any(${idx}) and day between ${parts.days[0]} and ${parts.days[1]}`,
+            ]
+          : []),
+      ];
+      if (!sums.length) return { cl: 0n, el: 0n };
+      const r = await one<{ cl: string | null; el: string | null }>(sql`
+        select sum(cl)::text as cl, sum(el)::text as el from (${sql.join(sums, sql` union all `)}) s`);
+      return { cl: BigInt(r?.cl ?? 0), el: BigInt(r?.el ?? 0) };
     },
 
     /** Per bucket of `days` days from `start` to `end`, per validator sums from the daily rollup. */
@@ -125,25 +147,26 @@ export function createBeaconDataRepo(db: Db) {
         select ((day - ${start}::date) / ${days})::int as bucket, validator_index,
                sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el
         from beacon_rewards_daily
-        where validator_index = any(${sql`${`{${indices.join(",")}}`}::int[]`}) and day between ${start} and ${end}
+        where validator_index = any(${indexArray(indices)}) and day between ${start} and ${end}
         group by 1, 2 order by 1, 2`);
     },
 
-    /** Rewards and Σ end-of-epoch balances (stake × epochs) of the organisation per window ending `day`. */
+    /**
+     * Rewards and Σ end-of-epoch balances (stake × epochs) of the organisation per window ending `day`, and
+     * its active stake: one statement, the organisation's validators looked up once.
+     */
     async overview(organisationId: string, lastDay: string | null) {
       const windows = (n: number) => sql`
         coalesce(sum(d.cl_reward_gwei + d.el_reward_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as r${sql.raw(String(n))},
         coalesce(sum(d.balance_sum_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as s${sql.raw(String(n))}`;
       const row = await one<Record<string, string>>(sql`
+        with b as materialized ${myValidators.scan(organisationId)}
         select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
-               ${windows(7)}, ${windows(30)}, ${windows(365)}
+               ${windows(7)}, ${windows(30)}, ${windows(365)},
+               (select coalesce(sum(balance_gwei), 0) from b where beacon_status like 'active%')::text as stake
         from beacon_rewards_daily d
-        where d.validator_index in (select b.validator_index from ${mine(organisationId)} m
-                                    join beacon_validators b on b.pubkey = m.pubkey)`);
-      const stake = await one<{ s: string | null }>(sql`
-        select sum(b.balance_gwei)::text as s from ${mine(organisationId)} m join beacon_validators b on b.pubkey = m.pubkey
-        where b.beacon_status like 'active%'`);
-      return { row: row ?? {}, activeStake: BigInt(stake?.s ?? 0) };
+        where d.validator_index in (select validator_index from b)`);
+      return { row: row ?? {}, activeStake: BigInt(row?.stake ?? 0) };
     },
 
     async transactions(

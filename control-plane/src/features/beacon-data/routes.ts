@@ -30,7 +30,8 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
       route({
         method: "post",
         path: "/api/validators/register",
-        summary: "Track validators by pubkey (idempotent); the indexer follows them from its next epoch",
+        summary:
+          "Track validators by pubkey (idempotent); the indexer follows them from its next epoch and backfills the last indexed ones",
         security: "api-key",
         body: RegisterRequest,
         responses: {

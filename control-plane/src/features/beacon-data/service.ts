@@ -128,7 +128,7 @@ export function createBeaconDataService(deps: {
           details: [{ field: "end_epoch", message: "must be at or after start_epoch" }],
         });
       }
-      const c = await chain();
+      const [c, { indices, pubkeyOf }] = await Promise.all([chain(), orgIndices(organisationId)]);
       if (!c || q.end_epoch > c.epoch) {
         throw new AppError(
           "EPOCHS_NOT_INDEXED",
@@ -136,11 +136,9 @@ export function createBeaconDataService(deps: {
         );
       }
       const epochSeconds = c.slotsPerEpoch * c.secondsPerSlot;
-      const { indices, pubkeyOf } = await orgIndices(organisationId);
       const total = q.end_epoch - q.start_epoch + 1;
       const from = q.start_epoch + (q.page - 1) * q.per_page;
       const to = Math.min(q.end_epoch, from + q.per_page - 1);
-      const rows = indices.length && from <= to ? await repo.epochRewards(indices, from, to) : [];
       // Whole UTC days inside the range come from the daily rollup, the partial days at its edges from epochs.
       const dayOfEpoch = (e: number) => Math.floor((c.genesisTime + e * epochSeconds) / DAY);
       const firstEpochOfDay = (d: number) => Math.max(0, Math.ceil((d * DAY - c.genesisTime) / epochSeconds));
@@ -158,14 +156,28 @@ export function createBeaconDataService(deps: {
               ],
             }
           : { epochs: [[q.start_epoch, q.end_epoch]] };
-      const totals = indices.length ? await repo.totals(indices, parts) : { cl: 0n, el: 0n };
-      const byEpoch = groupBy(rows, (r) => r.epoch);
+      // The page's rows and the range's totals are independent: two pool connections, one wait.
+      const [rows, totals] = indices.length
+        ? await Promise.all([
+            from <= to ? repo.epochRewards(indices, from, to) : [],
+            repo.totals(indices, parts),
+          ])
+        : [[], { cl: 0n, el: 0n }];
+      const byEpoch = new Map(rows.map((r) => [r.epoch, r]));
       const interval_summary = [];
       for (let e = from; e <= to; e++) {
+        const r = byEpoch.get(e);
         interval_summary.push({
           epoch: e,
           timestamp: new Date((c.genesisTime + e * epochSeconds) * 1000).toISOString(),
-          validators: (byEpoch.get(e) ?? []).map((r) => reward(r, pubkeyOf)),
+          validators: r
+            ? r.indices.map((index, i) => ({
+                pubkey: pubkeyOf.get(index) ?? "",
+                cl_reward: r.cl[i] as string,
+                el_reward: r.el[i] as string,
+                index,
+              }))
+            : [],
         });
       }
       return {
@@ -192,13 +204,12 @@ export function createBeaconDataService(deps: {
       const lastBucket = Math.min(total - 1, firstBucket + q.per_page - 1);
       const { indices, pubkeyOf } = await orgIndices(organisationId);
       const pageEnd = isoDay(Math.min(end, start + ((lastBucket + 1) * days - 1) * DAY));
-      const rows =
-        indices.length && firstBucket <= lastBucket
-          ? await repo.dayBuckets(indices, q.start_date, pageEnd, days)
-          : [];
-      const totals = indices.length
-        ? await repo.totals(indices, { days: [q.start_date, q.end_date] })
-        : { cl: 0n, el: 0n };
+      const [rows, totals] = indices.length
+        ? await Promise.all([
+            firstBucket <= lastBucket ? repo.dayBuckets(indices, q.start_date, pageEnd, days) : [],
+            repo.totals(indices, { days: [q.start_date, q.end_date] }),
+          ])
+        : [[], { cl: 0n, el: 0n }];
       const byBucket = groupBy(rows, (r) => r.bucket);
       const interval_summary = [];
       for (let b = firstBucket; b <= lastBucket; b++) {

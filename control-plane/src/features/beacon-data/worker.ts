@@ -6,23 +6,29 @@ import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
 import { resolveNetwork } from "../beacon-provisioning/job.ts";
 import { createBeaconApi, createExecutionApi } from "./chain-clients.ts";
-import { createIndexer } from "./indexer.ts";
+import { createIndexer, type IndexerDeps } from "./indexer.ts";
 import { createIndexerRepo } from "./indexer-repo.ts";
 
 export const BEACON_INDEX_QUEUE = "beacon-data-index";
 
-/** The indexer built from configuration (also used by tests and the benchmark to run steps directly). */
-export function createBeaconIndexer(deps: { db: Db; config: Readonly<Config>; logger: Logger }) {
+/** The indexer's parts built from configuration (the benchmark times them one by one). */
+export function beaconIndexerDeps(deps: { db: Db; config: Readonly<Config>; logger: Logger }): IndexerDeps {
   const c = deps.config.beaconData;
-  return createIndexer({
+  return {
     beacon: createBeaconApi({ url: deps.config.eth.beaconUrl, timeoutMs: deps.config.eth.beaconTimeoutMs }),
     execution: createExecutionApi({ url: c.executionUrl, timeoutMs: c.executionTimeoutMs }),
     repo: createIndexerRepo(deps.db),
     depositContract: resolveNetwork(deps.config.eth).depositContract,
     maxEpochsPerStep: c.maxEpochsPerStep,
     startEpoch: c.startEpoch,
+    backfillEpochs: c.backfillEpochs,
     logger: deps.logger.child({ component: "beacon-indexer" }),
-  });
+  };
+}
+
+/** The indexer built from configuration (also used by tests to run steps directly). */
+export function createBeaconIndexer(deps: { db: Db; config: Readonly<Config>; logger: Logger }) {
+  return createIndexer(beaconIndexerDeps(deps));
 }
 
 /**

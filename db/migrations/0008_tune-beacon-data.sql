@@ -1,0 +1,12 @@
+-- Finality of a reward row is its epoch against beacon_indexer_cursor.finalized_epoch: no per-row flag to rewrite.
+ALTER TABLE "beacon_rewards" DROP COLUMN "finalized";--> statement-breakpoint
+-- The primary key carries the rewards, so sums over a validator's epochs are index-only scans.
+ALTER TABLE "beacon_rewards" DROP CONSTRAINT "beacon_rewards_validator_index_epoch_pk";--> statement-breakpoint
+ALTER TABLE "beacon_rewards" ADD CONSTRAINT "beacon_rewards_validator_index_epoch_pk" PRIMARY KEY ("validator_index", "epoch") INCLUDE ("cl_reward_gwei", "el_reward_gwei");--> statement-breakpoint
+-- Rows rewritten every epoch keep half of each page free, so the update stays on its page (HOT, no index write).
+ALTER TABLE "beacon_validators" SET (fillfactor = 50);--> statement-breakpoint
+ALTER TABLE "beacon_rewards_daily" SET (fillfactor = 50);--> statement-breakpoint
+-- Validators tracked before the backfill existed are taken as read from the start (nothing to backfill).
+ALTER TABLE "beacon_validators" ADD COLUMN "indexed_from" integer;--> statement-breakpoint
+UPDATE "beacon_validators" SET "indexed_from" = 0;--> statement-breakpoint
+CREATE INDEX "beacon_validators_by_indexed_from" ON "beacon_validators" USING btree ("indexed_from");

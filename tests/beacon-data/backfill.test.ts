@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { indexedRows } from "./fixtures.ts";
+
+/**
+ * A pubkey registered after the indexer has passed its epochs gets its history from the worker's bounded
+ * backfill, and ends with exactly the rows it would have had if it had been registered from the start.
+ */
+const EARLY = backgroundPubkey(0);
+const LATE = backgroundPubkey(1);
+const logger = createLogger({ level: "silent", service: "test" });
+let devnet: BeaconDevnet;
+let h: ControlPlaneHarness;
+
+before(async () => {
+  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
+  h = await createControlPlaneHarness({
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: devnet.execution!.url,
+    BEACON_INDEXER_START_EPOCH: "1",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+    BEACON_BACKFILL_EPOCHS: "5",
+  });
+});
+after(async () => {
+  await h?.close();
+  await devnet?.close();
+});
+
+const indexer = () => createBeaconIndexer({ db: h.db, config: h.config, logger });
+async function register(key: string, pubkey: string) {
+  const res = await supertest(h.app)
+    .post("/api/validators/register")
+    .set("api-key", key)
+    .send({ pubkeys: [pubkey] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS epochs", async () => {
+  const a = await makeOrganisation(h.db);
+  const b = await makeOrganisation(h.db);
+  await register(a.apiKey, EARLY);
+  await devnet.advanceToEndOfEpoch(8);
+  await indexer().step();
+  await register(b.apiKey, LATE);
+  await devnet.advanceToEndOfEpoch(10);
+  await indexer().step();
+
+  // Epochs 9–10 by the step itself, 6–8 by the backfill (5 epochs up to the cursor), none before.
+  const epochs = await supertest(h.app)
+    .get("/api/rewards/epoch")
+    .set("api-key", b.apiKey)
+    .query({ start_epoch: 1, end_epoch: 10, per_page: 100 });
+  assert.equal(epochs.status, 200, JSON.stringify(epochs.body));
+  const seen = epochs.body.interval_summary
+    .filter((e: { validators: unknown[] }) => e.validators.length > 0)
+    .map((e: { epoch: number }) => e.epoch);
+  assert.deepEqual(seen, [6, 7, 8, 9, 10]);
+  const list = await supertest(h.app).get("/api/validators/list").set("api-key", b.apiKey);
+  const history = list.body.results[0].validator.lifecycle.status_history;
+  // First seen ACTIVE at the end of epoch 6 (the backfill's oldest epoch), not of epoch 9.
+  const endOf6 = new Date(devnet.chain.slotTime(6 * 4 + 3) * 1000).toISOString();
+  assert.equal(history.find((s: { status: string }) => s.status === "ACTIVE")?.time, endOf6);
+  const backfilled = await indexedRows(h.sql);
+
+  // The same rows as an index where both pubkeys were tracked from epoch 6 on; EARLY's from epoch 1.
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_transactions, beacon_status_history,
+    beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
+  await h.sql`delete from beacon_validator_registrations where pubkey = ${LATE}`;
+  const fresh = createBeaconIndexer({
+    db: h.db,
+    config: { ...h.config, beaconData: { ...h.config.beaconData, maxEpochsPerStep: 5, backfillEpochs: 0 } },
+    logger,
+  });
+  await fresh.step();
+  await register(b.apiKey, LATE);
+  await fresh.step();
+  const reference = await indexedRows(h.sql);
+  assert.deepEqual(backfilled.rewards, reference.rewards);
+  assert.deepEqual(backfilled.daily, reference.daily);
+  assert.deepEqual(backfilled.txs, reference.txs);
+  assert.deepEqual(backfilled.history, reference.history);
+  assert.deepEqual(
+    backfilled.validators.map(({ indexed_from: _, ...v }) => v),
+    reference.validators.map(({ indexed_from: _, ...v }) => v),
+  );
+});

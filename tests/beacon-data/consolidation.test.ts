@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { type Address, concatHex, type Hex } from "viem";
+import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import { CONSOLIDATION_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+
+/**
+ * EIP-7251 on real anvil and the beacon devnet: the target switches to compounding credentials, then the
+ * source consolidates into it. The devnet moves the source's effective balance (32 ETH) to the target at
+ * the epoch transition where the source becomes withdrawable; the indexer must count that as neither a
+ * reward of the target nor a loss of the source.
+ */
+const GWEI = 1_000_000_000n;
+const SOURCE = `0x${"a1".repeat(48)}`;
+const TARGET = `0x${"b2".repeat(48)}`;
+const CREDENTIALS = `0x01${"00".repeat(11)}${DEV_ACCOUNTS.user.slice(2)}`;
+let devnet: BeaconDevnet;
+let h: ControlPlaneHarness;
+let key: string;
+
+before(async () => {
+  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
+  for (const pubkey of [SOURCE, TARGET]) {
+    devnet.setValidator({
+      pubkey,
+      withdrawal_credentials: CREDENTIALS,
+      balance: 32n * GWEI,
+      status: "active_ongoing",
+    });
+  }
+  h = await createControlPlaneHarness({
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: devnet.execution!.url,
+    BEACON_INDEXER_START_EPOCH: "1",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+  });
+  key = (await makeOrganisation(h.db)).apiKey;
+});
+after(async () => {
+  await h?.close();
+  await devnet?.close();
+});
+
+const get = (path: string, query: Record<string, unknown> = {}) =>
+  supertest(h.app).get(path).set("api-key", key).query(query);
+
+/** An EIP-7251 request (source = target: switch to compounding) from the withdrawal address, fee 1 wei. */
+async function request(source: string, target: string) {
+  const ex = devnet.execution!;
+  const hash = await ex.wallet.sendTransaction({
+    chain: null,
+    account: DEV_ACCOUNTS.user,
+    to: CONSOLIDATION_REQUEST_CONTRACT as Address,
+    data: concatHex([source as Hex, target as Hex]),
+    value: 1n,
+  });
+  await devnet.advance(1);
+  assert.equal((await ex.public.getTransactionReceipt({ hash })).status, "success");
+}
+
+test("a consolidation moves 32 ETH to the target without counting it as a reward or a loss", async () => {
+  const reg = await supertest(h.app)
+    .post("/api/validators/register")
+    .set("api-key", key)
+    .send({ pubkeys: [SOURCE, TARGET] });
+  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  const indexer = createBeaconIndexer({
+    db: h.db,
+    config: h.config,
+    logger: createLogger({ level: "silent", service: "test" }),
+  });
+  await devnet.advanceToEndOfEpoch(2);
+  await indexer.step();
+  await request(TARGET, TARGET);
+  await request(SOURCE, TARGET);
+  await devnet.advanceToEndOfEpoch(8);
+  await indexer.step();
+
+  const list = await get("/api/validators/list", { pubkeys: `${SOURCE},${TARGET}` });
+  const state = new Map(
+    list.body.results.map((r: { validator: { pubkey: string } }) => [r.validator.pubkey, r.validator]),
+  ) as Map<string, { beacon_status: string; balances: { current_staked: string } }>;
+  // The consolidation happened: the target holds both stakes, the source is exited and swept.
+  assert.ok(BigInt(state.get(TARGET)?.balances.current_staked ?? 0) > 64n * GWEI);
+  assert.equal(state.get(SOURCE)?.beacon_status, "withdrawal_done");
+  const txs = (await get("/api/transactions", { pubkeys: SOURCE, per_page: 100 })).body.results;
+  assert.ok(txs.some((t: { type: string }) => t.type === "CONSOLIDATE"));
+
+  const rewards = await get("/api/rewards/epoch", { start_epoch: 1, end_epoch: 8, per_page: 100 });
+  assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
+  const cl = new Map<string, bigint>();
+  for (const e of rewards.body.interval_summary) {
+    for (const v of e.validators as { pubkey: string; cl_reward: string }[]) {
+      const x = BigInt(v.cl_reward);
+      assert.ok(x > -GWEI / 10n && x < GWEI / 10n, `epoch ${e.epoch} ${v.pubkey}: CL reward ${x}`);
+      cl.set(v.pubkey, (cl.get(v.pubkey) ?? 0n) + x);
+    }
+  }
+  // Σ CL rewards of the pair = their balance change + what the sweep paid them (the move is internal).
+  const start = devnet.chain.stateAt(3)!.validators.filter((v) => v.pubkey === SOURCE || v.pubkey === TARGET);
+  const paid = async (pubkey: string) =>
+    (await get("/api/transactions", { pubkeys: pubkey, per_page: 100 })).body.results
+      .filter((t: { layer: string }) => t.layer === "CONSENSUS_LAYER")
+      .reduce((a: bigint, t: { amount: string }) => a + BigInt(t.amount), 0n);
+  const end = [...state.values()].reduce((a, v) => a + BigInt(v.balances.current_staked), 0n);
+  assert.equal(
+    (cl.get(SOURCE) ?? 0n) + (cl.get(TARGET) ?? 0n),
+    end - start.reduce((a, v) => a + v.balance, 0n) + (await paid(SOURCE)) + (await paid(TARGET)),
+  );
+});
