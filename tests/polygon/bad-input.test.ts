@@ -5,7 +5,7 @@ import { ROLES } from "../../devnet/polygon/scenario.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type PolygonEnv, startPolygonEnv } from "./setup.ts";
 
-/** The spec sample's stake_account_address: 39 hex digits (docs/chains/polygon-sui.md §0.4). */
+/** The spec sample's stake_account_address: 39 hex digits (docs/chains/polygon-sui.md §0). */
 const SPEC_SAMPLE = "0xcf6Ace29C8Ed34d8233eA9B6B8ae059D2Eaa445";
 const [d0, d1] = ROLES.delegators;
 

@@ -8,7 +8,7 @@ const address = () =>
     .transform((a) => a.toLowerCase() as `0x${string}`);
 
 /**
- * The L1 contracts per NETWORK (docs/chains/polygon-sui.md §1.1, §0.6). Mainnet names Luganodes'
+ * The L1 contracts per NETWORK (docs/chains/polygon-sui.md §1.1, §0). Mainnet names Luganodes'
  * ValidatorShare directly (validator 18); testnet resolves the validator id through Sepolia's StakeManager,
  * which is also where the devnet places its StakeManager.
  */
