@@ -71,11 +71,14 @@ export interface DevnetOptions {
   pruneHistory?: number;
   /** Seconds between checkpoints (default 2040, mainnet's ~34 min); sets CHECKPOINT_REWARD to match. */
   checkpointSeconds?: number;
+  /** Between transactions the devnet mines an empty block every this many seconds (default 3600). */
+  blockSeconds?: number;
 }
 
 export async function startPolygonDevnet(opts: DevnetOptions = {}) {
   const genesis = opts.genesis ?? Math.floor(Date.now() / 1000);
   const checkpointSeconds = BigInt(opts.checkpointSeconds ?? 2040);
+  const blockSeconds = opts.blockSeconds ?? 3600;
   const anvil = await startAnvil(
     [
       "--chain-id",
@@ -89,13 +92,22 @@ export async function startPolygonDevnet(opts: DevnetOptions = {}) {
     opts.port ?? 0,
   );
   const transport = http(anvil.url, { retryCount: 0 });
-  const pub = createPublicClient({ transport });
+  const pub = createPublicClient({ transport, cacheTime: 0 });
   const test = createTestClient({ mode: "anvil", transport });
   const wallet = createWalletClient({ transport });
   let clock = genesis;
 
+  /** Empty blocks every `blockSeconds` up to before `at`, so every hour of history has a block. */
+  async function fill(at: number) {
+    const blocks = Math.floor((at - 1 - clock) / blockSeconds);
+    if (blocks <= 0) return;
+    await test.mine({ blocks, interval: blockSeconds });
+    clock += blocks * blockSeconds;
+  }
+
   /** Sends one transaction mined alone in a block with timestamp `at` (default: one second later). */
   async function send(from: Address, to: Address | null, data: Hex, at?: number) {
+    if (at !== undefined) await fill(at);
     clock = Math.max(clock + 1, at ?? clock + 1);
     await test.setNextBlockTimestamp({ timestamp: BigInt(clock) });
     const hash = await wallet.sendTransaction({ chain: null, account: from, to, data, gas: 5_000_000n });

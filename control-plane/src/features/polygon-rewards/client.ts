@@ -32,6 +32,8 @@ export interface PolygonL1 {
 export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): PolygonL1 {
   const upstream = createUpstream({ name: "Ethereum L1 node", timeoutMs: opts.timeoutMs });
   const client = createPublicClient({
+    // Every read is of the chain as it is now: no block-number cache.
+    cacheTime: 0,
     transport: http(opts.rpcUrl, { fetchFn: upstream.fetch, retryCount: 0, timeout: opts.timeoutMs }),
   });
   const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
