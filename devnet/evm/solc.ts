@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import solc from "solc";
 import type { Hex } from "viem";
 
@@ -11,7 +14,9 @@ export interface Compiled {
 /**
  * Compiles Solidity sources with solc-js (the npm `solc` package: the compiler is inside it, no download)
  * and returns the named contracts. `files` are paths (URLs) of the sources; each is known to the compiler
- * by its file name, so sources import one another as `./Name.sol`.
+ * by its file name, so sources import one another as `./Name.sol`. The output is kept on disk under the
+ * hash of the compiler version, the settings and the sources (solc-js takes seconds; every test process and
+ * devnet would pay it again), so a changed source is always recompiled.
  */
 export function compileSolidity<N extends string>(
   files: URL[],
@@ -30,7 +35,22 @@ export function compileSolidity<N extends string>(
       outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
     },
   };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
+  const text = JSON.stringify(input);
+  const key = createHash("sha256").update(solc.version()).update(text).digest("hex");
+  const dir = path.join(tmpdir(), "stake-solc-cache");
+  const cached = path.join(dir, `${key}.json`);
+  let output: string;
+  try {
+    output = readFileSync(cached, "utf8");
+  } catch {
+    output = solc.compile(text);
+    mkdirSync(dir, { recursive: true });
+    // Written aside and renamed, so a process reading the cache never sees half a file.
+    const partial = `${cached}.${process.pid}`;
+    writeFileSync(partial, output);
+    renameSync(partial, cached);
+  }
+  const out = JSON.parse(output) as {
     errors?: { severity: string; formattedMessage: string }[];
     contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
   };

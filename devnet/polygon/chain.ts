@@ -29,7 +29,7 @@ export const DEVNET_STAKE_MANAGER: Address = "0x4ae8f648b1ec892b6cc68c89cc088583
 export const DEVNET_ROOT_CHAIN: Address = "0xbd07d7e1e93c8d4b2a261327f3c28a8ea7167209";
 export const OPERATOR_ID = 18n;
 /** Bor blocks per checkpoint: StakeManager's `checkPointBlockInterval`, so each pays one CHECKPOINT_REWARD. */
-const BOR_BLOCKS_PER_CHECKPOINT = 1024n;
+export const BOR_BLOCKS_PER_CHECKPOINT = 1024n;
 const YEAR_S = 31_536_000n;
 
 export const ROLES = {
@@ -178,10 +178,15 @@ export async function startPolygonDevnet(opts: DevnetOptions = {}) {
     /** Unix seconds of the last block. */
     now: () => clock,
 
-    /** One checkpoint at `at`; `signers` default to every validator, proposer the first signer. */
-    async checkpoint(args: { at?: number | undefined; signers?: bigint[] | undefined } = {}) {
+    /**
+     * One checkpoint at `at`; `signers` default to every validator, proposer the first signer. It covers
+     * `borBlocks` Bor blocks (default: a full interval, one CHECKPOINT_REWARD; fewer pay proportionally).
+     */
+    async checkpoint(
+      args: { at?: number | undefined; signers?: bigint[] | undefined; borBlocks?: bigint } = {},
+    ) {
       const signers = args.signers ?? [16n, 17n, 18n, 19n];
-      borBlock += BOR_BLOCKS_PER_CHECKPOINT;
+      borBlock += args.borBlocks ?? BOR_BLOCKS_PER_CHECKPOINT;
       return call(
         ROLES.deployer,
         DEVNET_ROOT_CHAIN,

@@ -19,7 +19,7 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
     const env = await startPolygonEnv({
       days: 2,
       pruneHistory: 4,
-      env: { POLYGON_POLL_INTERVAL_MS: "1000" },
+      env: { POLYGON_POLL_INTERVAL_MS: "200" },
     });
     cleanups.push(() => env.close());
     const connection = createRedis(env.h.config.redisUrl, { name: "polygon-worker-test", forQueues: true });

@@ -62,7 +62,7 @@ export const PolygonRewardsEnv = {
   POLYGON_POLL_INTERVAL_MS: z.coerce
     .number()
     .int()
-    .min(1000)
+    .min(100)
     .default(60_000)
     .describe(
       "Pause between two passes of the worker's Polygon snapshot job (new checkpoint logs, the hourly snapshot, backfill).",
