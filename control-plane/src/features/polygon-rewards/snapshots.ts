@@ -30,10 +30,23 @@ export function createPolygonSnapshotter(deps: {
   const { l1, repo } = deps;
   let backfillPausedUntil = 0;
 
-  async function snapshot(vs: Address, block: bigint, source: "checkpoint" | "interval" | "backfill") {
-    const state = await l1.shareState(vs, block);
-    await repo.saveSnapshot(vs, state, source);
-    return state;
+  /**
+   * The ValidatorShare at `block`, or null when the node answers its head but not that block's state (a full
+   * node keeps ~128 states): a worker back after a long stop skips the checkpoints it can no longer read
+   * instead of stopping at the first. A node that is down or slow fails the pass.
+   */
+  async function stateAt(vs: Address, block: bigint) {
+    try {
+      return await l1.shareState(vs, block);
+    } catch (err) {
+      if ((err as { code?: string }).code === "UPSTREAM_TIMEOUT") throw err;
+      await l1.head();
+      deps.logger.warn(
+        { err, block: block.toString() },
+        "L1 node has no state at this block (not an archive node?)",
+      );
+      return null;
+    }
   }
 
   /** The last block whose timestamp is at or before `ts`, or null when even block 0 is later. */
@@ -60,20 +73,16 @@ export function createPolygonSnapshotter(deps: {
       if (await repo.newestBetween(vs, earliest, target)) continue;
       const block = await blockAtOrBefore(target, head);
       if (block === null) continue;
-      try {
-        const state = await l1.shareState(vs, block);
-        // A chain younger than the window, or a hole in its blocks: nothing to store for this window.
-        if (state.timestamp < earliest) continue;
-        await repo.saveSnapshot(vs, state, "backfill");
-        stored++;
-      } catch (err) {
+      const state = await stateAt(vs, block);
+      if (!state) {
+        // The windows fill from the worker's own snapshots instead.
         backfillPausedUntil = Date.now() + BACKFILL_RETRY_MS;
-        deps.logger.warn(
-          { err, block: block.toString() },
-          "L1 node did not answer for a past block (not an archive node?): APR windows fill from the worker's own snapshots",
-        );
         break;
       }
+      // A chain younger than the window, or a hole in its blocks: nothing to store for this window.
+      if (state.timestamp < earliest) continue;
+      await repo.saveSnapshot(vs, state, "backfill");
+      stored++;
     }
     return stored;
   }
@@ -87,8 +96,11 @@ export function createPolygonSnapshotter(deps: {
       for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
         const to = from + LOG_RANGE - 1n < head.number ? from + LOG_RANGE - 1n : head.number;
         for (const block of await l1.checkpointBlocks(deps.rootChain, from, to)) {
-          await snapshot(vs, block, "checkpoint");
-          checkpoints++;
+          const state = await stateAt(vs, block);
+          if (state) {
+            await repo.saveSnapshot(vs, state, "checkpoint");
+            checkpoints++;
+          }
         }
         await repo.setLogCursor(deps.rootChain, to);
         from = to + 1n;
@@ -97,7 +109,7 @@ export function createPolygonSnapshotter(deps: {
       const due =
         !latest ||
         (latest.block < head.number && latest.timestamp + BigInt(deps.snapshotIntervalS) <= head.timestamp);
-      if (due) await snapshot(vs, head.number, "interval");
+      if (due) await repo.saveSnapshot(vs, await l1.shareState(vs, head.number), "interval");
       const backfilled = await backfill(vs, head.number);
       return { checkpoints, interval: due, backfilled, head: head.number.toString() };
     },
