@@ -93,5 +93,17 @@ describe("Polygon rewards when the L1 node fails", () => {
       .send(body);
     assert.equal(wrong.status, 503, JSON.stringify(wrong.body));
     assert.match(wrong.body.error, /belongs to validator 17/);
+    // The POL token (a contract without validatorId) and an account without code: misconfigured, not a 502.
+    for (const address of [env.devnet.pol, ROLES.delegators[0]]) {
+      const h = await createControlPlaneHarness({
+        POLYGON_L1_RPC_URL: env.devnet.url,
+        POLYGON_VALIDATOR_SHARE: address,
+      });
+      cleanups.push(() => h.close());
+      const o = await makeOrganisation(h.db);
+      const res = await request(h.app).post("/api/pending-rewards").set("x-api-key", o.apiKey).send(body);
+      assert.equal(res.status, 503, JSON.stringify(res.body));
+      assert.match(res.body.error, /is not a ValidatorShare/);
+    }
   });
 });

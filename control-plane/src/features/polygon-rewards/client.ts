@@ -1,4 +1,4 @@
-import { type Address, createPublicClient, http } from "viem";
+import { type Address, BaseError, createPublicClient, http } from "viem";
 import { AppError } from "../../errors.ts";
 import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
 import { newHeaderBlockEvent, stakeManagerAbi, validatorShareAbi } from "./abi.ts";
@@ -15,7 +15,8 @@ export interface PolygonL1 {
   head(): Promise<{ number: bigint; timestamp: bigint }>;
   blockTime(block: bigint): Promise<bigint>;
   validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
-  validatorId(validatorShare: Address): Promise<bigint>;
+  /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
+  validatorId(validatorShare: Address): Promise<bigint | null>;
   /** `getLiquidRewards(delegator)` at the latest block, in wei of POL. */
   liquidRewards(validatorShare: Address, delegator: Address): Promise<bigint>;
   /** `getRewardPerShare()` and `exchangeRate()` at `block` (an archive node is needed for old blocks). */
@@ -66,7 +67,21 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
       ),
     validatorId: (validatorShare) =>
       call("validatorId", () =>
-        client.readContract({ address: validatorShare, abi: validatorShareAbi, functionName: "validatorId" }),
+        client
+          .readContract({ address: validatorShare, abi: validatorShareAbi, functionName: "validatorId" })
+          .catch((err) => {
+            // An empty answer (0x, no code there) or a revert (a contract without validatorId(), which a
+            // ValidatorShare never does): not a ValidatorShare.
+            const notOne =
+              err instanceof BaseError &&
+              err.walk((e) =>
+                ["ContractFunctionZeroDataError", "ContractFunctionRevertedError"].includes(
+                  (e as Error).name,
+                ),
+              ) !== null;
+            if (notOne) return null;
+            throw err;
+          }),
       ),
     liquidRewards: (validatorShare, delegator) =>
       call("getLiquidRewards", () =>

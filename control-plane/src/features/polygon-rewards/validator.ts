@@ -27,6 +27,9 @@ export function createValidatorShareResolver(deps: {
       );
     }
     const id = await deps.l1.validatorId(address);
+    if (id === null) {
+      throw new AppError("POLYGON_VALIDATOR_NOT_FOUND", `${address} is not a ValidatorShare contract`);
+    }
     if (id !== deps.validatorId) {
       throw new AppError(
         "POLYGON_VALIDATOR_NOT_FOUND",
