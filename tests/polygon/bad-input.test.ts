@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
 import request from "supertest";
 import { ROLES } from "../../devnet/polygon/scenario.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -44,6 +45,30 @@ describe("Polygon pending rewards: bad input is a clear 4xx in the area's error 
       );
     });
   }
+
+  it("whatever JSON body arrives, the answer is 200 or a 400 in the area's format, never a 500", async () => {
+    const address = fc.oneof(
+      fc.string(),
+      fc.stringMatching(/^(0x|0X)?[0-9a-fA-Fg]{38,42}$/),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const bodies = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ stake_account_address: address }, { requiredKeys: [] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(bodies, async (b) => {
+        const res = await request(env.h.app)
+          .post("/api/pending-rewards")
+          .set("x-api-key", env.key)
+          .set("content-type", "application/json")
+          .send(JSON.stringify(b));
+        assert.ok(res.status === 200 || res.status === 400, `${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status === 400) assert.equal(typeof res.body.code, "string");
+      }),
+      { numRuns: 60 },
+    );
+  });
 
   it("a body that is not JSON → 400 INVALID_JSON", async () => {
     const res = await request(env.h.app)
