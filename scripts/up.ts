@@ -15,6 +15,7 @@ import postgres from "postgres";
 import { backgroundPubkey } from "../devnet/beacon/chain.ts";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
+import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
 import { ensureInfra } from "./lib/infra.ts";
@@ -39,6 +40,9 @@ const DEVNETS = [
   { name: "solana-devnet", entry: "devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
   { name: "beacon-devnet", entry: "devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
   { name: "sui-devnet", entry: "devnet/sui/main.ts", port: 9125, urlEnv: "SUI_RPC_URL" },
+  // Ethereum L1 with Polygon staking at Sepolia's addresses (NETWORK=testnet's defaults): anvil, 31 days of
+  // checkpoints built at start (~10 s).
+  { name: "polygon-devnet", entry: "devnet/polygon/main.ts", port: 8546, urlEnv: "POLYGON_L1_RPC_URL" },
 ];
 const WORKER_PORT = Number(process.env.WORKER_PORT ?? 3002);
 const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
@@ -181,6 +185,11 @@ Try it:
     -d '{"stake_account_address": "${SUI_SAMPLE.delegator}", "start_date": "2025-01-01", "end_date": "2025-01-02"}'
   curl -s -X POST ${cp.url}/api/rewards -H 'x-api-key: ${demo.apiKey}' \\
     -d '{"stake_account_address": "${SUI_DEMO.delegator}", "start_date": "2025-01-28", "end_date": "2025-02-02"}'
+  # Polygon (chain B): a delegator of validator 18 on the simulated L1 (POL, and exactly in wei), then the
+  # delegators' APR over 1/7/30 days from the worker's snapshots (503 until its first pass, seconds after start).
+  curl -s -X POST ${cp.url}/api/pending-rewards -H 'x-api-key: ${demo.apiKey}' \\
+    -d '{"stake_account_address": "${POLYGON_ROLES.delegators[0]}"}'
+  curl -s ${cp.url}/api/apr -H 'x-api-key: ${demo.apiKey}'
   Beacon data (the worker indexes the simulated chain; follow two of its validators, then read):
   curl -s -X POST ${cp.url}/api/validators/register -H 'api-key: ${demo.apiKey}' \\
     -d '{"pubkeys": ["${backgroundPubkey(0)}", "${backgroundPubkey(1)}"]}'

@@ -32,6 +32,11 @@ import { createHyperliquidClient } from "./features/hyperliquid-delegation/clien
 import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
 import { hyperliquidArea } from "./features/hyperliquid-delegation/routes.ts";
 import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
+import { createPolygonL1 } from "./features/polygon-rewards/client.ts";
+import { createPolygonRepo } from "./features/polygon-rewards/repo.ts";
+import { polygonRewardsArea } from "./features/polygon-rewards/routes.ts";
+import { createPolygonRewardsService } from "./features/polygon-rewards/service.ts";
+import { createValidatorShareResolver } from "./features/polygon-rewards/validator.ts";
 import { createSolanaRpc } from "./features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { solanaStakeArea } from "./features/solana-stake/routes.ts";
@@ -82,6 +87,7 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     ttlSeconds: gw.jwtTtlSeconds,
   });
   const suiRepo = createSuiRepo(db);
+  const polygonL1 = createPolygonL1(config.polygon);
   const stakingKeys = { keys: { findActiveKey: accounts.findActiveKey } };
   const stakeKeyAuth = createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] });
   // A stake-account request can cost hundreds of Solana RPC calls (history, balances): limited per key.
@@ -153,6 +159,13 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
           logger: deps.logger,
         }),
         validators: config.sui.validators,
+      }),
+    }),
+    polygonRewardsArea({
+      service: createPolygonRewardsService({
+        l1: polygonL1,
+        repo: createPolygonRepo(db),
+        resolver: createValidatorShareResolver({ l1: polygonL1, ...config.polygon }),
       }),
     }),
     beaconDataArea({

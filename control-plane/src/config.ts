@@ -17,6 +17,11 @@ import {
 import { z } from "zod";
 import { type BeaconDataConfig, BeaconDataEnv, beaconDataConfig } from "./features/beacon-data/config.ts";
 import { type DashboardConfig, DashboardEnv, dashboardConfig } from "./features/dashboard/config.ts";
+import {
+  type PolygonRewardsConfig,
+  PolygonRewardsEnv,
+  polygonRewardsConfig,
+} from "./features/polygon-rewards/config.ts";
 import { type SuiRewardsConfig, SuiRewardsEnv, suiRewardsConfig } from "./features/sui-rewards/config.ts";
 
 /** Public, well-known values so `npm start` works out of the box. Never for real funds. */
@@ -227,6 +232,7 @@ export const ControlPlaneEnv = z.object({
     .default(5000)
     .describe("Timeout of each Hyperliquid API call; past it the request fails with 504."),
   ...SuiRewardsEnv,
+  ...PolygonRewardsEnv,
   ...DashboardEnv,
   ...BeaconDataEnv,
 });
@@ -272,6 +278,7 @@ export interface Config extends ConnectionSettings {
   solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number; requestsPerKeyPerMinute: number };
   hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
   sui: SuiRewardsConfig;
+  polygon: PolygonRewardsConfig;
   beaconData: BeaconDataConfig;
 }
 
@@ -348,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
     sui: suiRewardsConfig(e),
+    polygon: polygonRewardsConfig(e),
     beaconData: beaconDataConfig(e),
   });
 }

@@ -5,6 +5,7 @@ import { BEACON_DATA_ERRORS } from "./features/beacon-data/errors.ts";
 import { BEACON_ERRORS } from "./features/beacon-provisioning/errors.ts";
 import { GATEWAY_ACCOUNT_ERRORS } from "./features/gateway-account/errors.ts";
 import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts";
+import { POLYGON_REWARDS_ERRORS } from "./features/polygon-rewards/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import { SUI_REWARDS_ERRORS } from "./features/sui-rewards/errors.ts";
 import type { Logger } from "./log.ts";
@@ -61,6 +62,7 @@ export const ERROR_STATUS = mergeErrorTables(
   BEACON_ERRORS,
   SUI_REWARDS_ERRORS,
   BEACON_DATA_ERRORS,
+  POLYGON_REWARDS_ERRORS,
 );
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -8,6 +8,7 @@ import { loadConfig } from "./config.ts";
 import { startBeaconIndexWorker } from "./features/beacon-data/worker.ts";
 import { createProvisionWorker } from "./features/beacon-provisioning/worker.ts";
 import { startSettlementLoop } from "./features/gateway-settlement/loop.ts";
+import { startPolygonSnapshotWorker } from "./features/polygon-rewards/worker.ts";
 import { startSuiIndexWorker } from "./features/sui-rewards/worker.ts";
 import { createLogger } from "./log.ts";
 
@@ -21,6 +22,7 @@ const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plan
 const connection = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true });
 const worker = createProvisionWorker({ db: pg.db, connection, config, logger });
 const sui = await startSuiIndexWorker({ db: pg.db, connection, config, logger });
+const polygon = await startPolygonSnapshotWorker({ db: pg.db, connection, config, logger });
 // Its own connection: a queue connection retries forever, while settlement should fail and retry a pass.
 const ledgerRedis = createRedis(config.redisUrl, { name: "control-plane-settlement" });
 const settlement = startSettlementLoop({
@@ -49,6 +51,7 @@ const health = createServer(async (req, res) => {
       worker.isRunning() &&
       settlement.isRunning() &&
       sui.worker.isRunning() &&
+      polygon.worker.isRunning() &&
       beaconIndexer.isRunning();
     return send(ready ? 200 : 503, { status: ready ? "ok" : "unavailable", postgres, redis });
   }
@@ -60,7 +63,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, async () => {
     logger.info({ signal }, "draining");
     health.close();
-    await Promise.allSettled([worker.close(), settlement.close(), sui.close(), beaconIndexer.close()]);
+    await Promise.allSettled([
+      worker.close(),
+      settlement.close(),
+      sui.close(),
+      polygon.close(),
+      beaconIndexer.close(),
+    ]);
     await Promise.allSettled([pg.close(), connection.quit(), ledgerRedis.quit()]);
     process.exit(0);
   });

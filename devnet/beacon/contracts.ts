@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
-import solc from "solc";
 import type { Hex } from "viem";
+import { type Compiled, compileSolidity } from "../evm/solc.ts";
 
 /**
  * The execution-side contracts of the simulated chain, compiled here from source with solc-js (the npm
@@ -8,44 +7,20 @@ import type { Hex } from "viem";
  * The EIP-7002 / EIP-7251 system contracts are not Solidity: they are placed by their published runtime
  * bytecode (the EIPs' "deployed code", as every execution client ships it in its genesis).
  */
-export interface Compiled {
-  abi: unknown[];
-  bytecode: Hex;
-}
+export type { Compiled };
 
-let cache: Record<string, Compiled> | undefined;
+let cache: Record<"DepositContract" | "BatchDepositor", Compiled> | undefined;
 
 export function compileContracts(): Record<"DepositContract" | "BatchDepositor", Compiled> {
-  if (cache) return cache as Record<"DepositContract" | "BatchDepositor", Compiled>;
-  const source = (name: string) => readFileSync(new URL(`./contracts/${name}`, import.meta.url), "utf8");
-  const input = {
-    language: "Solidity",
-    sources: {
-      "DepositContract.sol": { content: source("DepositContract.sol") },
-      "BatchDepositor.sol": { content: source("BatchDepositor.sol") },
-    },
-    settings: {
-      optimizer: { enabled: true, runs: 5_000_000 },
-      evmVersion: "cancun",
-      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
-    },
-  };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (out.errors ?? []).filter((e) => e.severity === "error");
-  if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
-  const pick = (file: string, name: string): Compiled => {
-    const c = out.contracts[file]?.[name];
-    if (!c) throw new Error(`${name} missing from the compiler output`);
-    return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
-  };
-  cache = {
-    DepositContract: pick("DepositContract.sol", "DepositContract"),
-    BatchDepositor: pick("BatchDepositor.sol", "BatchDepositor"),
-  };
-  return cache as Record<"DepositContract" | "BatchDepositor", Compiled>;
+  cache ??= compileSolidity(
+    [
+      new URL("./contracts/DepositContract.sol", import.meta.url),
+      new URL("./contracts/BatchDepositor.sol", import.meta.url),
+    ],
+    { DepositContract: "DepositContract.sol", BatchDepositor: "BatchDepositor.sol" },
+    { optimizerRuns: 5_000_000 },
+  );
+  return cache;
 }
 
 /** Canonical addresses (the same on every network). */

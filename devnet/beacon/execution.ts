@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import {
   type Address,
   createPublicClient,
@@ -12,6 +10,7 @@ import {
   type Log,
   parseGwei,
 } from "viem";
+import { ANVIL_ACCOUNTS, startAnvil } from "../evm/anvil.ts";
 import {
   CONSOLIDATION_REQUEST_CODE,
   CONSOLIDATION_REQUEST_CONTRACT,
@@ -21,31 +20,21 @@ import {
   WITHDRAWAL_REQUEST_CONTRACT,
 } from "./contracts.ts";
 
-/** anvil's binary from the `@foundry-rs/anvil` platform package (installed by npm, runs offline). */
-export function anvilBinary(): string {
-  const require = createRequire(import.meta.url);
-  const arch = process.arch === "arm64" ? "arm64" : "amd64";
-  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
-  const main = require.resolve("@foundry-rs/anvil/package.json");
-  const fromAnvil = createRequire(main);
-  return fromAnvil.resolve(`${pkg}/bin/anvil`);
-}
-
 /**
  * Where the devnet's batch depositor lands: the deployer's second contract (nonce 1), the same on every
  * start, so `npm start` can configure ETH_BATCH_DEPOSITOR before the devnet is up.
  */
 export const DEVNET_BATCH_DEPOSITOR = getContractAddress({
-  from: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  from: ANVIL_ACCOUNTS[0],
   nonce: 1n,
 }).toLowerCase();
 
-/** anvil's default dev accounts (mnemonic "test … junk"), unlocked for eth_sendTransaction. */
+/** The beacon devnet's roles among anvil's dev accounts. */
 export const DEV_ACCOUNTS = {
-  deployer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
-  user: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-  builder: "0xa0ee7a142d267c1f36714e4a8f75612f20a79720",
-  traffic: "0x14dc79964da2c08b23698b3d3cc7ca32193d9955",
+  deployer: ANVIL_ACCOUNTS[0],
+  user: ANVIL_ACCOUNTS[1],
+  builder: ANVIL_ACCOUNTS[9],
+  traffic: ANVIL_ACCOUNTS[7],
 } as const satisfies Record<string, Address>;
 
 export interface ExecutionBlock {
@@ -62,13 +51,8 @@ export interface ExecutionBlock {
  * execution payload it serves is a real block.
  */
 export async function startExecutionNode(opts: { chainId: number; port?: number }) {
-  const child: ChildProcess = spawn(
-    anvilBinary(),
+  const anvil = await startAnvil(
     [
-      "--port",
-      String(opts.port ?? 0),
-      "--host",
-      "127.0.0.1",
       "--no-mining",
       "--hardfork",
       "prague",
@@ -77,21 +61,9 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
       "--timestamp",
       String(Math.floor(Date.now() / 1000) - 1),
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    opts.port ?? 0,
   );
-  // anvil must not outlive the process that started it (a test that crashes, a killed benchmark).
-  const killAnvil = () => child.kill("SIGKILL");
-  process.once("exit", killAnvil);
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    child.once("exit", (code) => reject(new Error(`anvil exited with ${code}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const m = /Listening on ([\d.]+:\d+)/.exec(seen);
-      if (m) resolve(`http://${m[1]}`);
-    });
-  });
-  child.stdout?.resume();
+  const url = anvil.url;
   const transport = http(url, { retryCount: 0 });
   const pub = createPublicClient({ transport });
   const test = createTestClient({ mode: "anvil", transport });
@@ -206,13 +178,7 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
     snapshot: () => test.snapshot(),
     revert: (id: Hex) => test.revert({ id }),
 
-    close: () =>
-      new Promise<void>((resolve) => {
-        process.off("exit", killAnvil);
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    close: anvil.close,
   };
 }
 

@@ -84,6 +84,12 @@ test("call() finds a transport failure however a library wraps it, and leaves ot
     node.call(() => Promise.reject(revert)),
     (e) => e === revert,
   );
+  // A JSON-RPC error carries a numeric code (viem's RpcError): left alone too, not a TypeError.
+  const rpc = Object.assign(new Error("missing trie node"), { code: -32000 });
+  await assert.rejects(
+    node.call(() => Promise.reject(new Error("call failed", { cause: rpc }))),
+    (e) => (e as Error).message === "call failed",
+  );
 });
 
 test("the caller's own abort is not reported as the node's fault", async () => {

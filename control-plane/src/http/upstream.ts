@@ -42,14 +42,15 @@ export function upstreamFailure(name: string, timeoutMs: number, err: unknown): 
     if (e instanceof AppError) {
       return e.code === "UPSTREAM_TIMEOUT" || e.code === "UPSTREAM_UNAVAILABLE" ? e : undefined;
     }
-    const { name: type, code, message } = e as { name?: string; code?: string; message?: string };
+    // `code` is a string for Node's socket errors, a number for a JSON-RPC error viem carries.
+    const { name: type, code, message } = e as { name?: string; code?: unknown; message?: string };
     if (type === "TimeoutError") {
       return new AppError("UPSTREAM_TIMEOUT", `${name} did not answer in time`, {
         cause: new Error(`no answer within ${timeoutMs} ms`, { cause: err }),
       });
     }
     if (
-      (code && (TRANSPORT_CODES.has(code) || code.startsWith("UND_ERR"))) ||
+      (typeof code === "string" && (TRANSPORT_CODES.has(code) || code.startsWith("UND_ERR"))) ||
       (type === "TypeError" && message === "fetch failed")
     ) {
       return new AppError("UPSTREAM_UNAVAILABLE", `${name} is unreachable`, { cause: err });

@@ -1,0 +1,117 @@
+import { type Address, BaseError, createPublicClient, http } from "viem";
+import { AppError } from "../../errors.ts";
+import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
+import { newHeaderBlockEvent, stakeManagerAbi, validatorShareAbi } from "./abi.ts";
+
+/** What the area reads of a ValidatorShare at one block: the APR snapshot (docs/chains/polygon-sui.md §1.5). */
+export interface ShareState {
+  block: bigint;
+  timestamp: bigint;
+  rewardPerShare: bigint;
+  exchangeRate: bigint;
+}
+
+export interface PolygonL1 {
+  head(): Promise<{ number: bigint; timestamp: bigint }>;
+  blockTime(block: bigint): Promise<bigint>;
+  validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
+  /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
+  validatorId(validatorShare: Address): Promise<bigint | null>;
+  /** `getLiquidRewards(delegator)` at the latest block, in wei of POL. */
+  liquidRewards(validatorShare: Address, delegator: Address): Promise<bigint>;
+  /** `getRewardPerShare()` and `exchangeRate()` at `block` (an archive node is needed for old blocks). */
+  shareState(validatorShare: Address, block: bigint): Promise<ShareState>;
+  /** Blocks holding a checkpoint (`NewHeaderBlock` of `rootChain`) in [from, to]. */
+  checkpointBlocks(rootChain: Address, from: bigint, to: bigint): Promise<bigint[]>;
+}
+
+/**
+ * Ethereum L1 JSON-RPC through viem on the one outbound client: a timeout is a 504, a node that is down,
+ * answers 5xx or not JSON a 502. A JSON-RPC error (a reverted call, "missing trie node" for a block the
+ * node has pruned, an unknown method) is the node failing us as well: a 502 whose cause holds its words.
+ */
+export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): PolygonL1 {
+  const upstream = createUpstream({ name: "Ethereum L1 node", timeoutMs: opts.timeoutMs });
+  const client = createPublicClient({
+    // Every read is of the chain as it is now: no block-number cache.
+    cacheTime: 0,
+    transport: http(opts.rpcUrl, { fetchFn: upstream.fetch, retryCount: 0, timeout: opts.timeoutMs }),
+  });
+  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw (
+        upstreamFailure(upstream.name, opts.timeoutMs, err) ??
+        new AppError("UPSTREAM_UNAVAILABLE", `Ethereum L1 node could not answer ${what}`, { cause: err })
+      );
+    }
+  };
+
+  return {
+    head: () =>
+      call("the latest block", async () => {
+        const b = await client.getBlock({ blockTag: "latest" });
+        return { number: b.number, timestamp: b.timestamp };
+      }),
+    blockTime: (block) =>
+      call(`block ${block}`, async () => (await client.getBlock({ blockNumber: block })).timestamp),
+    validatorContract: (stakeManager, validatorId) =>
+      call("getValidatorContract", () =>
+        client.readContract({
+          address: stakeManager,
+          abi: stakeManagerAbi,
+          functionName: "getValidatorContract",
+          args: [validatorId],
+        }),
+      ),
+    validatorId: (validatorShare) =>
+      call("validatorId", () =>
+        client
+          .readContract({ address: validatorShare, abi: validatorShareAbi, functionName: "validatorId" })
+          .catch((err) => {
+            // An empty answer (0x, no code there) or a revert (a contract without validatorId(), which a
+            // ValidatorShare never does): not a ValidatorShare.
+            const notOne =
+              err instanceof BaseError &&
+              err.walk((e) =>
+                ["ContractFunctionZeroDataError", "ContractFunctionRevertedError"].includes(
+                  (e as Error).name,
+                ),
+              ) !== null;
+            if (notOne) return null;
+            throw err;
+          }),
+      ),
+    liquidRewards: (validatorShare, delegator) =>
+      call("getLiquidRewards", () =>
+        client.readContract({
+          address: validatorShare,
+          abi: validatorShareAbi,
+          functionName: "getLiquidRewards",
+          args: [delegator],
+          blockTag: "latest",
+        }),
+      ),
+    shareState: (validatorShare, block) =>
+      call(`the ValidatorShare at block ${block}`, async () => {
+        const at = { address: validatorShare, abi: validatorShareAbi, blockNumber: block } as const;
+        const [b, rewardPerShare, exchangeRate] = await Promise.all([
+          client.getBlock({ blockNumber: block }),
+          client.readContract({ ...at, functionName: "getRewardPerShare" }),
+          client.readContract({ ...at, functionName: "exchangeRate" }),
+        ]);
+        return { block, timestamp: b.timestamp, rewardPerShare, exchangeRate };
+      }),
+    checkpointBlocks: (rootChain, from, to) =>
+      call("NewHeaderBlock logs", async () => {
+        const logs = await client.getLogs({
+          address: rootChain,
+          event: newHeaderBlockEvent,
+          fromBlock: from,
+          toBlock: to,
+        });
+        return [...new Set(logs.map((l) => l.blockNumber))].sort((a, b) => (a < b ? -1 : 1));
+      }),
+  };
+}

@@ -1,0 +1,7 @@
+/** Error codes of the Polygon rewards area (chain B); merged into ERROR_STATUS in errors.ts. */
+export const POLYGON_REWARDS_ERRORS = {
+  /** The configured validator has no ValidatorShare on the StakeManager, or the contract says another id. */
+  POLYGON_VALIDATOR_NOT_FOUND: 503,
+  /** The worker has not stored any ValidatorShare snapshot yet (first start, or the node never answered). */
+  POLYGON_APR_NOT_READY: 503,
+} as const;

@@ -1,0 +1,119 @@
+import type { Address } from "viem";
+import type { Logger } from "../../log.ts";
+import { APR_WINDOWS, windowSlackS } from "./apr.ts";
+import type { PolygonL1 } from "./client.ts";
+import type { PolygonRepo } from "./repo.ts";
+import type { ValidatorShareResolver } from "./validator.ts";
+
+const DAY_S = 86_400n;
+/** Most blocks one `eth_getLogs` asks for (public nodes refuse wide ranges). */
+const LOG_RANGE = 5_000n;
+/** After the node refused a past block's state (a full node), backfill is not tried again for this long. */
+const BACKFILL_RETRY_MS = 3_600_000;
+
+/**
+ * The APR history of the operator's ValidatorShare (docs/chains/polygon-sui.md §1.5, "without an archive
+ * node"): one pass stores a snapshot at every block holding a checkpoint (`NewHeaderBlock` of RootChain)
+ * since the last pass, one at the head when the newest is older than `snapshotIntervalS`, then, for each
+ * APR window whose start has no snapshot, one at the block of that time found by binary search, read with
+ * `eth_call` at that block, which only an archive node can answer. Snapshots live in Postgres, so a
+ * restarted worker resumes where it stopped.
+ */
+export function createPolygonSnapshotter(deps: {
+  l1: PolygonL1;
+  repo: PolygonRepo;
+  resolver: ValidatorShareResolver;
+  rootChain: Address;
+  snapshotIntervalS: number;
+  logger: Logger;
+}) {
+  const { l1, repo } = deps;
+  let backfillPausedUntil = 0;
+
+  /**
+   * The ValidatorShare at `block`, or null when the node answers its head but not that block's state (a full
+   * node keeps ~128 states): a worker back after a long stop skips the checkpoints it can no longer read
+   * instead of stopping at the first. A node that is down or slow fails the pass.
+   */
+  async function stateAt(vs: Address, block: bigint) {
+    try {
+      return await l1.shareState(vs, block);
+    } catch (err) {
+      if ((err as { code?: string }).code === "UPSTREAM_TIMEOUT") throw err;
+      await l1.head();
+      deps.logger.warn(
+        { err, block: block.toString() },
+        "L1 node has no state at this block (not an archive node?)",
+      );
+      return null;
+    }
+  }
+
+  /** The last block whose timestamp is at or before `ts`, or null when even block 0 is later. */
+  async function blockAtOrBefore(ts: bigint, head: bigint): Promise<bigint | null> {
+    if ((await l1.blockTime(0n)) > ts) return null;
+    let lo = 0n;
+    let hi = head;
+    while (lo < hi) {
+      const mid = (lo + hi + 1n) / 2n;
+      if ((await l1.blockTime(mid)) <= ts) lo = mid;
+      else hi = mid - 1n;
+    }
+    return lo;
+  }
+
+  async function backfill(vs: Address, head: bigint): Promise<number> {
+    if (Date.now() < backfillPausedUntil) return 0;
+    const newest = await repo.latest(vs);
+    if (!newest) return 0;
+    let stored = 0;
+    for (const days of APR_WINDOWS) {
+      const target = newest.timestamp - BigInt(days) * DAY_S;
+      const earliest = target - windowSlackS(days);
+      if (await repo.newestBetween(vs, earliest, target)) continue;
+      const block = await blockAtOrBefore(target, head);
+      if (block === null) continue;
+      const state = await stateAt(vs, block);
+      if (!state) {
+        // The windows fill from the worker's own snapshots instead.
+        backfillPausedUntil = Date.now() + BACKFILL_RETRY_MS;
+        break;
+      }
+      // A chain younger than the window, or a hole in its blocks: nothing to store for this window.
+      if (state.timestamp < earliest) continue;
+      await repo.saveSnapshot(vs, state, "backfill");
+      stored++;
+    }
+    return stored;
+  }
+
+  return {
+    async runOnce(): Promise<{ checkpoints: number; interval: boolean; backfilled: number; head: string }> {
+      const { address: vs } = await deps.resolver.get();
+      const head = await l1.head();
+      const cursor = await repo.logCursor(deps.rootChain);
+      let checkpoints = 0;
+      for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
+        const to = from + LOG_RANGE - 1n < head.number ? from + LOG_RANGE - 1n : head.number;
+        for (const block of await l1.checkpointBlocks(deps.rootChain, from, to)) {
+          const state = await stateAt(vs, block);
+          if (state) {
+            await repo.saveSnapshot(vs, state, "checkpoint");
+            checkpoints++;
+          }
+        }
+        await repo.setLogCursor(deps.rootChain, to);
+        from = to + 1n;
+      }
+      const latest = await repo.latest(vs);
+      const due =
+        !latest ||
+        (latest.block < head.number && latest.timestamp + BigInt(deps.snapshotIntervalS) <= head.timestamp);
+      if (due) await repo.saveSnapshot(vs, await l1.shareState(vs, head.number), "interval");
+      const backfilled = await backfill(vs, head.number);
+      return { checkpoints, interval: due, backfilled, head: head.number.toString() };
+    },
+  };
+}
+
+export type PolygonSnapshotter = ReturnType<typeof createPolygonSnapshotter>;
