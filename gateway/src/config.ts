@@ -51,9 +51,9 @@ export const GatewayEnv = z.object({
     .number()
     .int()
     .min(0)
-    .default(1000)
+    .default(10_000)
     .describe(
-      "Requests one party may send per window, counted across every gateway process (in Redis); past it 429 with Retry-After. 0 = no limit.",
+      "Requests one party may send per window, counted across every gateway process (in Redis); past it 429 with Retry-After. 0 = no limit. The default sits above one gateway process's peak (~6,000 req/s here), so it binds a party spread over several processes; set it to your plans.",
     ),
   GATEWAY_PARTY_RATE_WINDOW_MS: z.coerce
     .number()
