@@ -161,7 +161,14 @@ async function benchDatabase(): Promise<string> {
   } finally {
     await admin.end();
   }
-  await runMigrations(u.toString());
+  await runMigrations(u.toString()).catch((err) => {
+    throw new Error(
+      `${BENCH_DB}: the migrations do not apply (one changed since it was seeded?): run with BENCH_RESEED=1`,
+      {
+        cause: err,
+      },
+    );
+  });
   return u.toString();
 }
 
