@@ -4,8 +4,9 @@ ALTER TABLE "beacon_rewards" DROP COLUMN "finalized";--> statement-breakpoint
 ALTER TABLE "beacon_rewards" DROP CONSTRAINT "beacon_rewards_validator_index_epoch_pk";--> statement-breakpoint
 ALTER TABLE "beacon_rewards" ADD CONSTRAINT "beacon_rewards_validator_index_epoch_pk" PRIMARY KEY ("validator_index", "epoch") INCLUDE ("cl_reward_gwei", "el_reward_gwei");--> statement-breakpoint
 -- Rows rewritten every epoch keep half of each page free, so the update stays on its page (HOT, no index write).
+-- (Not beacon_rewards_daily: its rows are updated only on their own day, and half-empty pages would double
+-- what the overview reads over a year: 592 against 346 MB, 0.60 against 0.45 s for 10,000 validators.)
 ALTER TABLE "beacon_validators" SET (fillfactor = 50);--> statement-breakpoint
-ALTER TABLE "beacon_rewards_daily" SET (fillfactor = 50);--> statement-breakpoint
 -- Validators tracked before the backfill existed are taken as read from the start (nothing to backfill).
 ALTER TABLE "beacon_validators" ADD COLUMN "indexed_from" integer;--> statement-breakpoint
 UPDATE "beacon_validators" SET "indexed_from" = 0;--> statement-breakpoint

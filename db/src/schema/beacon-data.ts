@@ -101,8 +101,8 @@ export const beaconRewards = pgTable(
 
 /**
  * Per validator per UTC day sums of `beacon_rewards`, kept by the indexer in the same transaction (added on
- * insert, subtracted on replacement), so day and overview queries read days, not epochs. Each row is
- * updated every epoch of its day: fillfactor 50 (migration 0008) keeps those updates HOT, as above.
+ * insert, subtracted on replacement), so day and overview queries read days, not epochs. Its rows are
+ * updated every epoch of their own day only, so it keeps full pages (see migration 0008).
  */
 export const beaconRewardsDaily = pgTable(
   "beacon_rewards_daily",
