@@ -11,7 +11,8 @@ import { indexedRows } from "./fixtures.ts";
 
 /**
  * A pubkey registered after the indexer has passed its epochs gets its history from the worker's bounded
- * backfill, and ends with exactly the rows it would have had if it had been registered from the start.
+ * backfill, and ends with exactly the rows it would have had if it had been registered from the start; a
+ * pubkey already tracked by another organisation brings its indexed days into the new one's overview.
  */
 const EARLY = backgroundPubkey(0);
 const LATE = backgroundPubkey(1);
@@ -68,10 +69,18 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   // First seen ACTIVE at the end of epoch 6 (the backfill's oldest epoch), not of epoch 9.
   const endOf6 = new Date(devnet.chain.slotTime(6 * 4 + 3) * 1000).toISOString();
   assert.equal(history.find((s: { status: string }) => s.status === "ACTIVE")?.time, endOf6);
+  // An organisation registering a pubkey another one has tracked for ten epochs sees its days at once.
+  const c = await makeOrganisation(h.db);
+  await register(c.apiKey, EARLY);
+  const overview = (key: string) => supertest(h.app).get("/api/rewards/overview").set("api-key", key);
+  const [ofA, ofC] = [await overview(a.apiKey), await overview(c.apiKey)];
+  assert.equal(ofC.status, 200, JSON.stringify(ofC.body));
+  assert.notEqual(ofA.body.total_cl_rewards, "0");
+  assert.deepEqual(ofC.body, ofA.body);
   const backfilled = await indexedRows(h.sql);
 
   // The same rows as an index where both pubkeys were tracked from epoch 6 on; EARLY's from epoch 1.
-  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_transactions, beacon_status_history,
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await h.sql`delete from beacon_validator_registrations where pubkey = ${LATE}`;
   const fresh = createBeaconIndexer({
@@ -85,6 +94,7 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const reference = await indexedRows(h.sql);
   assert.deepEqual(backfilled.rewards, reference.rewards);
   assert.deepEqual(backfilled.daily, reference.daily);
+  assert.deepEqual(backfilled.orgDaily, reference.orgDaily);
   assert.deepEqual(backfilled.txs, reference.txs);
   assert.deepEqual(backfilled.history, reference.history);
   assert.deepEqual(

@@ -227,12 +227,13 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   const resumed = await indexedRows(h.sql);
   assert.ok(resumed.rewards.length > 0);
   // A fresh index of the same chain, from nothing.
-  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_transactions, beacon_status_history,
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await indexer().step();
   const fresh = await indexedRows(h.sql);
   assert.deepEqual(resumed.rewards, fresh.rewards);
   assert.deepEqual(resumed.daily, fresh.daily);
+  assert.deepEqual(resumed.orgDaily, fresh.orgDaily);
   assert.deepEqual(resumed.txs, fresh.txs);
   assert.deepEqual(resumed.history, fresh.history);
   assert.deepEqual(resumed.validators, fresh.validators);

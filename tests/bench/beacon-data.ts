@@ -161,7 +161,14 @@ async function benchDatabase(): Promise<string> {
   } finally {
     await admin.end();
   }
-  await runMigrations(u.toString());
+  await runMigrations(u.toString()).catch((err) => {
+    throw new Error(
+      `${BENCH_DB}: the migrations do not apply (one changed since it was seeded?): run with BENCH_RESEED=1`,
+      {
+        cause: err,
+      },
+    );
+  });
   return u.toString();
 }
 
@@ -206,6 +213,10 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
     select validator_index, (to_timestamp((${GENESIS}::bigint + epoch * ${EPOCH_SECONDS}::bigint)::float8) at time zone 'UTC')::date,
            sum(cl_reward_gwei), sum(el_reward_gwei), sum(balance_gwei), count(*)
     from beacon_rewards group by 1, 2`;
+  await sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    select r.organisation_id, d.day, sum(d.cl_reward_gwei), sum(d.el_reward_gwei), sum(d.balance_sum_gwei), sum(d.epochs)
+    from beacon_validator_registrations r join beacon_validators b on b.pubkey = r.pubkey
+    join beacon_rewards_daily d on d.validator_index = b.validator_index group by 1, 2`;
   await sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', ${EPOCHS - 1}::int, ${EPOCHS - 2}::int, ${GENESIS}, ${SECONDS_PER_SLOT}, ${S})`;
   await sql`vacuum analyze`;

@@ -101,8 +101,8 @@ export const beaconRewards = pgTable(
 
 /**
  * Per validator per UTC day sums of `beacon_rewards`, kept by the indexer in the same transaction (added on
- * insert, subtracted on replacement), so day and overview queries read days, not epochs. Each row is
- * updated every epoch of its day: fillfactor 50 (migration 0008) keeps those updates HOT, as above.
+ * insert, subtracted on replacement), so day and overview queries read days, not epochs. Its rows are
+ * updated every epoch of their own day only, so it keeps full pages (see migration 0008).
  */
 export const beaconRewardsDaily = pgTable(
   "beacon_rewards_daily",
@@ -116,6 +116,29 @@ export const beaconRewardsDaily = pgTable(
     epochs: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.validatorIndex, t.day] }), index("beacon_rewards_daily_by_day").on(t.day)],
+);
+
+/**
+ * Per organisation per UTC day sums of its validators' rewards (each validator once, provisioned or
+ * registered), so the overview reads at most a year of rows however many validators the organisation has
+ * (from `beacon_rewards_daily` it read validators × days: 0.45 s for 10,000 over a year). Kept with the
+ * reward rows in the same statement (added on insert, backfill included; subtracted on replacement), and
+ * given a validator's existing days when an organisation registers it, under the indexer's lock.
+ */
+export const beaconRewardsOrgDaily = pgTable(
+  "beacon_rewards_org_daily",
+  {
+    organisationId: text()
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+    day: date({ mode: "string" }).notNull(),
+    clRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
+    /** Validator-epochs summed (a row back at 0 after a re-org is deleted, as in the validators' rollup). */
+    epochs: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organisationId, t.day] })],
 );
 
 /** Deposits, withdrawals and EL requests (the spec's transaction object), keyed by a stable `uid`. */

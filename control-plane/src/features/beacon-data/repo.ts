@@ -1,6 +1,7 @@
 import type { Db } from "@stake/db/client";
 import { beaconIndexerCursor, beaconValidatorRegistrations } from "@stake/db/schema/beacon-data";
 import { eq, type SQL, sql } from "drizzle-orm";
+import { addToOrgDays, lockIndex } from "./indexer-repo.ts";
 
 /** The organisation's pubkeys: provisioned here or registered (the only validators it ever sees). */
 const mine = (organisationId: string) => sql`(
@@ -45,11 +46,29 @@ export function createBeaconDataRepo(db: Db) {
       return row ?? null;
     },
 
+    /**
+     * Adds the registrations, and gives the organisation's rollup the days already indexed for a pubkey
+     * new to it (another organisation may track it), under the indexer's lock so that no epoch is counted
+     * both here and by a concurrent epoch write, or by neither.
+     */
     async register(organisationId: string, pubkeys: string[]) {
-      await db
-        .insert(beaconValidatorRegistrations)
-        .values(pubkeys.map((pubkey) => ({ organisationId, pubkey })))
-        .onConflictDoNothing();
+      await db.transaction(async (tx) => {
+        await lockIndex(tx);
+        const added = await tx
+          .insert(beaconValidatorRegistrations)
+          .values(pubkeys.map((pubkey) => ({ organisationId, pubkey })))
+          .onConflictDoNothing()
+          .returning({ pubkey: beaconValidatorRegistrations.pubkey });
+        if (!added.length) return;
+        await tx.execute(sql`
+          insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+          select ${organisationId}, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
+          from beacon_rewards_daily r join beacon_validators b on b.validator_index = r.validator_index
+          where b.pubkey = any(${arr(added.map((a) => a.pubkey))})
+            and not exists (select 1 from validators v where v.organisation_id = ${organisationId} and v.pubkey = b.pubkey)
+          group by r.day
+          ${addToOrgDays}`);
+      });
     },
 
     /** A page of the organisation's validators with their state and history (filters are ANDed). */
@@ -152,20 +171,19 @@ export function createBeaconDataRepo(db: Db) {
     },
 
     /**
-     * Rewards and Σ end-of-epoch balances (stake × epochs) of the organisation per window ending `day`, and
-     * its active stake: one statement, the organisation's validators looked up once.
+     * Rewards and Σ end-of-epoch balances (stake × epochs) of the organisation per window ending `day`
+     * (its own rollup: at most a year of rows), and its active stake: one statement.
      */
     async overview(organisationId: string, lastDay: string | null) {
       const windows = (n: number) => sql`
         coalesce(sum(d.cl_reward_gwei + d.el_reward_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as r${sql.raw(String(n))},
         coalesce(sum(d.balance_sum_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as s${sql.raw(String(n))}`;
       const row = await one<Record<string, string>>(sql`
-        with b as materialized ${myValidators.scan(organisationId)}
         select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
                ${windows(7)}, ${windows(30)}, ${windows(365)},
-               (select coalesce(sum(balance_gwei), 0) from b where beacon_status like 'active%')::text as stake
-        from beacon_rewards_daily d
-        where d.validator_index in (select validator_index from b)`);
+               (select coalesce(sum(b.balance_gwei), 0) from ${myValidators.scan(organisationId)} b
+                where b.beacon_status like 'active%')::text as stake
+        from beacon_rewards_org_daily d where d.organisation_id = ${organisationId}`);
       return { row: row ?? {}, activeStake: BigInt(row?.stake ?? 0) };
     },
 
