@@ -1,6 +1,7 @@
 // Plain JavaScript on purpose: this runs before any dependency is installed.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -19,9 +20,14 @@ export function ensureInstalled() {
 
 /** Runs a TypeScript entry with tsx, forwarding signals and the exit code. */
 export function runTs(entry, args = []) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     stdio: "inherit",
   });
-  process.exit(r.status ?? 1);
+  // A supervisor may signal only this process (not the terminal's whole group): pass it on, so the entry
+  // stops what it started instead of being orphaned with it. The entries' shutdowns are idempotent.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) =>
+    process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)),
+  );
 }
