@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
-import { send } from "../helpers/http-client.ts";
+import { send, upgradeRequestHead } from "../helpers/http-client.ts";
 import { startProvider } from "../helpers/provider.ts";
 
 // GATEWAY_PARTY_RATE_LIMIT: a party's requests past the limit of its window get 429 with Retry-After in the
@@ -50,4 +52,28 @@ test("the fourth request of a window is 429 Too many requests with Retry-After; 
     headers: ["x-gateway-api-key", b.apiKey, "idempotency-key", "1"],
   });
   assert.equal(res.status, 200);
+});
+
+test("an upgrade past the limit is refused on the raw socket: 429 with Retry-After, nothing forwarded", async () => {
+  const a = await h.createAccount({ coins: "1" });
+  for (const key of ["1", "2", "3"]) {
+    const res = await send(`${h.url}/gateway/free/x`, {
+      headers: ["x-gateway-api-key", a.apiKey, "idempotency-key", key],
+    });
+    assert.equal(res.status, 200);
+  }
+  const seen = provider.seen.length;
+  const socket = connect(Number(new URL(h.url).port), "127.0.0.1");
+  socket.write(
+    upgradeRequestHead("/gateway/free/socket", { "x-gateway-api-key": a.apiKey, "idempotency-key": "4" }),
+  );
+  let text = "";
+  socket.on("data", (d: Buffer) => {
+    text += d.toString("latin1");
+  });
+  await once(socket, "close");
+  assert.match(text, /^HTTP\/1\.1 429 /);
+  assert.match(text, /\r\nretry-after: [1-5]\r\n/i);
+  assert.ok(text.endsWith(JSON.stringify({ message: "Too many requests" })), text);
+  assert.equal(provider.seen.length, seen, "nothing forwarded");
 });
