@@ -80,7 +80,7 @@ test("Postgres stopped for 30 s under paid load: the gateway serves from Redis a
     );
     const answers = await load.stop();
     assert.ok(servedDuring > 20, `the gateway kept serving paid requests: ${servedDuring} during the outage`);
-    assert.deepEqual([...answers.keys()], [200], "every paid request answered");
+    assert.deepEqual([...answers.keys()], [200], `every paid request answered: ${load.describe()}`);
 
     const served = load.served();
     await until(

@@ -108,7 +108,11 @@ test("a gateway SIGKILLed with requests in flight: those the provider had not an
 
     await sleep(REAP_AFTER_MS + 1000);
     const answers = await load.stop();
-    assert.deepEqual([...answers.keys()], [200], "the second gateway answered every paid request");
+    assert.deepEqual(
+      [...answers.keys()],
+      [200],
+      `the second gateway answered every paid request: ${load.describe()}`,
+    );
     await settledOut(s, partyId, load.served() + 3);
     const byKey = await statuses(s, partyId);
     for (const k of ["hang-1", "hang-2", "hang-3"]) assert.equal(byKey.get(k), "failed", `${k} released`);

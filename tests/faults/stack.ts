@@ -7,6 +7,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { issueApiKey } from "@stake/db/api-key";
 import { createDb } from "@stake/db/client";
+import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
@@ -36,8 +37,11 @@ export const REAP_AFTER_MS = 4_000;
 export const PREFIX = "fault:";
 /** 0.01 USD at 0.5 USD/coin = 0.02 coin per paid request. */
 export const COST = 200_000_000n;
-/** What every test funds its party with: 1000 coins. */
-export const FUNDED = 1000_0000000000n;
+/**
+ * What every test funds its party with: 100,000 coins, 5 million requests, so the unpaced load never runs
+ * out however fast the machine (1,000 coins, 50,000 requests, ran out within 30 s on Node 22).
+ */
+export const FUNDED = coinsToBaseUnits("100000");
 
 /** A folder Postgres (run as the postgres user when we are root) can enter. */
 function reachableTempDir(prefix: string): string {
@@ -254,6 +258,8 @@ export function kill(started: Started): Promise<void> {
 export function paidLoad(url: string, apiKey: string, options: { concurrency?: number; path?: string } = {}) {
   const agent = new Agent({ connections: options.concurrency ?? 4, headersTimeout: 20_000 });
   const statuses = new Map<number | string, number>();
+  /** The first body of each status other than 200, so a failed assertion says what was answered. */
+  const refusals = new Map<number, string>();
   let running = true;
   const loop = async () => {
     while (running) {
@@ -264,8 +270,9 @@ export function paidLoad(url: string, apiKey: string, options: { concurrency?: n
           dispatcher: agent,
           headers: { "x-gateway-api-key": apiKey, "idempotency-key": key },
         });
-        await res.body.dump();
         status = res.statusCode;
+        if (status !== 200 && !refusals.has(status)) refusals.set(status, await res.body.text());
+        else await res.body.dump();
       } catch (err) {
         status = (err as { code?: string }).code ?? "error";
         await new Promise((r) => setTimeout(r, 20));
@@ -277,6 +284,8 @@ export function paidLoad(url: string, apiKey: string, options: { concurrency?: n
   return {
     statuses,
     served: () => statuses.get(200) ?? 0,
+    /** Statuses with their counts and a sample body of each refusal, for assertion messages. */
+    describe: () => JSON.stringify({ statuses: [...statuses], refusals: [...refusals] }),
     async stop() {
       running = false;
       await Promise.all(loops);
