@@ -16,12 +16,13 @@ import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
 /**
- * How long a finalize is retried while Redis is unreachable. With the defaults it fits between the request
- * deadline (GATEWAY_REQUEST_DEADLINE_MS, 40 s) and the reaper's threshold (RESERVATION_REAP_AFTER_MS, 60 s),
- * so a retried `registered` usually lands before the reaper releases the reservation; one that lands
- * after is charged late (ledger.finalize).
+ * How long a finalize is retried while Redis is unreachable. A `registered` one that lands after the
+ * reaper released its reservation is still charged (late, under a new reservation: ledger.finalize), so
+ * the window only bounds how long a Redis outage may last before a request served just before it goes
+ * unpaid. Cheap to hold: while Redis is away nothing new is reserved, so only the requests in flight when
+ * it went away are waiting, each retrying at most once a second.
  */
-const FINALIZE_RETRY_MS = 15_000;
+const FINALIZE_RETRY_MS = 5 * 60_000;
 
 export interface HandleDeps {
   logger: Logger;
@@ -188,7 +189,7 @@ export function createHandler(deps: HandleDeps) {
    * Never rejects: the early finalize runs while the body streams, before anything awaits it, and by then
    * the client's answer is decided anyway. While Redis is out of reach (restarting from its append-only
    * file) the finalize is retried for FINALIZE_RETRY_MS, so a request served meanwhile is still charged;
-   * one left in flight past that is failed (released, uncharged) by the worker's reaper.
+   * one given up on is failed (released, uncharged) by the worker's reaper.
    */
   async function finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<void> {
     const giveUpAt = Date.now() + FINALIZE_RETRY_MS;
