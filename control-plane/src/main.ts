@@ -11,7 +11,7 @@ import { createLogger, type Logger } from "./log.ts";
 export async function start(options: { config: Readonly<Config>; logger: Logger }) {
   const { config, logger } = options;
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
-  const redis = createRedis(config.redisUrl, { name: "control-plane" });
+  const redis = createRedis(config.redisUrl, { name: "control-plane", logger });
   const app = createApp({ config, logger, db: pg.db, redis });
   await prepareDashboard();
   const server: Server = await new Promise((resolve) => {

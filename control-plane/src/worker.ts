@@ -19,12 +19,12 @@ import { createLogger } from "./log.ts";
 const config = loadOrExit(() => loadConfig());
 const logger = createLogger({ level: config.logLevel, service: "control-plane-worker" });
 const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plane-worker" });
-const connection = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true });
+const connection = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true, logger });
 const worker = createProvisionWorker({ db: pg.db, connection, config, logger });
 const sui = await startSuiIndexWorker({ db: pg.db, connection, config, logger });
 const polygon = await startPolygonSnapshotWorker({ db: pg.db, connection, config, logger });
 // Its own connection: a queue connection retries forever, while settlement should fail and retry a pass.
-const ledgerRedis = createRedis(config.redisUrl, { name: "control-plane-settlement" });
+const ledgerRedis = createRedis(config.redisUrl, { name: "control-plane-settlement", logger });
 const settlement = startSettlementLoop({
   db: pg.db,
   redis: ledgerRedis,
