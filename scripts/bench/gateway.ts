@@ -11,12 +11,9 @@
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
  * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
  */
-import { spawn, spawnSync } from "node:child_process";
+import type { spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { issueApiKey } from "@stake/db/api-key";
 import { createDb } from "@stake/db/client";
 import { coinsToBaseUnits } from "@stake/db/coin";
@@ -31,9 +28,9 @@ import { checkParty } from "../../control-plane/src/features/gateway-settlement/
 import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { scanRecords } from "../../control-plane/src/features/gateway-settlement/hot-repo.ts";
 import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
-import { buildGateway, GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
+import { buildGateway } from "../../gateway/build.ts";
+import { load, median, medianResult, type Result, startNginx, startProcess } from "./targets.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
@@ -41,182 +38,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "3");
 const ONLY = process.env.BENCH_ONLY?.split(",");
-
-function startProcess(args: string[], env: Record<string, string> = {}) {
-  // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
-  // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix>[,<prefix>…] runs only those targets.
-  const profile =
-    process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
-      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-      : [];
-  const loader = args[0]?.endsWith(".js")
-    ? (process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? GATEWAY_NODE_FLAGS)
-    : ["--import", "tsx"];
-  const child = spawn(process.execPath, [...profile, ...loader, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const ready = new Promise<string>((resolve, reject) => {
-    let buf = "";
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      const m = /READY (\S+)/.exec(buf);
-      if (m?.[1]) {
-        // The access log keeps flowing on stdout: drain it so the pipe never blocks the server.
-        child.stdout.off("data", onData);
-        child.stdout.resume();
-        resolve(/^\d+$/.test(m[1]) ? `http://127.0.0.1:${m[1]}` : m[1]);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
-  });
-  return { child, ready };
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks/s
-}
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(m?.[1] ?? 0) / 1024;
-}
-
-/**
- * nginx with one worker and a keep-alive upstream pool, the reference reverse proxy. Its CPU and RSS are
- * read from the worker process (the master only supervises). Returns null when nginx is not installed.
- */
-async function startNginx(upstreamUrl: string) {
-  const bin = spawnSync("sh", ["-c", "command -v nginx || ls /usr/sbin/nginx"], {
-    encoding: "utf8",
-  }).stdout.trim();
-  if (!bin) return null;
-  const dir = mkdtempSync(join(tmpdir(), "bench-nginx-"));
-  chmodSync(dir, 0o777); // the worker may run as an unprivileged user and needs its temp paths
-  const port = await freePort();
-  const conf = `worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream up { server ${new URL(upstreamUrl).host}; keepalive 256; }
-  server {
-    listen 127.0.0.1:${port} backlog=4096;
-    keepalive_requests 1000000;
-    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-`;
-  writeFileSync(join(dir, "nginx.conf"), conf);
-  const child = spawn(bin, ["-p", dir, "-e", `${dir}/error.log`, "-c", join(dir, "nginx.conf")], {
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
-    const up = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up && children) return { child, url, workerPid: Number(children.split(" ")[0]) };
-    if (i > 100) throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8")}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once("error", reject);
-  });
-}
-
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  cpuPerReq: number;
-  /** Redis server CPU ms per request (gateway target, when Redis runs on this machine). */
-  redisCpuPerReq: number;
-  peakRss: number;
-}
-
-/**
- * One load run against `url` from a fresh load-generator process (scripts/bench/load.ts), while this
- * process samples the server's CPU time and RSS from /proc.
- */
-async function load(
-  url: string,
-  path: string,
-  connections: number,
-  seconds: number,
-  pid: number,
-  gatewayKey?: string,
-  redisPid?: number,
-): Promise<Result> {
-  let peakRss = rssMb(pid);
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, rssMb(pid));
-  }, 50);
-  const cpuStart = cpuMs(pid);
-  const redisStart = redisPid ? cpuMs(redisPid) : 0;
-  const args = [url, path, String(connections), String(seconds)];
-  if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/bench/load.ts", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  clearInterval(sampler);
-  const cpu = cpuMs(pid) - cpuStart;
-  const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : Number.NaN;
-  if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  const r = JSON.parse(out) as { count: number; errors: number; elapsed: number; p50: number; p99: number };
-  return {
-    rps: r.count / r.elapsed,
-    p50: r.p50,
-    p99: r.p99,
-    errors: r.errors,
-    cpuPerReq: r.count ? cpu / r.count : Number.NaN,
-    redisCpuPerReq: r.count ? redisCpu / r.count : Number.NaN,
-    peakRss,
-  };
-}
-let loadRuns = 0;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-/** Field by field median of one target's rounds; peak RSS is the highest seen. */
-function medianResult(rs: Result[]): Result {
-  const m = (k: keyof Result) => median(rs.map((r) => r[k]));
-  return {
-    rps: m("rps"),
-    p50: m("p50"),
-    p99: m("p99"),
-    errors: rs.reduce((n, r) => n + r.errors, 0),
-    cpuPerReq: m("cpuPerReq"),
-    redisCpuPerReq: m("redisCpuPerReq"),
-    peakRss: Math.max(...rs.map((r) => r.peakRss)),
-  };
-}
 
 async function main() {
   // Own database and Redis prefix, dropped at the end.
