@@ -17,8 +17,8 @@ import { ANVIL_ACCOUNTS, startAnvil } from "../evm/anvil.ts";
 import { type Compiled, compileSolidity } from "../evm/solc.ts";
 
 /**
- * A simulated Ethereum L1 for the Polygon rewards area: anvil (automine, every transaction one block whose
- * timestamp the devnet chooses) with the staking contracts of contracts/PolygonStaking.sol deployed at
+ * A simulated Ethereum L1 for the Polygon rewards area: anvil (no automine: the devnet mines every
+ * transaction alone in a block whose timestamp it chooses) with the staking contracts of contracts/PolygonStaking.sol deployed at
  * Sepolia's StakeManagerProxy and RootChainProxy addresses (docs/chains/polygon-sui.md §1.1), so the
  * control plane's testnet defaults point at it with no override. Validators 16–19, the operator is 18
  * (Luganodes' id on mainnet); checkpoints are submitted with chosen timestamps, so weeks of history take
@@ -87,6 +87,7 @@ export async function startPolygonDevnet(opts: DevnetOptions = {}) {
       String(genesis),
       "--hardfork",
       "prague",
+      "--no-mining",
       ...(opts.pruneHistory !== undefined ? ["--prune-history", String(opts.pruneHistory)] : []),
     ],
     opts.port ?? 0,
@@ -105,15 +106,27 @@ export async function startPolygonDevnet(opts: DevnetOptions = {}) {
     clock += blocks * blockSeconds;
   }
 
-  /** Sends one transaction mined alone in a block with timestamp `at` (default: one second later). */
-  async function send(from: Address, to: Address | null, data: Hex, at?: number) {
-    if (at !== undefined) await fill(at);
-    clock = Math.max(clock + 1, at ?? clock + 1);
-    await test.setNextBlockTimestamp({ timestamp: BigInt(clock) });
-    const hash = await wallet.sendTransaction({ chain: null, account: from, to, data, gas: 5_000_000n });
-    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
-    if (receipt.status !== "success") throw new Error(`devnet transaction reverted (${data.slice(0, 10)})`);
-    return receipt;
+  /**
+   * Sends one transaction mined alone in a block with timestamp `at` (default: one second later). The
+   * devnet mines the block itself rather than letting anvil automine: viem's receipt watcher only looks
+   * again when the block number changes, and misses an automined block that lands while it is between two
+   * looks, so with nothing else mining it waited for its 180 s timeout (seen under load). Sends are
+   * serialized: each one owns the clock and the next block's timestamp until its block is mined.
+   */
+  let last: Promise<unknown> = Promise.resolve();
+  function send(from: Address, to: Address | null, data: Hex, at?: number) {
+    const mined = last.then(async () => {
+      if (at !== undefined) await fill(at);
+      clock = Math.max(clock + 1, at ?? clock + 1);
+      const hash = await wallet.sendTransaction({ chain: null, account: from, to, data, gas: 5_000_000n });
+      await test.setNextBlockTimestamp({ timestamp: BigInt(clock) });
+      await test.mine({ blocks: 1 });
+      const receipt = await pub.getTransactionReceipt({ hash });
+      if (receipt.status !== "success") throw new Error(`devnet transaction reverted (${data.slice(0, 10)})`);
+      return receipt;
+    });
+    last = mined.catch(() => {});
+    return mined;
   }
   const call = (from: Address, to: Address, functionName: string, args: unknown[], at?: number) =>
     send(from, to, encode(functionName, args), at);
