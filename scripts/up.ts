@@ -100,8 +100,6 @@ try {
       name: d.name,
       entry: d.entry,
       env: { ...baseEnv, PORT: String(d.port) },
-      // The beacon devnet compiles the deposit contract and starts anvil first.
-      timeoutMs: 120_000,
     });
     started.push(node);
     baseEnv[d.urlEnv] = node.url;

@@ -1,54 +1,152 @@
-import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { ensureInfra, ROOT } from "../scripts/lib/infra.ts";
+import { signalGroup, spawnOwned } from "../scripts/lib/owned.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 
 /**
- * `npm test` (started by scripts/test.mjs): every check CI runs, in order: typecheck, lint, unit tests,
- * integration tests. The tests get their own databases (cloned from a freshly migrated template) and
- * their own Redis key prefixes. It lives under tests/ because it drives the test fixtures: nothing under
- * scripts/ imports test code.
+ * `npm test` (started by scripts/test.mjs): every check CI runs, side by side: typecheck (incremental, its
+ * build info under .data/tsc), lint, and the tests in two lanes:
+ *
+ * - the fast lane, two files at a time: unit tests and integration tests on the shared Postgres and Redis;
+ * - the slow lane, one file at a time: files that start real nodes or whole deployments (anvil, the fault
+ *   stacks, Chromium, `npm start`), whose timing a third neighbour would squeeze.
+ *
+ * `npm run test:fast` runs typecheck, lint and the fast lane only (the edit loop); arguments name folders
+ * or files to run instead of every test. Each lane runs in a process group of its own (scripts/lib/owned.ts),
+ * killed when the run ends however it ends, so no server a test started outlives the run. The tests get
+ * their own databases (cloned from a freshly migrated template) and their own Redis key prefixes. It lives
+ * under tests/ because it drives the test fixtures: nothing under scripts/ imports test code.
  */
+const SLOW_LANE = [
+  /^tests\/faults\//,
+  /^tests\/dashboard\//,
+  /^tests\/scripts\//,
+  /^tests\/polygon\//,
+  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|lifecycle)\.test\.ts$/,
+];
+const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
+
+const args = process.argv.slice(2);
+const fastOnly = args[0] === "--fast";
+const roots = args.filter((a) => a !== "--fast");
+
 const infra = await ensureInfra();
 process.env.TEST_DATABASE_URL = infra.databaseUrl;
 process.env.TEST_REDIS_URL = infra.redisUrl;
-
-const step = (name: string, cmd: string, args: string[]) => {
-  console.log(`\n=== ${name}`);
-  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: "inherit", env: process.env });
-  if (r.status !== 0) {
-    console.error(`${name} failed`);
-    infra.stop();
-    process.exit(r.status ?? 1);
-  }
+const started = Date.now();
+const lanes: ChildProcess[] = [];
+const stop = (code: number) => {
+  for (const lane of lanes) signalGroup(lane, "SIGKILL");
+  infra.stop();
+  process.exit(code);
 };
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => stop(130));
 
-let code = 0;
+const bin = (name: string) => path.join(ROOT, "node_modules", ".bin", name);
+const tsc = (project: string, info: string) =>
+  [
+    bin("tsc"),
+    ["-p", project, "--noEmit", "--incremental", "--tsBuildInfoFile", `.data/tsc/${info}.tsbuildinfo`],
+  ] as const;
+
 try {
   await resetTestTemplate(infra.databaseUrl);
-  const bin = (name: string) => `${ROOT}/node_modules/.bin/${name}`;
-  step("typecheck", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
-  // The dashboard page is browser code (DOM types, JSX): its own project.
-  step("typecheck dashboard page", bin("tsc"), [
-    "-p",
-    "control-plane/src/features/dashboard/page",
-    "--noEmit",
+  mkdirSync(path.join(ROOT, ".data", "tsc"), { recursive: true });
+  const files = findTests(roots.length ? roots : ROOTS).map((f) => path.relative(ROOT, f));
+  const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
+  const fast = files.filter((f) => !slow.includes(f));
+  // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
+  const results = await Promise.all([
+    check("typecheck", ...tsc("tsconfig.json", "root")),
+    // The dashboard page is browser code (DOM types, JSX): its own project.
+    check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
+    check("lint", bin("biome"), ["check", "."]),
+    runLane("fast lane", fast, 2),
+    ...(fastOnly ? [] : [runLane("slow lane", slow, 1)]),
   ]);
-  step("lint", bin("biome"), ["check", "."]);
-  // Node 20's runner does not expand globs: collect *.test.ts under the given folders (default: all).
-  const roots = process.argv.slice(2);
-  const files = findTests(roots.length ? roots : ["db", "gateway", "control-plane", "devnet", "tests"]);
-  step("tests", process.execPath, ["--import", "tsx", "--test", "--test-timeout=300000", ...files]);
+  console.log("");
+  for (const r of results)
+    console.log(`=== ${r.name}: ${r.code === 0 ? "ok" : `FAILED (exit ${r.code})`}, ${r.summary}`);
+  console.log(`=== npm test: ${seconds(Date.now() - started)} after start-up`);
+  stop(results.some((r) => r.code !== 0) ? 1 : 0);
 } catch (err) {
   console.error(err);
-  code = 1;
-} finally {
-  infra.stop();
+  stop(1);
 }
-process.exit(code);
 
-function findTests(roots: string[]): string[] {
+interface Result {
+  name: string;
+  code: number;
+  summary: string;
+}
+
+/** A check whose output is printed whole when it ends, so it does not interleave with the test lanes. */
+function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<Result> {
+  const t = Date.now();
+  const child = spawnOwned(cmd, [...cmdArgs], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  lanes.push(child);
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d));
+  child.stderr?.on("data", (d: Buffer) => (output += d));
+  return new Promise((resolve) =>
+    child.once("close", (code) => {
+      const failed = code !== 0;
+      console.log(`\n=== ${name}${failed ? " FAILED" : ""}\n${output.trimEnd()}`);
+      resolve({ name, code: code ?? 1, summary: seconds(Date.now() - t) });
+    }),
+  );
+}
+
+/** One `node --test` over `files`, `concurrency` files at a time, its output streamed with the lane's name. */
+function runLane(name: string, files: string[], concurrency: number): Promise<Result> {
+  const t = Date.now();
+  if (!files.length) return Promise.resolve({ name, code: 0, summary: "no test files" });
+  const child = spawnOwned(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--test",
+      `--test-concurrency=${concurrency}`,
+      "--test-timeout=300000",
+      "--test-reporter=spec",
+      ...files,
+    ],
+    { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  lanes.push(child);
+  const counts: Record<string, string> = {};
+  const prefix = `[${name.split(" ")[0]}] `;
+  for (const stream of [child.stdout, child.stderr])
+    createInterface({ input: stream! }).on("line", (line) => {
+      const count = /^ℹ (tests|pass|fail|cancelled) (\d+)$/.exec(line);
+      if (count) counts[count[1]!] = count[2]!;
+      process.stdout.write(prefix + line + "\n");
+    });
+  return new Promise((resolve) =>
+    child.once("close", (code) => {
+      const tally = `${counts.tests ?? "?"} tests, ${counts.pass ?? "?"} passed, ${counts.fail ?? "?"} failed, ${counts.cancelled ?? "?"} cancelled`;
+      resolve({
+        name,
+        code: code ?? 1,
+        summary: `${files.length} files, ${tally}, ${seconds(Date.now() - t)}`,
+      });
+    }),
+  );
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function findTests(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
     if (statSync(p).isFile()) {
@@ -58,6 +156,6 @@ function findTests(roots: string[]): string[] {
     for (const entry of readdirSync(p))
       if (entry !== "node_modules" && !entry.startsWith(".")) walk(path.join(p, entry));
   };
-  for (const r of roots) walk(path.resolve(ROOT, r));
+  for (const r of paths) walk(path.resolve(ROOT, r));
   return out.sort();
 }

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { spawnOwned } from "../../scripts/lib/owned.ts";
 
 /** anvil's binary from the `@foundry-rs/anvil` platform package (installed by npm, runs offline). */
 export function anvilBinary(): string {
@@ -27,19 +27,19 @@ export const ANVIL_ACCOUNTS = [
 
 export interface Anvil {
   url: string;
+  pid: number;
   close(): Promise<void>;
 }
 
 /**
  * Starts anvil on loopback with the given extra flags (`--port 0` picks a free port) and waits until it
- * listens. The process dies with the one that started it (a crashed test, a killed benchmark).
+ * listens. The process dies with the one that started it, however that ends (a setup that throws, a
+ * cancelled test, a SIGKILLed benchmark: scripts/lib/owned.ts).
  */
 export async function startAnvil(args: string[], port = 0): Promise<Anvil> {
-  const child: ChildProcess = spawn(anvilBinary(), ["--port", String(port), "--host", "127.0.0.1", ...args], {
+  const child = spawnOwned(anvilBinary(), ["--port", String(port), "--host", "127.0.0.1", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const killAnvil = () => child.kill("SIGKILL");
-  process.once("exit", killAnvil);
   const url = await new Promise<string>((resolve, reject) => {
     let seen = "";
     child.once("exit", (code) => reject(new Error(`anvil exited with ${code}`)));
@@ -52,9 +52,9 @@ export async function startAnvil(args: string[], port = 0): Promise<Anvil> {
   child.stdout?.resume();
   return {
     url,
+    pid: child.pid as number,
     close: () =>
       new Promise<void>((resolve) => {
-        process.off("exit", killAnvil);
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");

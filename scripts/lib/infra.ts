@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { own, release } from "./owned.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const DATA = path.join(ROOT, ".data");
@@ -48,19 +49,24 @@ async function ensurePostgres(log: Log, stops: Array<() => void>): Promise<strin
 }
 
 /**
- * Where the project-local Postgres keeps its data: `.data/pg`, unless this runs as root in a folder the
- * `postgres` system user cannot enter (a clone under /root, mode 0700), where initdb would fail with
- * "Permission denied". Then it is a folder of that user's own under /var/tmp, named after the checkout so
- * each clone keeps its own database across runs.
+ * Where project-local servers keep their files (data, logs, pid files): `.data/`, unless this runs as root
+ * in a folder the `postgres` system user cannot enter (a clone under /root, mode 0700), where initdb would
+ * fail with "Permission denied". Then it is a folder of that user's own under /var/tmp, named after the
+ * checkout so each clone keeps its own across runs and never meets another's.
  */
-export function postgresDataDir(root = ROOT): string {
-  const local = path.join(root, ".data", "pg");
+export function stateDir(root = ROOT): string {
+  const local = path.join(root, ".data");
   if (process.getuid?.() !== 0) return local;
-  mkdirSync(path.dirname(local), { recursive: true });
-  const reachable = spawnSync("runuser", ["-u", "postgres", "--", "test", "-x", path.dirname(local)]);
+  mkdirSync(local, { recursive: true });
+  const reachable = spawnSync("runuser", ["-u", "postgres", "--", "test", "-x", local]);
   if (reachable.status === 0) return local;
   const tag = createHash("sha256").update(root).digest("hex").slice(0, 12);
-  return path.join("/var/tmp", `staking-platform-${tag}`, "pg");
+  return path.join("/var/tmp", `staking-platform-${tag}`);
+}
+
+/** Where the project-local Postgres keeps its data (`stateDir()/pg`). */
+export function postgresDataDir(root = ROOT): string {
+  return path.join(stateDir(root), "pg");
 }
 
 export interface LocalServer {
@@ -100,11 +106,34 @@ export async function startPostgres(options: {
   log(`starting project-local Postgres on port ${port}`);
   const logFile = path.join(parent, `pg-${port}.log`);
   const durability = options.durable ? "" : " -c fsync=off -c synchronous_commit=off";
-  const opts = `-p ${port} -h 127.0.0.1 -k /tmp${durability}`;
-  run(...asPg("pg_ctl", ["-D", dir, "-o", opts, "-l", logFile, "-w", "start"]));
+  // TCP only (`-k ''`: no Unix socket, so no lock file in the system temp directory, which every copy of
+  // the project on the host shares, even across network namespaces).
+  const opts = `-p ${port} -h 127.0.0.1 -k ''${durability}`;
+  try {
+    run(...asPg("pg_ctl", ["-D", dir, "-o", opts, "-l", logFile, "-w", "start"]));
+  } catch (err) {
+    throw new Error(`${(err as Error).message.trim()}\n${tail(logFile)}`);
+  }
+  // pg_ctl daemonises the server (a session of its own): it is owned by pid, stopped in fast mode.
+  const pid = Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+  own(pid, "SIGINT");
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await waitForPort(url, port, "project-local Postgres");
-  return { url, stop: () => void spawnSync(...asPg("pg_ctl", ["-D", dir, "-m", "fast", "-w", "stop"])) };
+  return {
+    url,
+    stop: () => {
+      spawnSync(...asPg("pg_ctl", ["-D", dir, "-m", "fast", "-w", "stop"]));
+      release(pid);
+    },
+  };
+}
+
+/** The last lines of a server's log, named, for an error message that says where to look. */
+function tail(file: string, lines = 15): string {
+  const text = existsSync(file)
+    ? readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n")
+    : "";
+  return `last lines of ${file}:\n${text || "(empty)"}`;
 }
 
 async function ensureRedis(log: Log, stops: Array<() => void>): Promise<string> {
@@ -156,10 +185,15 @@ export async function startRedis(options: {
   ]);
   const url = `redis://127.0.0.1:${port}`;
   await waitForPort(url, port, "project-local Redis");
+  const pid = Number(readFileSync(pidfile, "utf8").trim());
+  own(pid);
   return {
     url,
-    pid: () => Number(readFileSync(pidfile, "utf8").trim()),
-    stop: () => void spawnSync("redis-cli", ["-p", String(port), "shutdown"]),
+    pid: () => pid,
+    stop: () => {
+      spawnSync("redis-cli", ["-p", String(port), "shutdown"]);
+      release(pid);
+    },
   };
 }
 

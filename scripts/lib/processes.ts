@@ -1,7 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ROOT } from "./infra.ts";
+import { signalGroup, spawnOwned } from "./owned.ts";
+
+/**
+ * How long a child may take to say it is ready. A child that fails exits, and that fails the start at once;
+ * this bound only ends a start that hangs, so it is generous and follows the machine: `STARTUP_LIMIT_MS`
+ * (default 240 s, below the test runner's 300 s per test) for a slow or busy host.
+ */
+export function startupLimitMs(env = process.env): number {
+  const ms = Number(env.STARTUP_LIMIT_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : 240_000;
+}
 
 export interface Started {
   name: string;
@@ -12,7 +23,8 @@ export interface Started {
 /**
  * Starts an entry (TypeScript through tsx, or a built `.js` bundle with plain node) as a child process and waits until it is ready: either it prints
  * `READY <url>` (the devnets) or `readyUrl` answers 200 (the deployables). Logs go to the parent's stderr
- * with a name prefix; a child that exits early fails the start.
+ * with a name prefix; a child that exits early fails the start. The child runs in a process group of its own
+ * that dies with this process (scripts/lib/owned.ts), so nothing it started outlives a failed start.
  */
 export function startProcess(opts: {
   name: string;
@@ -23,13 +35,12 @@ export function startProcess(opts: {
   stdoutFile?: string;
   env: NodeJS.ProcessEnv;
   readyUrl?: string;
-  timeoutMs?: number;
 }): Promise<Started> {
   const args = opts.entry.endsWith(".js")
     ? ["--enable-source-maps", ...(opts.nodeFlags ?? []), opts.entry]
     : [...(opts.nodeFlags ?? []), "--import", "tsx", opts.entry];
   const stdout = opts.stdoutFile ? openSync(opts.stdoutFile, "a") : "pipe";
-  const child = spawn(process.execPath, args, {
+  const child = spawnOwned(process.execPath, args, {
     cwd: ROOT,
     env: opts.env,
     stdio: ["ignore", stdout, "pipe"],
@@ -44,13 +55,14 @@ export function startProcess(opts: {
       settled = true;
       clearTimeout(timer);
       if (err) {
-        child.kill("SIGTERM");
+        signalGroup(child, "SIGKILL");
         reject(err);
       } else resolve({ name: opts.name, child, url: url! });
     };
+    const limit = startupLimitMs();
     const timer = setTimeout(
-      () => finish(new Error(`${opts.name} did not become ready`)),
-      opts.timeoutMs ?? 30_000,
+      () => finish(new Error(`${opts.name} did not become ready within ${limit} ms (STARTUP_LIMIT_MS)`)),
+      limit,
     );
     child.once("exit", (code) => finish(new Error(`${opts.name} exited with code ${code}`)));
     if (child.stdout)
@@ -83,8 +95,8 @@ export function stopAll(started: Started[]): Promise<void> {
         new Promise<void>((resolve) => {
           if (s.child.exitCode !== null) return resolve();
           s.child.once("exit", () => resolve());
-          s.child.kill("SIGTERM");
-          setTimeout(() => s.child.kill("SIGKILL"), 5000).unref();
+          signalGroup(s.child, "SIGTERM");
+          setTimeout(() => signalGroup(s.child, "SIGKILL"), 5000).unref();
         }),
     ),
   ).then(() => undefined);

@@ -66,7 +66,6 @@ async function benchIndexing() {
       SECONDS_PER_SLOT: String(SECONDS_PER_SLOT),
       BACKGROUND_VALIDATORS: String(VALIDATORS),
     },
-    timeoutMs: 300_000,
   });
   const h = await createControlPlaneHarness({
     ETH_BEACON_URL: devnet.url,

@@ -3,18 +3,8 @@ import { test } from "node:test";
 import { drainReservationLog } from "../../control-plane/src/features/gateway-settlement/drain.ts";
 import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { SETTLEMENT_STEPS } from "../../control-plane/src/features/gateway-settlement/types.ts";
-import {
-  assertBooks,
-  FUNDED,
-  kill,
-  paidLoad,
-  REAP_AFTER_MS,
-  settledCount,
-  sleep,
-  startStack,
-  until,
-  waitForLine,
-} from "./stack.ts";
+import { eventually, sleep } from "../helpers/eventually.ts";
+import { assertBooks, FUNDED, kill, paidLoad, settledCount, startStack, waitForLine } from "./stack.ts";
 
 // Fault tests, real processes and real signals (README, "Faults and their runbooks").
 
@@ -48,13 +38,13 @@ test("Postgres stopped for 30 s under paid load: the gateway serves from Redis a
     await creditParty(s.db, s.redis, s.keys, { partyId, amount: FUNDED, ref: "fund" });
 
     const load = paidLoad(gateway.url, apiKey, { concurrency: 2 });
-    await sleep(1000);
+    await load.serves(50);
     s.pg.stop();
     const servedBefore = load.served();
     const outageEnds = Date.now() + 30_000;
 
     // Readiness and endpoints of each area answer 503 in their own format, no stack trace.
-    await until("readiness to fail", async () => (await json(`${cp}/readyz`)).status === 503);
+    await eventually(async () => (await json(`${cp}/readyz`)).status === 503, { what: "readiness to fail" });
     const balance = await json(`${cp}/api/balance`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(balance.status, 503, balance.text);
     assert.deepEqual(balance.body, { message: "Service temporarily unavailable" });
@@ -67,13 +57,13 @@ test("Postgres stopped for 30 s under paid load: the gateway serves from Redis a
     assert.equal(signup.status, 503, signup.text);
     assert.deepEqual(signup.body, { error: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" });
 
+    // The outage under test lasts 30 s: the gateway must keep serving through all of it.
     await sleep(outageEnds - Date.now());
     const servedDuring = load.served() - servedBefore;
     await s.startPostgres();
-    await until(
-      "the control plane to be ready again",
-      async () => (await json(`${cp}/readyz`)).status === 200,
-    );
+    await eventually(async () => (await json(`${cp}/readyz`)).status === 200, {
+      what: "the control plane to be ready again",
+    });
     assert.equal(
       (await json(`${cp}/api/balance`, { headers: { authorization: `Bearer ${token}` } })).status,
       200,
@@ -83,12 +73,11 @@ test("Postgres stopped for 30 s under paid load: the gateway serves from Redis a
     assert.deepEqual([...answers.keys()], [200], `every paid request answered: ${load.describe()}`);
 
     const served = load.served();
-    await until(
-      "the worker to catch up",
+    await eventually(
       async () =>
         (await readBalance(s.redis, s.keys, partyId)).reserved === 0n &&
         (await settledCount(s, partyId)) === served,
-      REAP_AFTER_MS + 20_000,
+      { what: "the worker to catch up" },
     );
     await assertBooks(s, partyId, served);
   } finally {
@@ -104,7 +93,7 @@ test("the worker SIGKILLed between each step of a settlement pass: the next work
     let served = 0;
     for (const step of SETTLEMENT_STEPS) {
       const load = paidLoad(gateway.url, apiKey, { concurrency: 2 });
-      await sleep(300);
+      await load.serves(10);
       await load.stop();
       served += load.served();
       // The last step charges what Postgres holds as registered: drained without charging, as the
@@ -118,10 +107,13 @@ test("the worker SIGKILLed between each step of a settlement pass: the next work
       if (step === "settled-in-redis") assert.equal((await s.ledgerCheck()).code, 1, "before the repair");
 
       const worker = await s.worker();
-      await until("the next worker to repair the pass", async () => {
-        const { reserved } = await readBalance(s.redis, s.keys, partyId);
-        return reserved === 0n && (await settledCount(s, partyId)) === served;
-      });
+      await eventually(
+        async () => {
+          const { reserved } = await readBalance(s.redis, s.keys, partyId);
+          return reserved === 0n && (await settledCount(s, partyId)) === served;
+        },
+        { what: "the next worker to repair the pass" },
+      );
       await kill(worker);
     }
     await assertBooks(s, partyId, served);

@@ -4,18 +4,8 @@ import { reservations } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
 import { request } from "undici";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import {
-  assertBooks,
-  kill,
-  PREFIX,
-  paidLoad,
-  REAP_AFTER_MS,
-  type Stack,
-  settledCount,
-  sleep,
-  startStack,
-  until,
-} from "./stack.ts";
+import { eventually, sleep } from "../helpers/eventually.ts";
+import { assertBooks, kill, PREFIX, paidLoad, type Stack, settledCount, startStack } from "./stack.ts";
 
 // Fault tests, real processes and real signals (README, "Faults and their runbooks").
 
@@ -31,13 +21,12 @@ async function statuses(s: Stack, partyId: string) {
  * Waits until the worker has settled or released everything (nothing reserved, nothing in flight) and
  * Postgres holds `charged` settled reservations.
  */
-async function settledOut(s: Stack, partyId: string, charged: number, reapAfterMs = REAP_AFTER_MS) {
-  await until(
-    "the worker to settle and reap everything",
+async function settledOut(s: Stack, partyId: string, charged: number) {
+  await eventually(
     async () =>
       (await readBalance(s.redis, s.keys, partyId)).reserved === 0n &&
       (await settledCount(s, partyId)) >= charged,
-    reapAfterMs + 20_000,
+    { what: "the worker to settle and reap everything" },
   ).catch(async (err: Error) => {
     const { reserved } = await readBalance(s.redis, s.keys, partyId);
     const settled = await settledCount(s, partyId);
@@ -54,16 +43,17 @@ test("Redis SIGKILLed under paid load, restarted with the production config (AOF
     const { partyId, apiKey } = await s.seed();
     const [gateway] = await Promise.all([s.gateway(), s.worker()]);
     const load = paidLoad(gateway.url, apiKey, { concurrency: 4 });
-    await sleep(1500);
+    await load.serves(50);
     s.killRedis();
+    // The outage under test: requests arrive while Redis is gone.
     await sleep(1000);
     await s.restartRedis();
-    await sleep(1500);
+    await load.serves(50);
     const answers = await load.stop();
     const served = load.served();
     assert.ok(served > 20, `served ${served} (${JSON.stringify([...answers])})`);
 
-    await settledOut(s, partyId, served, reapAfterMs);
+    await settledOut(s, partyId, served);
     const charged = await settledCount(s, partyId);
     // appendfsync always: every reservation Redis acknowledged survived the kill, and the gateway retried
     // its finalizes until Redis was back, so no served request went uncharged.
@@ -95,18 +85,29 @@ test("a gateway SIGKILLed with requests in flight: those the provider had not an
     // Kill only once Redis shows the state under test: the hanging ones in flight (or already failed by
     // the gateway's upstream timeout, released either way), the streaming ones registered (or settled).
     const recordKeys = () => s.redis.keys(`${PREFIX}gw:{${partyId}}:rsv:*`);
-    await until("three requests in flight and three mid-body", async () => {
-      const fields = await Promise.all((await recordKeys()).map((k) => s.redis.hmget(k, "i", "s")));
-      const status = new Map(fields.map(([k, st]) => [k, st]));
-      const hanging = ["hang-1", "hang-2", "hang-3"].every((k) => status.get(k) !== undefined);
-      // The running worker may already have settled a registered one.
-      const charged = (k: string) => status.get(k) === "registered" || status.get(k) === "settled";
-      return hanging && ["slow-1", "slow-2", "slow-3"].every(charged);
-    });
+    await eventually(
+      async () => {
+        const fields = await Promise.all((await recordKeys()).map((k) => s.redis.hmget(k, "i", "s")));
+        const status = new Map(fields.map(([k, st]) => [k, st]));
+        const hanging = ["hang-1", "hang-2", "hang-3"].every((k) => status.get(k) !== undefined);
+        // The running worker may already have settled a registered one.
+        const charged = (k: string) => status.get(k) === "registered" || status.get(k) === "settled";
+        return hanging && ["slow-1", "slow-2", "slow-3"].every(charged);
+      },
+      { what: "three requests in flight and three mid-body" },
+    );
     await kill(a);
     await Promise.all(waiting);
 
-    await sleep(REAP_AFTER_MS + 1000);
+    // The second gateway keeps serving while the worker reaps what the dead one left in flight.
+    await eventually(
+      async () => {
+        const fields = await Promise.all((await recordKeys()).map((k) => s.redis.hmget(k, "i", "s")));
+        return fields.filter(([k, st]) => k?.startsWith("hang-") && st === "failed").length === 3;
+      },
+      { what: "the worker to release the three requests the killed gateway left in flight" },
+    );
+    await load.serves(20);
     const answers = await load.stop();
     assert.deepEqual(
       [...answers.keys()],

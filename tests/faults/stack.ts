@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { issueApiKey } from "@stake/db/api-key";
@@ -23,8 +22,9 @@ import {
 import { and, eq } from "drizzle-orm";
 import { Agent, request } from "undici";
 import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import { type RedisDurability, ROOT, startPostgres, startRedis } from "../../scripts/lib/infra.ts";
+import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
 import { type Started, startProcess } from "../../scripts/lib/processes.ts";
+import { eventually, sleep } from "../helpers/eventually.ts";
 import { startProvider } from "../helpers/provider.ts";
 import { freePort } from "./ports.ts";
 
@@ -43,9 +43,14 @@ export const COST = 200_000_000n;
  */
 export const FUNDED = coinsToBaseUnits("100000");
 
-/** A folder Postgres (run as the postgres user when we are root) can enter. */
+/**
+ * A fresh folder under the project's state directory that Postgres (run as the postgres user when we are
+ * root) can enter: the system temp directory is shared by every copy of the project on the host.
+ */
 function reachableTempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const parent = path.join(stateDir(), "faults");
+  mkdirSync(parent, { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(path.join(parent, prefix));
   chmodSync(dir, 0o755);
   return dir;
 }
@@ -57,7 +62,7 @@ function reachableTempDir(prefix: string): string {
 async function migratedCluster(): Promise<string> {
   const journal = readFileSync(path.join(ROOT, "db/migrations/meta/_journal.json"));
   const tag = createHash("sha256").update(journal).digest("hex").slice(0, 12);
-  const dir = path.join(tmpdir(), `fault-pg-${tag}`);
+  const dir = path.join(stateDir(), "faults", `pg-${tag}`);
   if (existsSync(path.join(dir, "ready"))) return path.join(dir, "data");
   const work = reachableTempDir("fault-pg-build-");
   const pg = await startPostgres({ dir: path.join(work, "data"), port: await freePort() });
@@ -228,8 +233,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
-/** Resolves with the first stdout line of `started` that matches. */
-export function waitForLine(started: Started, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+/** Resolves with the first stdout line of `started` that matches (bounded like `eventually`: 60 s). */
+export function waitForLine(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no line matching ${pattern}`)), timeoutMs);
     const lines = createInterface({ input: started.child.stdout as NodeJS.ReadableStream });
@@ -275,7 +280,8 @@ export function paidLoad(url: string, apiKey: string, options: { concurrency?: n
         else await res.body.dump();
       } catch (err) {
         status = (err as { code?: string }).code ?? "error";
-        await new Promise((r) => setTimeout(r, 20));
+        // A refused connection comes back at once: do not spin while the gateway is down.
+        await sleep(20);
       }
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
@@ -284,6 +290,11 @@ export function paidLoad(url: string, apiKey: string, options: { concurrency?: n
   return {
     statuses,
     served: () => statuses.get(200) ?? 0,
+    /** Waits until `n` more requests than now have been served: the load has run, whatever the machine's pace. */
+    async serves(n: number) {
+      const target = (statuses.get(200) ?? 0) + n;
+      await eventually(() => (statuses.get(200) ?? 0) >= target, { what: `${n} more paid requests served` });
+    },
     /** Statuses with their counts and a sample body of each refusal, for assertion messages. */
     describe: () => JSON.stringify({ statuses: [...statuses], refusals: [...refusals] }),
     async stop() {
@@ -293,18 +304,6 @@ export function paidLoad(url: string, apiKey: string, options: { concurrency?: n
       return statuses;
     },
   };
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns true (or throws after `timeoutMs`). */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** How many of the party's reservations Postgres holds as settled. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { eventually } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { json, send } from "../helpers/http-client.ts";
 import { startProvider } from "../helpers/provider.ts";
@@ -18,17 +19,6 @@ after(async () => {
   await h.close();
   await provider.close();
 });
-
-/** Polls until `check` holds: the rate reaches the gateway by pub/sub, asynchronously (bound: 1 s). */
-async function eventually<T>(get: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 2000;
-  let value = await get();
-  while (!check(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    value = await get();
-  }
-  return value;
-}
 
 test("no coin rate: /readyz is 503 with the reason, a paid request 503 without a reservation", async () => {
   const ready = await send(`${h.url}/readyz`);
@@ -61,9 +51,13 @@ test("no coin rate: /readyz is 503 with the reason, a paid request 503 without a
 
 test("once the operator sets a rate, the gateway is ready and the same request goes through", async () => {
   await h.setRate("0.5");
+  // The rate reaches the gateway by pub/sub, asynchronously.
   const ready = await eventually(
-    () => send(`${h.url}/readyz`),
-    (r) => r.status === 200,
+    async () => {
+      const r = await send(`${h.url}/readyz`);
+      return r.status === 200 && r;
+    },
+    { what: "the gateway to see the rate" },
   );
   assert.equal(ready.status, 200);
   assert.deepEqual(json(ready), { status: "ok" });

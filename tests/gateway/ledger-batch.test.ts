@@ -3,6 +3,7 @@ import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { createLedger } from "../../gateway/src/billing/ledger.ts";
+import { sleep } from "../helpers/eventually.ts";
 import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
 
 // The ledger batches one party's reservations (and finalizes) of one event-loop turn into one script call
@@ -91,23 +92,26 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
 
 test("a party is marked dirty when its events start a stream, not again while they wait to be drained", async () => {
   const dirty = () => redis.sismember(keys.gateway.settleDirty, "party_f");
+  // The ledger sends its SADD on this connection once the reply is in; Redis answers one connection's
+  // commands in order, so a PING answered means any SADD sent before it is done (or was never sent).
+  const marked = () => redis.ping();
   await fund("party_f", 100n);
   const first = await ask("party_f", "m1", 1n);
   assert.ok(first.ok);
-  await new Promise((r) => setTimeout(r, 20)); // the SADD follows the reply
+  await marked();
   assert.equal(await dirty(), 1);
   await redis.srem(keys.gateway.settleDirty, "party_f");
   assert.ok((await ask("party_f", "m2", 1n)).ok);
   assert.ok((await ledger.finalize(first.reservation, "registered")).ok);
-  await new Promise((r) => setTimeout(r, 20));
+  await marked();
   assert.equal(await dirty(), 0, "the stream already held events");
   // Nothing appended (a duplicate) never marks; an append to a drained (empty) stream does.
   await redis.del(keys.gateway.reservationLog("party_f"));
   assert.equal((await ask("party_f", "m2", 1n)).ok, false);
-  await new Promise((r) => setTimeout(r, 20));
+  await marked();
   assert.equal(await dirty(), 0);
   assert.ok((await ask("party_f", "m3", 1n)).ok);
-  await new Promise((r) => setTimeout(r, 20));
+  await marked();
   assert.equal(await dirty(), 1);
 });
 
@@ -190,7 +194,8 @@ test("per-party limit: the requests of one window past the limit are refused, ac
     cost: 0n,
   });
   assert.ok(other?.ok);
-  await new Promise((resolve) => setTimeout(resolve, 450));
+  // The window itself is under test: the next one starts 1 s after the first request.
+  await sleep(450);
   assert.deepEqual(
     (await take(1, 10)).map((x) => (x?.ok ? "OK" : x?.code)),
     ["OK"],

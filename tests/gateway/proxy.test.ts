@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, afterEach, before, test } from "node:test";
+import { eventually, sleep } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { startProvider } from "../helpers/provider.ts";
@@ -26,10 +27,14 @@ after(async () => {
   await provider.close();
 });
 afterEach(async () => {
-  // Let any finalize still racing a client abort land before checking the invariant.
-  await new Promise((r) => setTimeout(r, 50));
-  const { reserved, sum } = await h.checkInvariant(partyId);
-  assert.equal(reserved, sum);
+  // A finalize may still be racing a client abort: the invariant holds once it lands.
+  await eventually(
+    async () => {
+      const { reserved, sum } = await h.checkInvariant(partyId);
+      return reserved === sum;
+    },
+    { what: "the party's reserved amount to equal the sum of its open reservations" },
+  );
 });
 
 const COST = 200_000_000n; // 0.01 USD at 0.5 USD/coin = 0.02 coin
@@ -114,10 +119,12 @@ test("upstream reset mid-body cuts the client connection and releases the funds"
       headers: ["x-gateway-api-key", acct.apiKey, "idempotency-key", key],
     }),
   );
-  await new Promise((r) => setTimeout(r, 50));
+  const record = await eventually(
+    async () => (await h.reservations(partyId)).find((r) => r.i === key && r.s !== "registered"),
+    { what: "the reservation to leave registered" },
+  );
+  assert.equal(record.s, "failed", "registered at the 200, released when the body broke off");
   assert.equal((await h.account(partyId)).reserved, before.reserved);
-  const record = (await h.reservations(partyId)).find((r) => r.i === key);
-  assert.equal(record?.s, "failed", "registered at the 200, released when the body broke off");
 });
 
 test("the reservation is registered when the provider's headers arrive, while its body still streams", async () => {
@@ -133,9 +140,11 @@ test("the reservation is registered when the provider's headers arrive, while it
     req.on("response", (res) => {
       res.once("data", async () => {
         try {
-          await new Promise((r) => setTimeout(r, 50));
-          const record = (await h.reservations(partyId)).find((r) => r.i === key);
-          assert.equal(record?.s, "registered");
+          // Registered once the headers are in, asynchronously: wait for it while the body still streams.
+          await eventually(
+            async () => (await h.reservations(partyId)).find((r) => r.i === key && r.s === "registered"),
+            { what: "the reservation to be registered" },
+          );
           resolve();
         } catch (err) {
           reject(err);
@@ -148,7 +157,9 @@ test("the reservation is registered when the provider's headers arrive, while it
   });
 });
 
-function abortAfter(path: string, when: "headers-sent" | "first-byte", key: string) {
+/** A client that hangs up once the provider has its request (`provider-has-it`) or at the first body byte. */
+function abortAfter(path: string, when: "provider-has-it" | "first-byte", key: string) {
+  const seenBefore = provider.seen.length;
   return new Promise<void>((resolve) => {
     const req = request({
       hostname: "127.0.0.1",
@@ -158,9 +169,11 @@ function abortAfter(path: string, when: "headers-sent" | "first-byte", key: stri
     });
     req.on("error", () => resolve());
     req.on("close", () => resolve());
-    if (when === "headers-sent") {
+    if (when === "provider-has-it") {
       req.end();
-      setTimeout(() => req.destroy(), 100);
+      void eventually(() => provider.seen.length > seenBefore, {
+        what: "the provider to receive the request",
+      }).then(() => req.destroy());
     } else {
       req.on("response", (res) => res.once("data", () => req.destroy()));
       req.end();
@@ -172,30 +185,32 @@ test("client abort before the response releases the reservation and aborts the u
   const release = provider.holdRequests();
   const before = await h.account(partyId);
   const key = idem();
-  await abortAfter("/gateway/p/held", "headers-sent", key);
-  const deadline = Date.now() + 1000;
-  while (!provider.closedEarly.includes("/base/held") && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 10));
+  await abortAfter("/gateway/p/held", "provider-has-it", key);
+  await eventually(() => provider.closedEarly.includes("/base/held"), {
+    what: "the upstream request to be aborted",
+  });
   release();
-  assert.ok(provider.closedEarly.includes("/base/held"), "upstream request aborted");
-  await new Promise((r) => setTimeout(r, 50));
+  const rec = await eventually(
+    async () => (await h.reservations(partyId)).find((r) => r.i === key && r.s === "failed"),
+    { what: "the reservation to be released" },
+  );
+  assert.equal(rec.s, "failed");
   assert.equal((await h.account(partyId)).reserved, before.reserved);
-  const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
-  assert.equal(rec?.s, "failed");
 });
 
 test("client abort during the response aborts the upstream; the provider did answer 2xx so it stays registered", async () => {
   const before = await h.account(partyId);
   const key = idem();
   await abortAfter("/gateway/p/slow", "first-byte", key);
-  const deadline = Date.now() + 1000;
-  while (!provider.closedEarly.includes("/base/slow") && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 10));
-  assert.ok(provider.closedEarly.includes("/base/slow"), "upstream stream aborted");
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await h.account(partyId)).reserved - before.reserved, COST);
+  await eventually(() => provider.closedEarly.includes("/base/slow"), {
+    what: "the upstream stream to be aborted",
+  });
+  // Registered at the provider's 2xx; the abort must not release it. Nothing signals "nothing happened", so
+  // a quiet period gives a wrong release the time to land.
+  await sleep(50);
   const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
   assert.equal(rec?.s, "registered");
+  assert.equal((await h.account(partyId)).reserved - before.reserved, COST);
 });
 
 test("Expect: 100-continue is answered only after auth and reservation", async () => {

@@ -19,6 +19,7 @@ import {
 import { createLogger } from "../../control-plane/src/log.ts";
 import { createLedger } from "../../gateway/src/billing/ledger.ts";
 import { ledgerCommands } from "../../scripts/operator/ledger.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { operatorContext } from "../helpers/operator.ts";
@@ -203,7 +204,10 @@ test("settlement passes running during concurrent paid traffic (also against a b
 test("a 2xx whose body breaks off is registered, then failed: Postgres ends at failed and nothing is debited", async () => {
   const a = await account("10");
   await assert.rejects(call(a.apiKey, "/reset-mid"));
-  await new Promise((r) => setTimeout(r, 50));
+  // The gateway fails the registered reservation once it sees the provider's body break off.
+  await eventually(async () => (await h.account(a.partyId)).reserved === 0n, {
+    what: "the broken-off reservation to be released",
+  });
   const result = await pass();
   assert.equal(result.errors, 0);
   const rowsOf = await books.rows(a.partyId);
@@ -281,14 +285,9 @@ test("end to end: a request the reaper released while its provider was still ans
   const a = await account("10");
   const release = provider.holdRequests();
   const pending = call(a.apiKey, "/held");
-  const until = async (what: string, check: () => Promise<boolean>) => {
-    const deadline = Date.now() + 5000;
-    while (!(await check())) {
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  await until("the reservation in flight", async () => (await h.account(a.partyId)).reserved === COST);
+  await eventually(async () => (await h.account(a.partyId)).reserved === COST, {
+    what: "the reservation in flight",
+  });
   // The worker, its clock past the reap age (as after a long Redis outage), releases it.
   const later = Date.now() + REAP_AFTER + 1_000;
   await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
@@ -301,7 +300,7 @@ test("end to end: a request the reaper released while its provider was still ans
   assert.equal((await h.account(a.partyId)).reserved, 0n);
   release();
   assert.equal((await pending).status, 200, "the provider answered: the request was served");
-  await until("the late charge", async () => (await h.account(a.partyId)).reserved === COST);
+  await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "the late charge" });
   await pass();
   await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
   await pass();
@@ -434,10 +433,9 @@ test("the worker's settlement loop settles paid requests on its own within a few
   });
   try {
     for (let i = 0; i < 3; i++) assert.equal((await call(a.apiKey)).status, 200);
-    const deadline = Date.now() + 3000;
-    while ((await h.account(a.partyId)).reserved !== 0n && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(async () => (await h.account(a.partyId)).reserved === 0n, {
+      what: "the loop to settle the three paid requests",
+    });
     assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), {
       balance: 10_0000000000n - 3n * COST,
       reserved: 0n,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
+import { eventually } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { upgradeRequestHead } from "../helpers/http-client.ts";
 
@@ -42,11 +43,7 @@ function open(headers: Record<string, string>) {
   socket.on("data", (d: Buffer) => {
     data += d.toString("latin1");
   });
-  const until = async (re: RegExp) => {
-    const deadline = Date.now() + 2000;
-    while (!re.test(data) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    return data;
-  };
+  const until = (re: RegExp) => eventually(() => re.test(data) && data, { what: `${re} on the socket` });
   return { socket, until };
 }
 
@@ -65,8 +62,7 @@ test("an upgrade is tunnelled both ways, charged once and registered on 101", as
   const names = (upgradeHeaders.at(-1) ?? []).filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
   assert.ok(!names.includes("x-gateway-api-key"));
   ws.socket.destroy();
-  const deadline = Date.now() + 1000;
-  while (upstreamClosed === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await eventually(() => upstreamClosed > 0, { what: "the provider side to close" });
   assert.equal(upstreamClosed, 1, "closing the client closes the provider side");
 });
 

@@ -4,6 +4,7 @@ import { createRedis } from "@stake/db/redis/client";
 import request from "supertest";
 import { startPolygonSnapshotWorker } from "../../control-plane/src/features/polygon-rewards/worker.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { eventually } from "../helpers/eventually.ts";
 import { startPolygonEnv } from "./setup.ts";
 
 const HOUR = 3600;
@@ -35,14 +36,10 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
       env.h.sql<
         { block: string; source: string }[]
       >`select block::text, source from polygon_snapshots order by block`;
-    const waitFor = async (block: bigint) => {
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline) {
-        if ((await rows()).some((r) => BigInt(r.block) === block)) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.fail(`no snapshot at block ${block}`);
-    };
+    const waitFor = (block: bigint) =>
+      eventually(async () => (await rows()).some((r) => BigInt(r.block) === block), {
+        what: `a snapshot at block ${block}`,
+      });
     const apr = async () => {
       const res = await request(env.h.app).get("/api/apr").set("x-api-key", env.key);
       assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -8,6 +8,7 @@ import { buildScenario, SAMPLE } from "../../devnet/sui/scenario.ts";
 import { startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { eventually } from "../helpers/eventually.ts";
 
 describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -38,14 +39,13 @@ describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
     });
     cleanups.push(() => sui.close());
 
-    const deadline = Date.now() + 60_000;
-    let synced = false;
-    while (!synced && Date.now() < deadline) {
-      const [row] = await h.sql`select synced_at from sui_delegators where address = ${SAMPLE.delegator}`;
-      synced = Boolean(row?.synced_at);
-      if (!synced) await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.ok(synced, "the worker synced the scoped delegator");
+    await eventually(
+      async () => {
+        const [row] = await h.sql`select synced_at from sui_delegators where address = ${SAMPLE.delegator}`;
+        return Boolean(row?.synced_at);
+      },
+      { what: "the worker to sync the scoped delegator" },
+    );
     const pools = await h.sql`select indexed_through_epoch from sui_pools order by pool_id`;
     assert.deepEqual(
       pools.map((p) => p.indexed_through_epoch),

@@ -1,0 +1,106 @@
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import type { Socket } from "node:net";
+
+/**
+ * Processes that die with their owner, however the owner ends: returns, throws during a setup, is signalled,
+ * is cancelled by the test runner (SIGTERM, which skips `exit` handlers) or is SIGKILLed.
+ *
+ * - Each child runs in a process group of its own (`detached`), so a group kill also reaches what it started
+ *   (a devnet's anvil, a server's workers), and the terminal's Ctrl-C reaches only the owner, which stops
+ *   its children in order.
+ * - A lifeline: the first owned process starts one small `sh` reaper in its own group, holding the read end
+ *   of a pipe whose write end only the owner holds. When the owner is gone for any reason the kernel closes
+ *   it; the reaper then signals every target still registered, waits up to 5 s and SIGKILLs what is left.
+ * - A target stopped cleanly is unregistered first, so a recycled pid is never signalled.
+ */
+
+type Target = number;
+const targets = new Map<Target, NodeJS.Signals>();
+let lifeline: ChildProcess | undefined;
+
+// Reads "+ SIGNAL TARGET" and "- TARGET" lines until EOF (the owner is gone), then stops what is registered.
+// It ignores INT/TERM/HUP: a terminal's or a supervisor's signal must not end it before the owner's children.
+const REAPER = `
+trap '' INT TERM HUP
+t=" "
+while read -r op a b; do
+  case "$op" in
+    +) t="$t$a:$b " ;;
+    -) t=$(printf '%s' "$t" | sed "s/ [A-Z0-9]*:$a / /g") ;;
+  esac
+done
+for e in $t; do kill -s "\${e%%:*}" -- "\${e#*:}" 2>/dev/null; done
+i=0
+while [ $i -lt 50 ]; do
+  alive=""
+  for e in $t; do kill -0 -- "\${e#*:}" 2>/dev/null && alive="$alive $e"; done
+  [ -z "$alive" ] && exit 0
+  t=$alive; i=$((i + 1)); sleep 0.1
+done
+for e in $t; do kill -s KILL -- "\${e#*:}" 2>/dev/null; done
+`;
+
+function tell(line: string): void {
+  if (!lifeline) {
+    lifeline = spawn("sh", ["-c", REAPER], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    lifeline.unref();
+    // The pipe must not keep the owner's event loop alive, nor its EPIPE (reaper killed) crash the owner.
+    const stdin = lifeline.stdin as Socket;
+    stdin.on("error", () => {});
+    stdin.unref();
+  }
+  lifeline.stdin?.write(`${line}\n`);
+}
+
+/** Registers a target (a pid, or a negative process-group id) that the lifeline stops with `signal`. */
+export function own(target: Target, signal: NodeJS.Signals = "SIGTERM"): void {
+  targets.set(target, signal);
+  tell(`+ ${signal.replace(/^SIG/, "")} ${target}`);
+}
+
+/** Unregisters a target that was stopped cleanly. */
+export function release(target: Target): void {
+  if (targets.delete(target)) tell(`- ${target}`);
+}
+
+/** Signals every owned target now (a synchronous last resort on exit; the lifeline escalates to SIGKILL). */
+export function stopOwned(): void {
+  for (const [target, signal] of targets) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on("exit", stopOwned);
+
+/**
+ * `spawn` in a process group of its own, owned: stopped with its owner, and when it exits, whatever it left
+ * behind in its group (an orphaned grandchild) is killed.
+ */
+export function spawnOwned(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+  const child = spawn(command, args, { ...options, detached: true });
+  if (child.pid === undefined) return child; // spawn failed: its `error` event says why
+  const group = -child.pid;
+  own(group);
+  child.once("exit", () => {
+    try {
+      process.kill(group, "SIGKILL");
+    } catch {
+      // the group is empty
+    }
+    release(group);
+  });
+  return child;
+}
+
+/** Sends `signal` to a child's whole group (it and what it started), falling back to the child alone. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
