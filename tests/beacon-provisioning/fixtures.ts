@@ -6,6 +6,7 @@ import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisi
 import { createProvisionWorker } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { eventually } from "../helpers/eventually.ts";
 
 /** The provisioning worker, in-process, on its own queue connection. */
 export function startWorker(h: ControlPlaneHarness, concurrency = 1) {
@@ -26,14 +27,15 @@ export function startWorker(h: ControlPlaneHarness, concurrency = 1) {
   };
 }
 
-/** Polls GET /api/validators until the provision leaves IN_PROGRESS (no fixed sleeps as assertions). */
-export async function waitForProvision(app: ControlPlaneHarness["app"], key: string, provisionId: string) {
-  for (let i = 0; i < 400; i++) {
-    const res = await supertest(app).get("/api/validators").query({ provisionId }).set("api-key", key);
-    if (res.body.provisionStatus !== "IN_PROGRESS") return res;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`provision ${provisionId} still in progress`);
+/** Polls GET /api/validators until the provision leaves IN_PROGRESS. */
+export function waitForProvision(app: ControlPlaneHarness["app"], key: string, provisionId: string) {
+  return eventually(
+    async () => {
+      const res = await supertest(app).get("/api/validators").query({ provisionId }).set("api-key", key);
+      return res.body.provisionStatus !== "IN_PROGRESS" && res;
+    },
+    { what: `provision ${provisionId} to leave IN_PROGRESS` },
+  );
 }
 
 const Bytes32 = new ByteVectorType(32);
