@@ -19,6 +19,7 @@ import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
 import { ensureInfra } from "./lib/infra.ts";
+import { stopWithBootstrap } from "./lib/owned.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
 import { refuseDemoDatabase, refuseDemoNetwork, seedDemo, seedGatewayDemo } from "./seed-demo.ts";
 
@@ -81,6 +82,7 @@ const shutdown = async (code: number) => {
 };
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
+stopWithBootstrap();
 
 const baseEnv: NodeJS.ProcessEnv = {
   ...process.env,

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { ensureInfra, ROOT } from "../scripts/lib/infra.ts";
-import { signalGroup, spawnOwned } from "../scripts/lib/owned.ts";
+import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 
 /**
@@ -44,6 +44,7 @@ const stop = (code: number) => {
   process.exit(code);
 };
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => stop(130));
+stopWithBootstrap();
 
 const bin = (name: string) => path.join(ROOT, "node_modules", ".bin", name);
 const tsc = (project: string, info: string) =>

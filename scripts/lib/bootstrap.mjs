@@ -20,9 +20,11 @@ export function ensureInstalled() {
 
 /** Runs a TypeScript entry with tsx, forwarding signals and the exit code. */
 export function runTs(entry, args = []) {
+  // The IPC channel is the entry's lifeline: it closes when this process dies, however it dies, and the
+  // entry then stops what it started (scripts/lib/owned.ts, stopWithBootstrap).
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
-    stdio: "inherit",
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
   });
   // A supervisor may signal only this process (not the terminal's whole group): pass it on, so the entry
   // stops what it started instead of being orphaned with it. The entries' shutdowns are idempotent.

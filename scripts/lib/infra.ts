@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { own, release } from "./owned.ts";
@@ -168,6 +168,8 @@ export async function startRedis(options: {
   mkdirSync(dir, { recursive: true });
   options.log?.(`starting project-local Redis in ${dir}`);
   const pidfile = path.join(dir, `redis-${port}.pid`);
+  // A killed server leaves its pid file behind, and Redis writes the new one after it starts listening.
+  rmSync(pidfile, { force: true });
   run("redis-server", [
     "--port",
     String(port),
@@ -185,6 +187,7 @@ export async function startRedis(options: {
   ]);
   const url = `redis://127.0.0.1:${port}`;
   await waitForPort(url, port, "project-local Redis");
+  await waitUntil(() => existsSync(pidfile) && readFileSync(pidfile, "utf8").endsWith("\n"), `${pidfile}`);
   const pid = Number(readFileSync(pidfile, "utf8").trim());
   own(pid);
   return {
@@ -233,9 +236,24 @@ export async function waitForPort(url: string, defaultPort: number, what: string
   const u = new URL(url);
   const port = Number(u.port || defaultPort);
   const host = u.hostname || "127.0.0.1";
-  for (let i = 0; i < 100; i++) {
-    if (await canConnect(host, port)) return;
+  await waitUntil(() => canConnect(host, port), `${what} at ${host}:${port} to answer`);
+}
+
+/**
+ * How long a server or child may take to be ready. One that fails exits (or its start command fails), and
+ * that fails the start at once; this bound only ends a start that hangs, so it is generous and follows the
+ * machine: `STARTUP_LIMIT_MS` (default 240 s, below the test runner's 300 s per test) for a slow host.
+ */
+export function startupLimitMs(env = process.env): number {
+  const ms = Number(env.STARTUP_LIMIT_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : 240_000;
+}
+
+/** Polls `check` every 100 ms until it holds, for at most `startupLimitMs()`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + startupLimitMs();
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (STARTUP_LIMIT_MS)`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${what} at ${host}:${port} does not answer`);
 }

@@ -95,6 +95,17 @@ export function spawnOwned(command: string, args: string[], options: SpawnOption
   return child;
 }
 
+/**
+ * For an entry started by scripts/lib/bootstrap.mjs (`npm start`, `npm test`), which holds an IPC channel
+ * to it: when the bootstrap dies, even by SIGKILL, the channel closes and the entry stops as on SIGTERM
+ * (its handler stops what it started). The channel does not keep the entry alive.
+ */
+export function stopWithBootstrap(): void {
+  if (!process.channel) return;
+  process.channel.unref();
+  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"));
+}
+
 /** Sends `signal` to a child's whole group (it and what it started), falling back to the child alone. */
 export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;

@@ -1,18 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { ROOT } from "./infra.ts";
+import { ROOT, startupLimitMs } from "./infra.ts";
 import { signalGroup, spawnOwned } from "./owned.ts";
-
-/**
- * How long a child may take to say it is ready. A child that fails exits, and that fails the start at once;
- * this bound only ends a start that hangs, so it is generous and follows the machine: `STARTUP_LIMIT_MS`
- * (default 240 s, below the test runner's 300 s per test) for a slow or busy host.
- */
-export function startupLimitMs(env = process.env): number {
-  const ms = Number(env.STARTUP_LIMIT_MS);
-  return Number.isInteger(ms) && ms > 0 ? ms : 240_000;
-}
 
 export interface Started {
   name: string;
