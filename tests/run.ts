@@ -11,8 +11,8 @@ import { resetTestTemplate } from "./helpers/pg.ts";
  * build info under .data/tsc), lint, and the tests in two lanes:
  *
  * - the fast lane, two files at a time: unit tests and integration tests on the shared Postgres and Redis;
- * - the slow lane, one file at a time: files that start real nodes or whole deployments (anvil, the fault
- *   stacks, Chromium, `npm start`), whose timing a third neighbour would squeeze.
+ * - the slow lane, one file at a time: files that start real chains or whole deployments (anvil, the
+ *   fault stacks, Chromium), whose timing a third neighbour would squeeze.
  *
  * `npm run test:fast` runs typecheck, lint and the fast lane only (the edit loop); arguments name folders
  * or files to run instead of every test. Each lane runs in a process group of its own (scripts/lib/owned.ts),
@@ -23,7 +23,6 @@ import { resetTestTemplate } from "./helpers/pg.ts";
 const SLOW_LANE = [
   /^tests\/faults\//,
   /^tests\/dashboard\//,
-  /^tests\/scripts\//,
   /^tests\/polygon\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|lifecycle)\.test\.ts$/,
 ];
