@@ -5,10 +5,10 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { own, release } from "./owned.ts";
+import { own, release, spawnOwned } from "./owned.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const DATA = path.join(ROOT, ".data");
@@ -157,7 +157,11 @@ export function redisPersistenceArgs(fsync: RedisDurability): string[] {
   return ["--appendonly", "yes", "--appendfsync", fsync, "--save", ""];
 }
 
-/** Starts a daemonised redis-server in `dir` (its AOF lives there) on `port` (loopback). */
+/**
+ * Starts redis-server in `dir` (its AOF and log live there) on `port` (loopback), as an owned child
+ * (scripts/lib/owned.ts): it dies with this process, and a start that fails (a port taken) fails at once
+ * with the log's last lines instead of waiting for a port that never answers.
+ */
 export async function startRedis(options: {
   dir: string;
   port: number;
@@ -167,36 +171,35 @@ export async function startRedis(options: {
   const { dir, port } = options;
   mkdirSync(dir, { recursive: true });
   options.log?.(`starting project-local Redis in ${dir}`);
-  const pidfile = path.join(dir, `redis-${port}.pid`);
-  // A killed server leaves its pid file behind, and Redis writes the new one after it starts listening.
-  rmSync(pidfile, { force: true });
-  run("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    ...redisPersistenceArgs(options.fsync ?? "everysec"),
-    "--daemonize",
-    "yes",
-    "--dir",
-    dir,
-    "--pidfile",
-    pidfile,
-    "--logfile",
-    path.join(dir, `redis-${port}.log`),
-  ]);
+  const logFile = path.join(dir, `redis-${port}.log`);
+  const child = spawnOwned(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      ...redisPersistenceArgs(options.fsync ?? "everysec"),
+      "--dir",
+      dir,
+      "--logfile",
+      logFile,
+    ],
+    { stdio: "ignore" },
+  );
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
   const url = `redis://127.0.0.1:${port}`;
-  await waitForPort(url, port, "project-local Redis");
-  await waitUntil(() => existsSync(pidfile) && readFileSync(pidfile, "utf8").endsWith("\n"), `${pidfile}`);
-  const pid = Number(readFileSync(pidfile, "utf8").trim());
-  own(pid);
+  await waitUntil(async () => {
+    if (exited) throw new Error(`redis-server exited at start\n${tail(logFile)}`);
+    return canConnect("127.0.0.1", port);
+  }, `project-local Redis on ${port}`);
   return {
     url,
-    pid: () => pid,
-    stop: () => {
-      spawnSync("redis-cli", ["-p", String(port), "shutdown"]);
-      release(pid);
-    },
+    pid: () => child.pid as number,
+    stop: () => void spawnSync("redis-cli", ["-p", String(port), "shutdown"]),
   };
 }
 
