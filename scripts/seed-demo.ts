@@ -5,8 +5,9 @@ import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { apiKeys, organisations } from "@stake/db/schema/accounts";
 import { coinRates, gatewayApiKeys, gatewayUsers, providers } from "@stake/db/schema/gateway";
-import { and, eq, isNull, ne } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
+import postgres from "postgres";
 import { createPasswordHasher } from "../control-plane/src/auth/password.ts";
 import { createAccountsRepo } from "../control-plane/src/features/account-v2/repo.ts";
 import { createGatewayAccountRepo } from "../control-plane/src/features/gateway-account/repo.ts";
@@ -26,11 +27,41 @@ export function refuseDemoNetwork(network: string): string | null {
     : null;
 }
 
+/** The comment `npm start` puts on the database it creates for the demo: its own, whatever it holds. */
+export const DEMO_DATABASE_MARK = "staking-platform demo database, created by npm start";
+export const DEMO_DATABASE = "staking_demo";
+
 /**
- * The demo credentials are public: they go only into a database that holds nothing else (a fresh one, or
- * one only `npm start` has written), never beside real organisations or gateway users.
+ * Creates (once) and marks the demo's own database on the server at `adminUrl`, and returns its URL. A
+ * database of that name that `npm start` did not create is left unmarked, and `refuseDemoDatabase` then
+ * judges it by what it holds.
+ */
+export async function ensureDemoDatabase(adminUrl: string, name: string = DEMO_DATABASE): Promise<string> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+    if (!found) {
+      await admin.unsafe(`create database "${name}"`);
+      await admin.unsafe(`comment on database "${name}" is '${DEMO_DATABASE_MARK}'`);
+    }
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * The demo credentials are public: they go into the demo's own database (created and marked by
+ * `npm start`, whatever the user did in it since: a dashboard sign-up, an organisation), or into one that
+ * holds nothing else, never beside real organisations or gateway users.
  */
 export async function refuseDemoDatabase(db: Db): Promise<string | null> {
+  const [own] = (await db.execute(
+    sql`select shobj_description(oid, 'pg_database') as mark from pg_database where datname = current_database()`,
+  )) as unknown as { mark: string | null }[];
+  if (own?.mark === DEMO_DATABASE_MARK) return null;
   const [org] = await db
     .select({ email: organisations.email })
     .from(organisations)
@@ -43,7 +74,7 @@ export async function refuseDemoDatabase(db: Db): Promise<string | null> {
     .limit(1);
   const other = org ?? user;
   return other
-    ? `the database at DATABASE_URL holds real accounts (e.g. ${other.email}): npm start seeds public demo credentials only into a database of its own. Unset DATABASE_URL to use the project-local one, or point it at an empty database.`
+    ? `the database at DATABASE_URL holds real accounts (e.g. ${other.email}) and npm start did not create it: npm start seeds public demo credentials only into a database of its own. Unset DATABASE_URL to let it use its own (${DEMO_DATABASE}), or point it at an empty database.`
     : null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole system on one machine, with demo data. Postgres and Redis come from
- * DATABASE_URL / REDIS_URL or are ensured locally (scripts/lib/infra.ts); the database `staking` is created
+ * DATABASE_URL / REDIS_URL or are ensured locally (scripts/lib/infra.ts); the demo's own database `staking_demo` is created
  * and migrated; the demo organisation is seeded; every process is started and its URL printed.
  * Ctrl-C stops everything this command started.
  */
@@ -11,7 +11,6 @@ import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import postgres from "postgres";
 import { backgroundPubkey } from "../devnet/beacon/chain.ts";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
@@ -21,7 +20,13 @@ import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
-import { refuseDemoDatabase, refuseDemoNetwork, seedDemo, seedGatewayDemo } from "./seed-demo.ts";
+import {
+  ensureDemoDatabase,
+  refuseDemoDatabase,
+  refuseDemoNetwork,
+  seedDemo,
+  seedGatewayDemo,
+} from "./seed-demo.ts";
 
 const CONTROL_PLANE_PORT = Number(process.env.CONTROL_PLANE_PORT ?? 3000);
 const NETWORK = process.env.NETWORK ?? "testnet";
@@ -57,7 +62,7 @@ if (refusal) {
   process.exit(1);
 }
 const infra = await ensureInfra();
-const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(infra.databaseUrl, "staking"));
+const databaseUrl = process.env.DATABASE_URL ?? (await ensureDemoDatabase(infra.databaseUrl));
 await runMigrations(databaseUrl);
 const pg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
 const occupied = await refuseDemoDatabase(pg.db);
@@ -215,19 +220,6 @@ Ctrl-C stops everything.`);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);
   await shutdown(1);
-}
-
-async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    const [found] = await admin`select 1 from pg_database where datname = ${name}`;
-    if (!found) await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 function redact(url: string): string {

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { createDb } from "@stake/db/client";
+import { runMigrations } from "@stake/db/migrate";
 import { organisations } from "@stake/db/schema/accounts";
-import { refuseDemoDatabase, seedDemo } from "../../scripts/seed-demo.ts";
+import postgres from "postgres";
+import { DEMO, ensureDemoDatabase, refuseDemoDatabase, seedDemo } from "../../scripts/seed-demo.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { runEntry } from "../helpers/entry.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { adminUrl, createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 
 // `npm start` seeds public credentials (a demo organisation, key and gateway user): never on mainnet and
@@ -45,4 +48,35 @@ test("a fresh database, or one holding only the demo, may be seeded", async () =
   await seedDemo(fresh.db);
   assert.equal(await refuseDemoDatabase(fresh.db), null, "a restart re-seeds its own demo database");
   assert.match((await refuseDemoDatabase(occupied.db)) ?? "", /real accounts/);
+});
+
+test("the demo's own database comes up again after a sign-up in it; created once, kept across restarts", async () => {
+  // Named like a test database, so a killed run's leftover is swept like theirs.
+  const name = `staking_test_${Date.now().toString(36)}_de30`;
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    const url = await ensureDemoDatabase(adminUrl(), name);
+    await runMigrations(url);
+    const demoDb = createDb(url, { max: 1 });
+    try {
+      await seedDemo(demoDb.db);
+      // What a dashboard sign-up leaves: an account that is not the demo's.
+      await makeOrganisation(demoDb.db, { email: "someone-trying-it@example.com" });
+      assert.equal(await refuseDemoDatabase(demoDb.db), null, "its own database, whatever it holds");
+      assert.equal(await ensureDemoDatabase(adminUrl(), name), url, "the same database on the next start");
+      await seedDemo(demoDb.db);
+      assert.deepEqual(
+        (await demoDb.db.select({ email: organisations.email }).from(organisations))
+          .map((r) => r.email)
+          .sort(),
+        [DEMO.email, "someone-trying-it@example.com"],
+        "the sign-up is still there, and the demo seeded once",
+      );
+    } finally {
+      await demoDb.close();
+    }
+  } finally {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
 });
