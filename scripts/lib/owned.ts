@@ -1,4 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 
 /**
@@ -11,33 +12,72 @@ import type { Socket } from "node:net";
  * - A lifeline: the first owned process starts one small `sh` reaper in its own group, holding the read end
  *   of a pipe whose write end only the owner holds. When the owner is gone for any reason the kernel closes
  *   it; the reaper then signals every target still registered, waits up to 5 s and SIGKILLs what is left.
- * - A target stopped cleanly is unregistered first, so a recycled pid is never signalled.
+ * - A target stopped cleanly is unregistered; one that is not (or a race) is signalled only while its pid is
+ *   still the process registered (its start time), never a later process given the same pid.
  */
 
 type Target = number;
-const targets = new Map<Target, NodeJS.Signals>();
+const targets = new Map<Target, { signal: NodeJS.Signals; start: string }>();
 let lifeline: ChildProcess | undefined;
 
-// Reads "+ SIGNAL TARGET" and "- TARGET" lines until EOF (the owner is gone), then stops what is registered.
-// It ignores INT/TERM/HUP: a terminal's or a supervisor's signal must not end it before the owner's children.
+/**
+ * When a process started (field 22 of /proc/<pid>/stat), to tell it from a later one given the same pid
+ * (pids wrap at 32,768 here, and a busy test run goes through them in minutes). "0" where /proc is absent.
+ */
+function startTime(pid: number): string {
+  try {
+    return (
+      readFileSync(`/proc/${pid}/stat`, "utf8")
+        .replace(/^.*\) /s, "")
+        .split(" ")[19] ?? "0"
+    );
+  } catch {
+    return "0";
+  }
+}
+
+/**
+ * A target is still the one registered if its pid (or its group's leader) is gone (a group outlives its
+ * leader, and the kernel does not reuse a pid while a group or session holds it) or started when it did.
+ */
+function isOurs(target: Target, start: string): boolean {
+  const now = startTime(Math.abs(target));
+  return now === "0" || now === start;
+}
+
+// Reads "+ SIGNAL TARGET START" and "- TARGET" lines until EOF (the owner is gone), then stops what is
+// registered and still the same process (isOurs, in sh). It ignores INT/TERM/HUP: a terminal's or a
+// supervisor's signal must not end it before the owner's children.
 const REAPER = `
 trap '' INT TERM HUP
 t=" "
-while read -r op a b; do
+while read -r op a b c; do
   case "$op" in
-    +) t="$t$a:$b " ;;
-    -) t=$(printf '%s' "$t" | sed "s/ [A-Z0-9]*:$a / /g") ;;
+    +) t="$t$a:$b:$c " ;;
+    -) t=$(printf '%s' "$t" | sed "s/ [A-Z0-9]*:$a:[0-9]* / /g") ;;
   esac
 done
-for e in $t; do kill -s "\${e%%:*}" -- "\${e#*:}" 2>/dev/null; done
+ours() {
+  p=\${1#-}
+  [ -r /proc/$p/stat ] || return 0
+  [ "$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f20)" = "$2" ]
+}
+signal() {
+  for e in $t; do
+    s=\${e%%:*}; r=\${e#*:}; target=\${r%%:*}; start=\${r#*:}
+    [ "$1" = KILL ] && s=KILL
+    ours "$target" "$start" && kill -s "$s" -- "$target" 2>/dev/null
+  done
+}
+signal
 i=0
 while [ $i -lt 50 ]; do
   alive=""
-  for e in $t; do kill -0 -- "\${e#*:}" 2>/dev/null && alive="$alive $e"; done
+  for e in $t; do r=\${e#*:}; kill -0 -- "\${r%%:*}" 2>/dev/null && alive="$alive $e"; done
   [ -z "$alive" ] && exit 0
   t=$alive; i=$((i + 1)); sleep 0.1
 done
-for e in $t; do kill -s KILL -- "\${e#*:}" 2>/dev/null; done
+signal KILL
 `;
 
 function tell(line: string): void {
@@ -52,22 +92,23 @@ function tell(line: string): void {
   lifeline.stdin?.write(`${line}\n`);
 }
 
-/** Registers a target (a pid, or a negative process-group id) that the lifeline stops with `signal`. */
+/** Registers a live target (a pid, or a negative process-group id) that the lifeline stops with `signal`. */
 export function own(target: Target, signal: NodeJS.Signals = "SIGTERM"): void {
-  targets.set(target, signal);
-  tell(`+ ${signal.replace(/^SIG/, "")} ${target}`);
+  const start = startTime(Math.abs(target));
+  targets.set(target, { signal, start });
+  tell(`+ ${signal.replace(/^SIG/, "")} ${target} ${start}`);
 }
 
-/** Unregisters a target that was stopped cleanly. */
+/** Unregisters a target that was stopped cleanly, so a later process given its pid is never signalled. */
 export function release(target: Target): void {
   if (targets.delete(target)) tell(`- ${target}`);
 }
 
 /** Signals every owned target now (a synchronous last resort on exit; the lifeline escalates to SIGKILL). */
 export function stopOwned(): void {
-  for (const [target, signal] of targets) {
+  for (const [target, { signal, start }] of targets) {
     try {
-      process.kill(target, signal);
+      if (isOurs(target, start)) process.kill(target, signal);
     } catch {
       // already gone
     }
@@ -85,6 +126,8 @@ export function spawnOwned(command: string, args: string[], options: SpawnOption
   const group = -child.pid;
   own(group);
   child.once("exit", () => {
+    // The leader is gone: its pid stays reserved while anything is left in its group, so this reaches only
+    // what it left behind.
     try {
       process.kill(group, "SIGKILL");
     } catch {

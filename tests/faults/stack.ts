@@ -79,7 +79,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
   const pgOptions = { dir: path.join(home, "pg", "data"), port: await freePort() };
   mkdirSync(path.dirname(pgOptions.dir));
   execFileSync("cp", ["-a", await migratedCluster(), pgOptions.dir]);
-  const pg = await startPostgres(pgOptions);
+  let pg = await startPostgres(pgOptions);
   const redisPort = await freePort();
   const redisDir = path.join(home, "redis");
   const fsync = options.redisFsync ?? "always";
@@ -112,7 +112,10 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
   });
 
   const stack = {
-    pg,
+    /** The running Postgres (the one `startPostgres` started last). */
+    get pg() {
+      return pg;
+    },
     redisServer: () => redisServer,
     db: database.db,
     redis,
@@ -120,7 +123,9 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     provider,
     env,
     /** Starts the stopped Postgres again (same folder, same port). */
-    startPostgres: () => startPostgres(pgOptions),
+    async startPostgres() {
+      pg = await startPostgres(pgOptions);
+    },
     /** SIGKILLs Redis (no shutdown, no final AOF rewrite). */
     killRedis() {
       process.kill(redisServer.pid(), "SIGKILL");
