@@ -1,15 +1,11 @@
 import { validatorStatus } from "@stake/db/schema/provisioning";
 import { z } from "zod";
+import { blsPubkey } from "../../chains/beacon.ts";
+import { evmAddress } from "../../chains/evm.ts";
 import { queryList } from "../../http/query.ts";
 
-const pubkey = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{96}$/, "must be a 0x-prefixed 48-byte hex BLS public key")
-  .transform((s) => s.toLowerCase());
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
-  .transform((s) => s.toLowerCase());
+const pubkey = blsPubkey();
+const address = evmAddress();
 
 const list = <T extends z.ZodType<string, string>>(item: T) => queryList(item, 100);
 

@@ -1,3 +1,4 @@
+import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { BeaconDataRepo } from "./repo.ts";
@@ -88,7 +89,7 @@ export function createBeaconDataService(deps: {
           network: network as "HOODI" | "MAINNET",
           pubkey: r.pubkey,
           beacon_status: r.beacon_status as never,
-          withdrawal_address: r.withdrawal_credentials ? `0x${r.withdrawal_credentials.slice(-40)}` : null,
+          withdrawal_address: r.withdrawal_credentials ? withdrawalAddressOf(r.withdrawal_credentials) : null,
           withdrawal_credentials: r.withdrawal_credentials,
           index: r.validator_index,
           balances: { current_staked: r.balance_gwei ?? "0" },

@@ -1,9 +1,10 @@
 import { provisionStatus, validatorStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
-import { isEthAddress } from "./address.ts";
+import { blsPubkey } from "../../chains/beacon.ts";
+import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
 
-const address = z.string().refine(isEthAddress, "must be a 0x address, lower-case or EIP-55 checksummed");
+const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
 
 /** ETH decimal given as a JSON number or string → Gwei; never through float arithmetic. */
@@ -18,8 +19,6 @@ export const EthAmount = z.union([z.number(), z.string()]).transform((v, ctx) =>
   ctx.addIssue({ code: "custom", message: "must be an ETH amount with at most 9 decimals (whole Gwei)" });
   return z.NEVER;
 });
-
-const GWEI = 1_000_000_000n;
 
 export const ProvisionRequest = z.object({
   attributes: z
@@ -71,7 +70,7 @@ export const ListQuery = z.object({
 export type ListQuery = z.output<typeof ListQuery>;
 
 export const AddStakeRequest = z.object({
-  pubKey: z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/, "must be a 48-byte hex BLS public key"),
+  pubKey: blsPubkey(),
   amount: EthAmount.refine((g) => g >= GWEI, "must be at least 1 ETH"),
 });
 

@@ -1,11 +1,7 @@
 import { z } from "zod";
+import { suiAddress } from "../../chains/sui.ts";
 
-/** A Sui address: 32 bytes, `0x` and 64 hex digits (compared lower-case). */
-const suiAddress = z
-  .string()
-  .trim()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "Must be a Sui address: 0x followed by 64 hex digits")
-  .transform((a) => a.toLowerCase());
+const address = z.string().trim().pipe(suiAddress());
 
 const isoDate = z
   .string()
@@ -20,7 +16,7 @@ export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 export const RewardsRequest = z
-  .object({ stake_account_address: suiAddress, start_date: isoDate, end_date: isoDate })
+  .object({ stake_account_address: address, start_date: isoDate, end_date: isoDate })
   .superRefine((b, ctx) => {
     const days = (Date.parse(b.end_date) - Date.parse(b.start_date)) / DAY_MS + 1;
     if (days < 1)
