@@ -34,6 +34,8 @@ export const CORE_ERRORS = {
   INTERNAL_SERVER_ERROR: 500,
   UPSTREAM_UNAVAILABLE: 502,
   SERVICE_UNAVAILABLE: 503,
+  /** A data area's indexer has not reached what was asked yet; always with Retry-After (docs/spec.md, Errors). */
+  NOT_INDEXED_YET: 503,
   UPSTREAM_TIMEOUT: 504,
 } as const;
 
@@ -91,6 +93,13 @@ export class AppError extends Error {
     this.details = options.details;
     this.headers = options.headers;
   }
+}
+
+/** The one "not indexed yet" refusal of every data area: 503 NOT_INDEXED_YET with Retry-After. */
+export function notIndexedYet(message: string, retryAfterSeconds: number): AppError {
+  return new AppError("NOT_INDEXED_YET", message, {
+    headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
 }
 
 /** zod issues → the spec's `details: [{field, message}]`; a missing field reads "Required". */

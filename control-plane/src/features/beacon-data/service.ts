@@ -1,5 +1,5 @@
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
-import { AppError } from "../../errors.ts";
+import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { BeaconDataRepo } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
@@ -124,17 +124,11 @@ export function createBeaconDataService(deps: {
     },
 
     async epochs(organisationId: string, q: EpochQuery) {
-      if (q.end_epoch < q.start_epoch) {
-        throw new AppError("EPOCH_RANGE_INVALID", "end_epoch is before start_epoch", {
-          details: [{ field: "end_epoch", message: "must be at or after start_epoch" }],
-        });
-      }
       const [c, { indices, pubkeyOf }] = await Promise.all([chain(), orgIndices(organisationId)]);
       if (!c || q.end_epoch > c.epoch) {
-        throw new AppError(
-          "EPOCHS_NOT_INDEXED",
-          `Epochs up to ${c?.epoch ?? "none"} are indexed; end_epoch is beyond`,
-        );
+        // One epoch is when the indexer next moves its head (a minute before it has read the chain at all).
+        const retry = c ? c.slotsPerEpoch * c.secondsPerSlot : 60;
+        throw notIndexedYet(`Epochs up to ${c?.epoch ?? "none"} are indexed; end_epoch is beyond`, retry);
       }
       const epochSeconds = c.slotsPerEpoch * c.secondsPerSlot;
       const total = q.end_epoch - q.start_epoch + 1;
@@ -194,11 +188,6 @@ export function createBeaconDataService(deps: {
     async dates(organisationId: string, q: DateQuery) {
       const start = dayUnix(q.start_date);
       const end = dayUnix(q.end_date);
-      if (end < start || end - start > 3660 * DAY) {
-        throw new AppError("DATE_RANGE_INVALID", "end_date must be at or after start_date, within 10 years", {
-          details: [{ field: "end_date", message: "must be at or after start_date, at most 10 years later" }],
-        });
-      }
       const days = Number(q.interval.replace("d", ""));
       const total = Math.floor((end - start) / DAY / days) + 1;
       const firstBucket = (q.page - 1) * q.per_page;

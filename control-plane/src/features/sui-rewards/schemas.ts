@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { suiAddress } from "../../chains/sui.ts";
+import { endNotBefore } from "../../http/query.ts";
 
 const address = z.string().trim().pipe(suiAddress());
 
@@ -17,13 +18,10 @@ const DAY_MS = 86_400_000;
 
 export const RewardsRequest = z
   .object({ stake_account_address: address, start_date: isoDate, end_date: isoDate })
-  .superRefine((b, ctx) => {
-    const days = (Date.parse(b.end_date) - Date.parse(b.start_date)) / DAY_MS + 1;
-    if (days < 1)
-      ctx.addIssue({ code: "custom", path: ["end_date"], message: "Must not be before start_date" });
-    else if (days > MAX_RANGE_DAYS) {
-      ctx.addIssue({ code: "custom", path: ["end_date"], message: `Range is over ${MAX_RANGE_DAYS} days` });
-    }
+  .superRefine(endNotBefore("start_date", "end_date"))
+  .refine((b) => (Date.parse(b.end_date) - Date.parse(b.start_date)) / DAY_MS + 1 <= MAX_RANGE_DAYS, {
+    path: ["end_date"],
+    message: `Range is over ${MAX_RANGE_DAYS} days`,
   });
 export type RewardsRequest = z.output<typeof RewardsRequest>;
 
