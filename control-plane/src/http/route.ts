@@ -1,6 +1,13 @@
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import { AppError, errorHandler, type Presenter, parseOrThrow, toAppError } from "../errors.ts";
+import {
+  AppError,
+  type ErrorCode,
+  errorHandler,
+  type Presenter,
+  parseOrThrow,
+  toAppError,
+} from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
 
@@ -116,7 +123,7 @@ const LIMITS: ReadonlySet<Security> = new Set(["basic", "stake-key"]);
 /**
  * Every reply a route can give: the error responses its declaration implies (input → 400, security → 401,
  * 403 and 429 as the scheme can refuse, `upstream` → 502/504, `indexed` → 503, a limited area → 429), then
- * its own `responses`, which may reword any of them. 500 is always possible and never listed.
+ * its own `responses`, which may reword any of them. The refusals of `ANY_ROUTE` are never listed.
  */
 export function responsesOf(
   r: Route,
@@ -191,13 +198,26 @@ function checkReply(r: Route, declared: Record<number, ResponseSpec>, reply: Rep
 }
 
 /**
+ * Refusals any route can give whatever it declares, left out of every route's list: the body parser's
+ * (it runs on every route, a GET's stray body included), Postgres or Redis out of reach, and the fault.
+ */
+const ANY_ROUTE: ReadonlySet<ErrorCode> = new Set([
+  "INVALID_JSON",
+  "BAD_REQUEST",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "SERVICE_UNAVAILABLE",
+  "INTERNAL_SERVER_ERROR",
+]);
+
+/**
  * Under `checkResponses`, an error whose status the route does not declare becomes the generic 500, the
  * reason logged: a refusal nobody documented fails the test that provoked it.
  */
 function checkErrors(r: Route, declared: Record<number, ResponseSpec>, errors: ErrorRequestHandler) {
   const checked: ErrorRequestHandler = (err, req, res, next) => {
-    const status = toAppError(err).status;
-    if (status === 500 || declared[status]) return errors(err, req, res, next);
+    const { code, status } = toAppError(err);
+    if (ANY_ROUTE.has(code) || declared[status]) return errors(err, req, res, next);
     const cause = new Error(
       `${r.method.toUpperCase()} ${r.path} answered ${status}, a status it does not declare`,
       {

@@ -2,6 +2,7 @@ import { validatorStatus } from "@stake/db/schema/provisioning";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { evmAddress } from "../../chains/evm.ts";
+import { pagedQuery } from "../../http/paging.ts";
 import { endNotBefore, queryList } from "../../http/query.ts";
 
 const pubkey = blsPubkey();
@@ -9,10 +10,7 @@ const address = evmAddress();
 
 const list = <T extends z.ZodType<string, string>>(item: T) => queryList(item, 100);
 
-const paging = {
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(10),
-};
+const paging = pagedQuery;
 const epoch = z.coerce
   .number()
   .int()

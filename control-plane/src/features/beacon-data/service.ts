@@ -1,21 +1,13 @@
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import { pageEnvelope, pageOf } from "../../http/paging.ts";
 import type { BeaconDataRepo } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
 
 const DAY = 86_400;
 const SECONDS_PER_YEAR = 31_557_600n; // 365.25 days
-const pageOf = (q: { page: number; per_page: number }) => ({
-  limit: q.per_page,
-  offset: (q.page - 1) * q.per_page,
-});
-const envelope = (q: { page: number; per_page: number }, total: number) => ({
-  page: q.page,
-  per_page: q.per_page,
-  total,
-  pages: Math.ceil(total / q.per_page),
-});
+const envelope = (q: { page: number; per_page: number }, total: number) => pageEnvelope(pageOf(q), total);
 const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 const dayUnix = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
 

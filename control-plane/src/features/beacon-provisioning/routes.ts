@@ -81,6 +81,7 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
           200: { description: "the signed top-up deposit", body: AddStakeResponse },
           400: error("a field failed validation, or the validator is not compounding or would pass the cap"),
           404: error("no such validator of this organisation"),
+          409: error("the validator is not active_ongoing on the beacon chain"),
         },
         handler: async ({ auth, body }) => ({
           status: 200,

@@ -3,6 +3,7 @@ import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
+import { optionallyPagedQuery } from "../../http/paging.ts";
 
 const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
@@ -53,20 +54,15 @@ export const ProvisionRequest = z.object({
 export type ProvisionRequest = z.output<typeof ProvisionRequest>;
 
 const uuid = z.uuid("must be a UUID");
-const pageNumber = z.coerce.number().int().min(1);
 
 export const ProvisionQuery = z.object({
   provisionId: uuid,
-  page: pageNumber.optional(),
-  per_page: pageNumber.max(100).optional(),
+  ...optionallyPagedQuery,
 });
 
 export type ProvisionQuery = z.output<typeof ProvisionQuery>;
 
-export const ListQuery = z.object({
-  page: pageNumber.optional(),
-  per_page: pageNumber.max(100).optional(),
-});
+export const ListQuery = z.object(optionallyPagedQuery);
 export type ListQuery = z.output<typeof ListQuery>;
 
 export const AddStakeRequest = z.object({

@@ -6,12 +6,13 @@ import { bytesOf, GWEI_PER_ETH, hexOf, toChecksumAddress } from "../../chains/ev
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import { pageEnvelope, pageOrAll } from "../../http/paging.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { buildDeposit, depositTx, MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI } from "./builder.ts";
 import type { BeaconClient } from "./client.ts";
 import { PROVISION_QUEUE, type ProvisionJobData, resolveNetwork } from "./job.ts";
 import { createKeyCipher } from "./key-encryption.ts";
-import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
+import { depositDetailItem, provisionHeader, validatorItem } from "./present.ts";
 import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
@@ -32,7 +33,7 @@ export function createProvisioningService(deps: {
     if (!p) throw new AppError("PROVISION_NOT_FOUND", "No such provision");
     const a = p.attributes;
     const header = provisionHeader(p, hexOf(withdrawalCredentials(a.withdrawalAddress, a.compounding)));
-    return { p, page: paging(q), done: p.status === "CREATED", header };
+    return { p, page: pageOrAll(q), done: p.status === "CREATED", header };
   }
 
   return {
@@ -123,7 +124,7 @@ export function createProvisioningService(deps: {
 
     /** Every validator of the organisation with its provision id (not in the spec; README). */
     async organisationValidators(organisationId: string, q: ListQuery) {
-      const page = paging(q);
+      const page = pageOrAll(q);
       const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
       return {
         results: rows.map((v) => ({

@@ -1,5 +1,5 @@
-import { presentStandard } from "../../errors.ts";
-import { type Area, route } from "../../http/route.ts";
+import { ErrorBodies, presentStandard } from "../../errors.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
 import {
   BalanceRequest,
   BalanceResponse,
@@ -16,6 +16,10 @@ import {
   WithdrawResponse,
 } from "./schemas.ts";
 import type { SolanaStakeService } from "./service.ts";
+
+const error = errorResponses(ErrorBodies.standard);
+/** Every route reads accounts by address: a vote or stake account that does not exist is a 404. */
+const notFound = { 404: error("no such vote or stake account") };
 
 /**
  * Stake-account area (Solana). Header `x-api-key` or `api-key`; body keys in either casing
@@ -36,7 +40,11 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         body: StakeRequest,
         upstream: true,
-        responses: { 200: { description: "the unsigned transaction", body: StakeResponse } },
+        responses: {
+          200: { description: "the unsigned transaction", body: StakeResponse },
+          ...notFound,
+          409: error("no unused seed-derived stake address was found"),
+        },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.stake(body, auth) },
@@ -52,6 +60,7 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         upstream: true,
         responses: {
           200: { description: "the unsigned transaction", body: DeactivateResponse },
+          ...notFound,
         },
         handler: async ({ body, auth }) => ({
           status: 200,
@@ -66,7 +75,7 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         body: WithdrawRequest,
         upstream: true,
-        responses: { 200: { description: "the unsigned transaction", body: WithdrawResponse } },
+        responses: { 200: { description: "the unsigned transaction", body: WithdrawResponse }, ...notFound },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.withdraw(body, auth) },
@@ -80,7 +89,7 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         body: BalanceRequest,
         upstream: true,
-        responses: { 200: { description: "balances", body: BalanceResponse } },
+        responses: { 200: { description: "balances", body: BalanceResponse }, ...notFound },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.balance(body, auth) },
@@ -94,7 +103,7 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         query: RewardsQuery,
         upstream: true,
-        responses: { 200: { description: "rewards", body: RewardsResponse } },
+        responses: { 200: { description: "rewards", body: RewardsResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.rewards(query, auth) }),
       }),
       route({
@@ -105,7 +114,7 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         query: HistoryQuery,
         upstream: true,
-        responses: { 200: { description: "history", body: HistoryResponse } },
+        responses: { 200: { description: "history", body: HistoryResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.history(query, auth) }),
       }),
     ],
