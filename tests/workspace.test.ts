@@ -12,7 +12,9 @@ import ts from "typescript";
  *   nothing works only because pnpm happened to hoist a neighbour's dependency;
  * - one version range per dependency across every package.json, so one library is one version;
  * - nothing outside tests/ imports from tests/: `npm start`, the operator CLI and the deployables run
- *   without test code.
+ *   without test code;
+ * - nothing under devnet/ imports from control-plane/: a simulated node is the independent reference the
+ *   control plane is checked against, so it computes its state its own way, never with the code under test.
  */
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCE = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
@@ -80,6 +82,8 @@ function workspaceProblems(root: string): string[] {
   const dirs = workspacePackages(root).map((p) => path.resolve(root, p));
   const nested = new Set(dirs.filter((d) => d !== root));
   const testsDir = path.join(root, "tests") + path.sep;
+  const devnetDir = path.join(root, "devnet") + path.sep;
+  const controlPlaneDir = path.join(root, "control-plane") + path.sep;
   const rangesByDependency = new Map<string, Map<string, string[]>>();
 
   for (const dir of dirs) {
@@ -104,6 +108,8 @@ function workspaceProblems(root: string): string[] {
         const target = path.resolve(path.dirname(file), spec);
         if (spec.startsWith(".") && !file.startsWith(testsDir) && target.startsWith(testsDir))
           problems.push(`${relFile} imports test code: ${spec}`);
+        if (file.startsWith(devnetDir) && target.startsWith(controlPlaneDir))
+          problems.push(`${relFile} imports the code under test: ${spec}`);
       }
     }
     for (const [name, file] of undeclared)
@@ -119,11 +125,11 @@ function workspaceProblems(root: string): string[] {
 }
 
 describe("workspace packages", () => {
-  it("declare every package they import, agree on each range, and keep test code to tests/", () => {
+  it("declare every package they import, agree on each range, keep test code to tests/ and devnet/ independent", () => {
     assert.deepEqual(workspaceProblems(ROOT), []);
   });
 
-  it("the check reports an undeclared import, two ranges and an import of test code", () => {
+  it("the check reports an undeclared import, two ranges, an import of test code and a devnet import of the control plane", () => {
     const root = mkdtempSync(path.join(tmpdir(), "workspace-check-"));
     try {
       const write = (file: string, text: string) => {
@@ -142,8 +148,11 @@ describe("workspace packages", () => {
       write("lib/src/c.ts", 'export const e = await import("drizzle-orm/pg-core");\n');
       write("scripts/up.ts", 'import { fixture } from "../tests/helpers/fixture.ts";\nimport "zod";\n');
       write("tests/helpers/fixture.ts", 'import "../../scripts/up.ts";\nexport const fixture = 1;\n');
+      write("control-plane/src/decode.ts", "export const decode = 1;\n");
+      write("devnet/node/chain.ts", 'import { decode } from "../../control-plane/src/decode.ts";\n');
       assert.deepEqual(workspaceProblems(root).sort(), [
         `"zod" has 2 version ranges: ^4.6.7 in package.json; ^4.1.12 in lib/package.json`,
+        "devnet/node/chain.ts imports the code under test: ../../control-plane/src/decode.ts",
         'lib/package.json does not declare "drizzle-orm" (imported by lib/src/c.ts)',
         "scripts/up.ts imports test code: ../tests/helpers/fixture.ts",
       ]);

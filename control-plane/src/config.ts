@@ -15,6 +15,7 @@ import {
   reapDelayProblem,
 } from "@stake/db/env";
 import { z } from "zod";
+import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
 import { type BeaconDataConfig, BeaconDataEnv, beaconDataConfig } from "./features/beacon-data/config.ts";
 import { type DashboardConfig, DashboardEnv, dashboardConfig } from "./features/dashboard/config.ts";
 import {
@@ -180,12 +181,12 @@ export const ControlPlaneEnv = z.object({
     .describe("Timeout of each beacon-node call; past it the request fails with 504."),
   ETH_DEPOSIT_CONTRACT: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .regex(EVM_ADDRESS)
     .optional()
     .describe("Deposit contract address override (default: the network's, docs/chains/ethereum.md §1.4)."),
   ETH_BATCH_DEPOSITOR: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .regex(EVM_ADDRESS)
     .optional()
     .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
   SOLANA_RPC_URL: z
@@ -216,10 +217,7 @@ export const ControlPlaneEnv = z.object({
     .url()
     .default("http://127.0.0.1:3001")
     .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
-  HYPERLIQUID_VALIDATOR_ADDRESS: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
-    .transform((a) => a.toLowerCase())
+  HYPERLIQUID_VALIDATOR_ADDRESS: evmAddress()
     .default("0x5ac99df645f3414876c816caa18b2d234024b487")
     .describe(
       "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",

@@ -34,6 +34,8 @@ export const CORE_ERRORS = {
   INTERNAL_SERVER_ERROR: 500,
   UPSTREAM_UNAVAILABLE: 502,
   SERVICE_UNAVAILABLE: 503,
+  /** A data area's indexer has not reached what was asked yet; always with Retry-After (docs/spec.md, Errors). */
+  NOT_INDEXED_YET: 503,
   UPSTREAM_TIMEOUT: 504,
 } as const;
 
@@ -91,6 +93,13 @@ export class AppError extends Error {
     this.details = options.details;
     this.headers = options.headers;
   }
+}
+
+/** The one "not indexed yet" refusal of every data area: 503 NOT_INDEXED_YET with Retry-After. */
+export function notIndexedYet(message: string, retryAfterSeconds: number): AppError {
+  return new AppError("NOT_INDEXED_YET", message, {
+    headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
 }
 
 /** zod issues → the spec's `details: [{field, message}]`; a missing field reads "Required". */
@@ -184,8 +193,14 @@ export function toAppError(err: unknown): AppError {
   return new AppError("INTERNAL_SERVER_ERROR", "Internal server error", { cause: err });
 }
 
-/** A presenter renders an AppError as one area's wire body (the spec fixes a body shape per area). */
-export type Presenter = (error: AppError) => unknown;
+/**
+ * A presenter renders an AppError as one area's wire body (the spec fixes a body shape per area); `body` is
+ * that shape's schema, from which the routes' error responses are documented and checked.
+ */
+export interface Presenter {
+  (error: AppError): unknown;
+  readonly body: z.ZodType;
+}
 
 /** The error bodies, as schemas for the route declarations (each matches its presenter below). */
 export const ErrorBodies = {
@@ -199,14 +214,22 @@ export const ErrorBodies = {
 };
 
 /** Account v2 and every area without its own format: `{error, code, details?}`. */
-export const presentStandard: Presenter = (e) =>
-  e.details ? { error: e.message, code: e.code, details: e.details } : { error: e.message, code: e.code };
+export const presentStandard: Presenter = Object.assign(
+  (e: AppError) =>
+    e.details ? { error: e.message, code: e.code, details: e.details } : { error: e.message, code: e.code },
+  { body: ErrorBodies.standard },
+);
 
 /** Account v1: `{success: false, code, message}`. */
-export const presentV1: Presenter = (e) => ({ success: false, code: e.code, message: e.message });
+export const presentV1: Presenter = Object.assign(
+  (e: AppError) => ({ success: false, code: e.code, message: e.message }),
+  { body: ErrorBodies.v1 },
+);
 
 /** Gateway account API: `{message}`. */
-export const presentMessage: Presenter = (e) => ({ message: e.message });
+export const presentMessage: Presenter = Object.assign((e: AppError) => ({ message: e.message }), {
+  body: ErrorBodies.message,
+});
 
 /** The only place that writes error bodies; internals (stacks, SQL) go to the log, never to the client. */
 export function errorHandler(present: Presenter, logger: Logger): ErrorRequestHandler {

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import express, { type RequestHandler } from "express";
 import { z } from "zod";
 import { SECURITY } from "./http/auth.ts";
-import type { Area, Route } from "./http/route.ts";
+import { type Area, type Route, responsesOf } from "./http/route.ts";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
@@ -24,13 +24,13 @@ function parameters(schema: z.ZodType, where: "query" | "path") {
   }));
 }
 
-function operation(tag: string, r: Route) {
+function operation(area: Area, r: Route) {
   const op: Record<string, unknown> = {
-    tags: [tag],
+    tags: [area.tag],
     summary: r.summary,
     operationId: `${r.method}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string = "") => c.toUpperCase())}`,
     responses: Object.fromEntries(
-      Object.entries(r.responses).map(([status, spec]) => [
+      Object.entries(responsesOf(r, area)).map(([status, spec]) => [
         status,
         spec.body
           ? {
@@ -60,7 +60,7 @@ function operation(tag: string, r: Route) {
 export function openApiDocument(areas: readonly Area[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const area of areas)
-    for (const r of area.routes) paths[r.path] = { ...paths[r.path], [r.method]: operation(area.tag, r) };
+    for (const r of area.routes) paths[r.path] = { ...paths[r.path], [r.method]: operation(area, r) };
   return {
     openapi: "3.1.0",
     info: {

@@ -2,7 +2,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { Keypair, PublicKey, SystemProgram, Transaction, VoteInit, VoteProgram } from "@solana/web3.js";
 import { Clock, EpochSchedule, LiteSVM } from "litesvm";
-import { decodeStakeState } from "../../control-plane/src/features/solana-stake/stake-state.ts";
+import { readDelegation, withStake } from "./stake-layout.ts";
 
 export const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
 const SLOT_MS = 400n;
@@ -184,16 +184,14 @@ export class SolanaChain {
     epoch: bigint,
     effective: bigint,
   ) {
-    const state = decodeStakeState(acct.data);
-    const d = state.delegation;
+    const d = readDelegation(acct.data);
     if (!d || d.activationEpoch >= epoch || (d.deactivationEpoch !== null && d.deactivationEpoch <= epoch))
       return;
     const validator = this.validators.find((v) => v.vote === d.voter);
     const commission = BigInt(validator?.commission ?? 0);
     const inflation = (d.stake * this.inflationPpm * (100n - commission)) / 100n / 1_000_000n;
     const tip = (d.stake * this.mevPpm) / 1_000_000n;
-    const data = Buffer.from(acct.data);
-    data.writeBigUInt64LE(d.stake + inflation, 156);
+    const data = withStake(acct.data, d.stake + inflation);
     const post = acct.lamports + inflation;
     this.inflation.set(`${acct.pubkey}:${epoch}`, {
       epoch: Number(epoch),
@@ -204,8 +202,8 @@ export class SolanaChain {
     });
     this.mev.push({
       claimant: acct.pubkey,
-      stake_authority: state.staker ?? "",
-      withdraw_authority: state.withdrawer ?? "",
+      stake_authority: d.staker,
+      withdraw_authority: d.withdrawer,
       validator_vote_account: d.voter,
       epoch: Number(epoch),
       amount: Number(tip),

@@ -44,6 +44,8 @@ export interface StakedSui {
   poolId: string;
   activationEpoch: number;
   principal: bigint;
+  /** The pool tokens the principal bought, fixed when the stake activates (null before). */
+  poolTokens: bigint | null;
 }
 
 export interface ChainEvent {
@@ -71,20 +73,18 @@ export function devnetId(label: string): string {
 }
 
 /*
- * The two conversions are also in the area's rewards.ts on purpose: the simulated chain is the reference the
- * tests check the area against, so it must not run the code under test.
+ * The simulated chain is the reference the rewards area is checked against, so it keeps its own books and
+ * shares no code with the area: a stake's pool tokens are fixed when it activates, and its worth at an
+ * epoch is read from those tokens and the pool's rate (`worthAt`).
  */
 
-/** staking_pool::get_token_amount: 1:1 for an empty rate. */
-export function tokenAmount(rate: Rate, sui: bigint): bigint {
-  if (rate.suiAmount === 0n || rate.poolTokenAmount === 0n) return sui;
-  return (sui * rate.poolTokenAmount) / rate.suiAmount;
-}
-
-/** staking_pool::get_sui_amount: 1:1 for an empty rate. */
-export function suiAmount(rate: Rate, tokens: bigint): bigint {
-  if (rate.suiAmount === 0n || rate.poolTokenAmount === 0n) return tokens;
-  return (tokens * rate.suiAmount) / rate.poolTokenAmount;
+/**
+ * One side of a pool's exchange rate into the other, floored as the Move code's u128 divisions are
+ * (staking_pool::get_token_amount with from = SUI, to = tokens; get_sui_amount the other way); 1:1 while
+ * the pool is empty.
+ */
+function convert(amount: bigint, from: bigint, to: bigint): bigint {
+  return from === 0n || to === 0n ? amount : (amount * to) / from;
 }
 
 export class SuiChain {
@@ -94,6 +94,8 @@ export class SuiChain {
   readonly safeModeEpochs = new Set<number>();
   readonly validators: Validator[] = [];
   readonly objects = new Map<string, StakedSui>();
+  /** Every stake ever minted, withdrawn ones included (the record `worthAt` reads). */
+  private readonly minted = new Map<string, StakedSui>();
   readonly events: ChainEvent[] = [];
   private txCounter = 0;
   private objectCounter = 0;
@@ -195,8 +197,10 @@ export class SuiChain {
       poolId: v.pool.id,
       activationEpoch: this.epoch + 1,
       principal: amount,
+      poolTokens: null,
     };
     this.objects.set(stake.id, stake);
+    this.minted.set(stake.id, stake);
     return stake;
   }
 
@@ -212,13 +216,12 @@ export class SuiChain {
       pool.pendingStake -= stake.principal;
       return 0n;
     }
-    const tokens = tokenAmount(this.rateAt(pool, stake.activationEpoch), stake.principal);
-    const total = suiAmount(this.rateAt(pool, this.epoch), tokens);
+    const total = this.worthAt(stakeId, this.epoch);
     let reward = total > stake.principal ? total - stake.principal : 0n;
     if (reward > pool.rewardsPool) reward = pool.rewardsPool;
     pool.rewardsPool -= reward;
     pool.pendingTotalSuiWithdraw += stake.principal + reward;
-    pool.pendingPoolTokenWithdraw += tokens;
+    pool.pendingPoolTokenWithdraw += stake.poolTokens ?? 0n;
     this.emit(tx, 0, UNSTAKE_EVENT_TYPE, {
       pool_id: pool.id,
       validator_address: v.address,
@@ -245,6 +248,7 @@ export class SuiChain {
     this.epochStartMs.push((this.epochStartMs[ending] ?? 0) + this.epochMs);
     if (opts.safeMode) {
       this.safeModeEpochs.add(this.epoch);
+      this.fixPoolTokens();
       return;
     }
     for (const v of this.validators) {
@@ -263,10 +267,31 @@ export class SuiChain {
       pool.pendingPoolTokenWithdraw = 0n;
       const latest = { suiAmount: pool.suiBalance, poolTokenAmount: pool.poolTokenBalance };
       pool.suiBalance += pool.pendingStake;
-      pool.poolTokenBalance = tokenAmount(latest, pool.suiBalance);
+      pool.poolTokenBalance = convert(pool.suiBalance, latest.suiAmount, latest.poolTokenAmount);
       pool.pendingStake = 0n;
       pool.rates.set(this.epoch, { suiAmount: pool.suiBalance, poolTokenAmount: pool.poolTokenBalance });
     }
+    this.fixPoolTokens();
+  }
+
+  /** Stakes activating in the new epoch buy pool tokens at its rate (the latest at or before it). */
+  private fixPoolTokens(): void {
+    for (const stake of this.objects.values()) {
+      if (stake.activationEpoch !== this.epoch || stake.poolTokens !== null) continue;
+      const pool = this.validators.find((v) => v.pool.id === stake.poolId)!.pool;
+      const rate = this.rateAt(pool, this.epoch);
+      stake.poolTokens = convert(stake.principal, rate.suiAmount, rate.poolTokenAmount);
+    }
+  }
+
+  /** What a stake's pool tokens were worth in SUI at the start of `epoch`; its principal before it activated. */
+  worthAt(stakeId: string, epoch: number): bigint {
+    const stake = this.minted.get(stakeId);
+    if (!stake) throw new Error(`no stake ${stakeId}`);
+    if (stake.poolTokens === null || epoch <= stake.activationEpoch) return stake.principal;
+    const pool = this.validators.find((v) => v.pool.id === stake.poolId)!.pool;
+    const rate = this.rateAt(pool, epoch);
+    return convert(stake.poolTokens, rate.poolTokenAmount, rate.suiAmount);
   }
 
   /** A pool's reward for one epoch at an APR in basis points, as the stake subsidy would roughly pay. */

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { hexOf } from "../../control-plane/src/chains/evm.ts";
 import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
-import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
 import { signingKeyPath } from "../../control-plane/src/features/beacon-provisioning/eip2333.ts";
 import { createKeyCipher } from "../../control-plane/src/features/beacon-provisioning/key-encryption.ts";
 import { encryptKeystore } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";

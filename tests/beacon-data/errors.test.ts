@@ -52,14 +52,14 @@ describe("bad input", () => {
       "/api/rewards/epoch",
       { start_epoch: 9, end_epoch: 3 },
       400,
-      "EPOCH_RANGE_INVALID",
+      "VALIDATION_ERROR",
     ],
     [
       "epochs not indexed yet",
       "/api/rewards/epoch",
       { start_epoch: 90, end_epoch: 101 },
-      404,
-      "EPOCHS_NOT_INDEXED",
+      503,
+      "NOT_INDEXED_YET",
     ],
     [
       "per_page over 100 (epoch)",
@@ -87,7 +87,7 @@ describe("bad input", () => {
       "/api/rewards/date",
       { start_date: "2025-02-01", end_date: "2025-01-01", interval: "1d" },
       400,
-      "DATE_RANGE_INVALID",
+      "VALIDATION_ERROR",
     ],
   ];
   for (const [name, path, query, status, code] of cases) {
@@ -98,6 +98,12 @@ describe("bad input", () => {
       assert.equal(typeof res.body.error, "string");
     });
   }
+
+  test("epochs beyond the indexed head: 503 NOT_INDEXED_YET says when to retry", async () => {
+    const res = await get("/api/rewards/epoch", { start_epoch: 90, end_epoch: 101 });
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.ok(Number(res.headers["retry-after"]) >= 1, JSON.stringify(res.headers));
+  });
 
   test("no API key → 401 on every endpoint", async () => {
     for (const path of [

@@ -9,9 +9,9 @@ import { keyIndexAllocator, provisions, validators } from "@stake/db/schema/prov
 import { eq } from "drizzle-orm";
 import supertest from "supertest";
 import { decodeFunctionData, parseAbi } from "viem";
+import { hexOf } from "../../control-plane/src/chains/evm.ts";
 import { BuilderError } from "../../control-plane/src/errors.ts";
 import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
-import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
 import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/job.ts";
 import {
   decryptKeystore,

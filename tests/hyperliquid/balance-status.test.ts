@@ -37,7 +37,7 @@ test("delegation status is Locked until lockedUntil, then Active", async () => {
   assert.ok(w);
   const prepared = await service.prepare(
     "delegate",
-    { amount: { wei: 3n * 10n ** 8n, text: "3" }, delegatorAddress: w.address },
+    { amount: { wei: 3n * 10n ** 8n, text: "3" }, delegatorAddress: w.address as `0x${string}` },
     auth,
   );
   const sent = await service.broadcast(

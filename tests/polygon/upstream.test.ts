@@ -19,6 +19,11 @@ describe("Polygon rewards when the L1 node fails", () => {
   it("node down → 502 for pending rewards; the APR is still served from the stored snapshots", async () => {
     const env = await startPolygonEnv({ days: 2 });
     cleanups.push(() => env.h.close());
+    // Before the worker's first snapshot the APR is not indexed yet, and the answer says when to retry.
+    const early = await request(env.h.app).get("/api/apr").set("x-api-key", env.key);
+    assert.equal(early.status, 503, JSON.stringify(early.body));
+    assert.equal(early.body.code, "NOT_INDEXED_YET");
+    assert.equal(early.headers["retry-after"], "60");
     await env.snapshotter.runOnce();
     const apr = await request(env.h.app).get("/api/apr").set("x-api-key", env.key);
     assert.equal(apr.status, 200, JSON.stringify(apr.body));

@@ -9,6 +9,7 @@ import {
 } from "../../control-plane/src/features/solana-stake/builder.ts";
 import { decodeStakeState, stakeStatus } from "../../control-plane/src/features/solana-stake/stake-state.ts";
 import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
+import { readDelegation } from "../../devnet/solana/stake-layout.ts";
 
 const secret = new Uint8Array(32).fill(0x11);
 const wallet = base58.encode(ed25519.getPublicKey(secret));
@@ -51,6 +52,16 @@ describe("simulated Solana node executes the builders' transactions", () => {
     const s1 = decodeStakeState((stakeAcct() as { data: Uint8Array }).data);
     assert.equal(stakeStatus(s1, chain.epoch), "active");
     assert.ok((s1.delegation?.stake ?? 0n) > 2_000_000_000n, "inflation compounds into the delegation");
+    // The node reads the program's bytes its own way; both readings agree.
+    const own = readDelegation((stakeAcct() as { data: Uint8Array }).data);
+    assert.deepEqual(own, {
+      staker: s1.staker,
+      withdrawer: s1.withdrawer,
+      voter: s1.delegation?.voter,
+      stake: s1.delegation?.stake,
+      activationEpoch: s1.delegation?.activationEpoch,
+      deactivationEpoch: s1.delegation?.deactivationEpoch,
+    });
     assert.equal(chain.mev.filter((m) => m.claimant === built.stakeAccount).length, 2);
 
     // Withdrawing while active fails on chain.

@@ -145,7 +145,9 @@ describe("stake-account area end to end on the simulated node", () => {
       .get("/api/v1/history/events")
       .set("x-api-key", key)
       .query({ ...hq, end_time: GENESIS - 1 });
-    assert.equal(inverted.body.code, "INVALID_TIME_RANGE");
+    assert.equal(inverted.status, 400);
+    assert.equal(inverted.body.code, "VALIDATION_ERROR");
+    assert.equal(inverted.body.details[0].field, "end_time");
 
     const early = await request(h.app)
       .post("/api/v1/withdraw")

@@ -96,7 +96,8 @@ describe("rewards per epoch: inflation + MEV, cached in Postgres", () => {
       wallet_address: wallet.pubkey,
     });
     assert.equal(inverted.status, 400);
-    assert.equal(inverted.body.code, "INVALID_TIME_RANGE");
+    assert.equal(inverted.body.code, "VALIDATION_ERROR");
+    assert.equal(inverted.body.details[0].field, "end_time");
     const long = await get({
       start_time: GENESIS,
       end_time: GENESIS + 2 * 864,

@@ -70,11 +70,11 @@ describe("Sui rewards per epoch from the pools' exchange rates", () => {
 
   it("sums several stakes of one pool with different activation epochs, each with its own floors", async () => {
     const rows = await demoRows("2025-01-10", "2025-02-28");
-    const pool = env.scenario.chain.validator("operator").pool.id;
+    const ids = env.scenario.demoStakeIds;
     const stakes = [
-      { p: DEMO.stakes[0].amount, a: 611, u: Infinity },
-      { p: DEMO.stakes[1].amount, a: 641, u: 670 },
-      { p: DEMO.stakes[2].amount, a: 651, u: Infinity },
+      { id: ids[0]!, p: DEMO.stakes[0].amount, a: 611, u: Infinity },
+      { id: ids[1]!, p: DEMO.stakes[1].amount, a: 641, u: 670 },
+      { id: ids[2]!, p: DEMO.stakes[2].amount, a: 651, u: Infinity },
     ];
     assert.equal(rows[0]!.epoch, 639);
     assert.equal(rows[0]!.date, "2025-01-10");
@@ -82,7 +82,7 @@ describe("Sui rewards per epoch from the pools' exchange rates", () => {
       const e = row.epoch;
       const active = stakes.filter((s) => s.a <= e && e < s.u);
       const c = (s: (typeof stakes)[number], x: number) =>
-        chainCumulative(env.scenario, pool, s.p, s.a, Math.min(x, s.u));
+        chainCumulative(env.scenario, s.id, s.p, Math.min(x, s.u));
       const reward = active.reduce((sum, s) => sum + c(s, e + 1) - c(s, e), 0n);
       const total = stakes.filter((s) => s.a <= e).reduce((sum, s) => sum + c(s, e + 1), 0n);
       assert.equal(row.principal, active.reduce((sum, s) => sum + s.p, 0n).toString(), `principal of ${e}`);

@@ -2,7 +2,6 @@ import { createSuiNode } from "../../control-plane/src/features/sui-rewards/clie
 import { createSuiIndexer } from "../../control-plane/src/features/sui-rewards/indexer.ts";
 import { createSuiRepo } from "../../control-plane/src/features/sui-rewards/repo.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
-import { type Rate, suiAmount, tokenAmount } from "../../devnet/sui/chain.ts";
 import { buildScenario, type Scenario } from "../../devnet/sui/scenario.ts";
 import { type SuiDevnet, startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -43,16 +42,12 @@ export async function startSuiEnv(env: Record<string, string> = {}) {
 export type SuiEnv = Awaited<ReturnType<typeof startSuiEnv>>;
 
 /**
- * Reference value of one stake from the simulated chain's own staking-pool code (devnet/sui/chain.ts, not
- * the area's rewards.ts): C(e) = max(0, get_sui_amount(rate(e), get_token_amount(rate(a), P)) − P).
+ * Reference reward of one stake through the start of epoch `e`, from the simulated chain's own books
+ * (devnet/sui/chain.ts `worthAt`, not the area's rewards.ts): C(e) = max(0, worth(e) − P).
  */
-export function chainCumulative(scenario: Scenario, poolId: string, principal: bigint, a: number, e: number) {
-  const chain = scenario.chain;
-  const pool = chain.validators.find((v) => v.pool.id === poolId)!.pool;
-  const rate = (x: number): Rate => chain.rateAt(pool, x);
-  if (e <= a) return 0n;
-  const value = suiAmount(rate(e), tokenAmount(rate(a), principal));
-  return value > principal ? value - principal : 0n;
+export function chainCumulative(scenario: Scenario, stakeId: string, principal: bigint, e: number) {
+  const worth = scenario.chain.worthAt(stakeId, e);
+  return worth > principal ? worth - principal : 0n;
 }
 
 export type { SuiDevnet };

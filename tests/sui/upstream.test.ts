@@ -63,7 +63,8 @@ describe("Sui rewards when the node fails", () => {
       .send(body(SAMPLE.delegator));
     // Nothing indexed in this database yet: the area says so instead of answering empty rows.
     assert.equal(res.status, 503, JSON.stringify(res.body));
-    assert.equal(res.body.code, "SUI_INDEX_NOT_READY");
+    assert.equal(res.body.code, "NOT_INDEXED_YET");
+    assert.equal(res.headers["retry-after"], "30");
     await slow.sql`insert into sui_pools (pool_id, validator_address, exchange_rates_id, activation_epoch, indexed_through_epoch)
       values ('0x01', ${env.scenario.validators.sample}, '0x02', 0, 700)`;
     const timed = await request(slow.app)

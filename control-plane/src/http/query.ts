@@ -15,3 +15,14 @@ export function queryList<T extends z.ZodType<string, string>>(item: T, max: num
     )
     .pipe(z.array(item).min(1).max(max));
 }
+
+/**
+ * The one refusal of a reversed range in every area: VALIDATION_ERROR on the end field, e.g.
+ * `.superRefine(endNotBefore("start_epoch", "end_epoch"))`. Works for numbers and ISO dates alike.
+ */
+export const endNotBefore =
+  <S extends string, E extends string>(start: S, end: E) =>
+  (q: Record<S | E, number | string>, ctx: z.RefinementCtx) => {
+    if (q[end] < q[start])
+      ctx.addIssue({ code: "custom", path: [end], message: `Must not be before ${start}` });
+  };

@@ -1,6 +1,13 @@
-import type { Express, Request, RequestHandler, Response } from "express";
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import { AppError, errorHandler, type Presenter, parseOrThrow } from "../errors.ts";
+import {
+  AppError,
+  type ErrorCode,
+  errorHandler,
+  type Presenter,
+  parseOrThrow,
+  toAppError,
+} from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
 
@@ -54,7 +61,17 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The replies particular to this endpoint: its successes and its own refusals (404, 409, 422, …). The
+   * refusals that follow from the declaration (`responsesOf`) are added; listing one here only rewords it.
+   */
   responses: Record<number, ResponseSpec>;
+  /** Calls a chain node or third-party API while answering: 502 (unreachable) and 504 (timed out). */
+  upstream?: boolean;
+  /** Reads what an indexer writes: 503 NOT_INDEXED_YET with Retry-After until it has. */
+  indexed?: boolean;
+  /** Limited per client beyond what its security implies: 429 with Retry-After. */
+  rateLimited?: boolean;
   handler: (input: HandlerInput<S, P, Q, B>) => Promise<Reply> | Reply;
 }
 
@@ -86,7 +103,49 @@ export interface Area {
   present: Presenter;
   /** Run before authentication on every route of the area (e.g. a per-client rate limit). */
   use?: RequestHandler[];
+  /** Every route of the area is limited per client (`use` holds the limiter): 429 on each. */
+  rateLimited?: boolean;
   routes: Route[];
+}
+
+/** Schemes whose check can refuse a known caller (organisation not approved, address out of scope, not loopback). */
+const FORBIDS: ReadonlySet<Security> = new Set([
+  "basic",
+  "api-key",
+  "x-api-key",
+  "stake-key",
+  "v1-key",
+  "metrics",
+]);
+/** Schemes limited per caller: failed password checks (basic) or requests per key (stake-key). */
+const LIMITS: ReadonlySet<Security> = new Set(["basic", "stake-key"]);
+
+/**
+ * Every reply a route can give: the error responses its declaration implies (input → 400, security → 401,
+ * 403 and 429 as the scheme can refuse, `upstream` → 502/504, `indexed` → 503, a limited area → 429), then
+ * its own `responses`, which may reword any of them. The refusals of `ANY_ROUTE` are never listed.
+ */
+export function responsesOf(
+  r: Route,
+  area: Pick<Area, "present" | "rateLimited">,
+): Record<number, ResponseSpec> {
+  const error = errorResponses(area.present.body);
+  const derived: Record<number, ResponseSpec> = {};
+  if (r.body) derived[400] = error("malformed JSON, or a field failed validation (details per field)");
+  else if (r.params || r.query) derived[400] = error("a parameter failed validation (details per field)");
+  if (r.security) derived[401] = error("missing or invalid credentials");
+  if (r.security && FORBIDS.has(r.security))
+    derived[403] = error(
+      "the caller may not do this (organisation not approved, or outside the key's scope)",
+    );
+  if (area.rateLimited || r.rateLimited || (r.security && LIMITS.has(r.security)))
+    derived[429] = error("too many requests; retry after Retry-After");
+  if (r.upstream) {
+    derived[502] = error("the upstream node is unreachable or answered an error");
+    derived[504] = error("the upstream node timed out");
+  }
+  if (r.indexed) derived[503] = error("not indexed yet (NOT_INDEXED_YET); retry after Retry-After");
+  return { ...derived, ...r.responses };
 }
 
 /** `/user/api-keys/{keyId}` → `/user/api-keys/:keyId`. */
@@ -103,7 +162,7 @@ export interface RegisterOptions {
   checkResponses?: boolean;
 }
 
-function handle(r: Route, options: RegisterOptions): RequestHandler {
+function handle(r: Route, declared: Record<number, ResponseSpec>, options: RegisterOptions): RequestHandler {
   const authenticate = r.security === undefined ? undefined : options.authenticators[r.security];
   return async (req: Request, res: Response) => {
     // Authentication comes before input validation: an unauthenticated caller learns nothing of the schema.
@@ -117,7 +176,7 @@ function handle(r: Route, options: RegisterOptions): RequestHandler {
       req,
     };
     const reply = await r.handler(input);
-    if (options.checkResponses) checkReply(r, reply);
+    if (options.checkResponses) checkReply(r, declared, reply);
     if (reply.headers) res.set(reply.headers);
     res.status(reply.status);
     if (reply.type !== undefined) res.type(reply.type).send(reply.body);
@@ -126,9 +185,9 @@ function handle(r: Route, options: RegisterOptions): RequestHandler {
   };
 }
 
-function checkReply(r: Route, reply: Reply): void {
+function checkReply(r: Route, declared: Record<number, ResponseSpec>, reply: Reply): void {
   const where = `${r.method.toUpperCase()} ${r.path} ${reply.status}`;
-  const spec = r.responses[reply.status];
+  const spec = declared[reply.status];
   const issue = !spec ? "status not declared" : spec.body?.safeParse(reply.body).error?.issues[0];
   if (issue === undefined) return;
   const reason = typeof issue === "string" ? issue : `${issue.path.join(".")}: ${issue.message}`;
@@ -138,12 +197,46 @@ function checkReply(r: Route, reply: Reply): void {
   });
 }
 
+/**
+ * Refusals any route can give whatever it declares, left out of every route's list: the body parser's
+ * (it runs on every route, a GET's stray body included), Postgres or Redis out of reach, and the fault.
+ */
+const ANY_ROUTE: ReadonlySet<ErrorCode> = new Set([
+  "INVALID_JSON",
+  "BAD_REQUEST",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "SERVICE_UNAVAILABLE",
+  "INTERNAL_SERVER_ERROR",
+]);
+
+/**
+ * Under `checkResponses`, an error whose status the route does not declare becomes the generic 500, the
+ * reason logged: a refusal nobody documented fails the test that provoked it.
+ */
+function checkErrors(r: Route, declared: Record<number, ResponseSpec>, errors: ErrorRequestHandler) {
+  const checked: ErrorRequestHandler = (err, req, res, next) => {
+    const { code, status } = toAppError(err);
+    if (ANY_ROUTE.has(code) || declared[status]) return errors(err, req, res, next);
+    const cause = new Error(
+      `${r.method.toUpperCase()} ${r.path} answered ${status}, a status it does not declare`,
+      {
+        cause: err,
+      },
+    );
+    return errors(new AppError("INTERNAL_SERVER_ERROR", "Internal server error", { cause }), req, res, next);
+  };
+  return checked;
+}
+
 /** Registers every route of every area on the app, in order, each with its area's error presenter. */
 export function registerAreas(app: Express, areas: readonly Area[], options: RegisterOptions): void {
   for (const area of areas) {
     const errors = errorHandler(area.present, options.logger);
     for (const r of area.routes) {
-      const handlers = [options.json, ...(area.use ?? []), handle(r, options), errors];
+      const declared = responsesOf(r, area);
+      const onError = options.checkResponses ? checkErrors(r, declared, errors) : errors;
+      const handlers = [options.json, ...(area.use ?? []), handle(r, declared, options), onError];
       for (const path of [r.path, ...(r.aliases ?? [])]) app[r.method](expressPath(path), ...handlers);
     }
   }

@@ -17,11 +17,10 @@ export function accountV1Area(deps: { accounts: AccountV1Service }): Area {
         path: "/api/public/register",
         summary: "Register an organisation (v1)",
         body: RegisterRequest,
+        rateLimited: true,
         responses: {
           200: { description: "received", body: RegisterResponse },
-          400: error("validation error"),
           409: error("e-mail taken"),
-          429: error("too many sign-ups"),
         },
         handler: async ({ body, ip }) => ({
           status: 200,
@@ -39,8 +38,6 @@ export function accountV1Area(deps: { accounts: AccountV1Service }): Area {
         security: "v1-key",
         responses: {
           200: { description: "the new key, shown once", body: RotateKeyResponse },
-          401: error("unknown or revoked key"),
-          403: error("organisation not approved"),
         },
         handler: async ({ auth }) => ({
           status: 200,

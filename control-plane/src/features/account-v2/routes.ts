@@ -24,11 +24,10 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
         path: "/user/signup",
         summary: "Sign up an organisation (pending approval)",
         body: SignupRequest,
+        rateLimited: true,
         responses: {
           202: { description: "received", body: SignupResponse },
-          400: error("validation error"),
           409: error("e-mail taken"),
-          429: error("too many sign-ups"),
         },
         handler: async ({ body, ip }) => {
           await accounts.signup(body, ip);
@@ -46,9 +45,6 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
         body: CreateKeyRequest,
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
-          400: error("validation error"),
-          401: error("bad credentials"),
-          403: error("organisation not approved"),
         },
         handler: async ({ auth, body }) => ({
           status: 201,
@@ -63,8 +59,6 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
         security: "basic",
         responses: {
           201: { description: "the active keys", body: ListKeysResponse },
-          401: error("bad credentials"),
-          403: error("organisation not approved"),
         },
         handler: async ({ auth }) => ({
           status: 201,
@@ -79,8 +73,6 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
         params: KeyIdParams,
         responses: {
           204: { description: "revoked" },
-          400: error("malformed keyId"),
-          401: error("bad credentials"),
           404: error("no such key of this organisation"),
         },
         handler: async ({ auth, params }) => {

@@ -1,4 +1,6 @@
 import type { Hex } from "viem";
+import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent, withdrawalAddressOf } from "../../chains/beacon.ts";
+import { WEI_PER_GWEI } from "../../chains/evm.ts";
 import type {
   ApiPendingConsolidation,
   ApiValidator,
@@ -58,8 +60,6 @@ export const SYSTEM_CONTRACTS = {
   withdrawals: "0x00000961ef480eb55e80d19ad83579a64c007002",
   consolidations: "0x0000bbddc7ce488642fb579f8b00f3a590007251",
 } as const;
-const DEPOSIT_TOPIC = "0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5";
-const WEI_PER_GWEI = 1_000_000_000n;
 
 /** `fn` over `items` with at most `limit` calls in flight; results in input order. */
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -76,14 +76,6 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 /** Dynamic `bytes` field `i` of an ABI-encoded DepositEvent's data (offsets are in the head). */
-function abiBytes(data: string, i: number): string {
-  const hex = data.slice(2);
-  const offset = Number.parseInt(hex.slice(i * 64, i * 64 + 64), 16) * 2;
-  const length = Number.parseInt(hex.slice(offset, offset + 64), 16) * 2;
-  return `0x${hex.slice(offset + 64, offset + 64 + length)}`;
-}
-const le64 = (h: string) => Buffer.from(h.slice(2), "hex").readBigUInt64LE(0);
-const addressOfCredentials = (wc: string) => (/^0x0[12]/.test(wc) ? `0x${wc.slice(-40)}` : null);
 
 /**
  * Reads epoch `epoch` from the nodes. CL reward = balance at the end of the epoch − balance at the end of
@@ -340,16 +332,8 @@ async function logTransaction(
     TransactionRow,
     "pubkey" | "type" | "sourcePubkey" | "targetPubkey" | "amountGwei" | "withdrawalCredentials"
   >;
-  if (address === depositContract.toLowerCase() && log.topics[0] === DEPOSIT_TOPIC) {
-    const wc = abiBytes(log.data, 1);
-    fields = {
-      pubkey: abiBytes(log.data, 0),
-      type: "DEPOSIT",
-      sourcePubkey: null,
-      targetPubkey: null,
-      amountGwei: le64(abiBytes(log.data, 2)),
-      withdrawalCredentials: wc,
-    };
+  if (address === depositContract.toLowerCase() && log.topics[0] === DEPOSIT_EVENT_TOPIC) {
+    fields = { ...decodeDepositEvent(log), type: "DEPOSIT", sourcePubkey: null, targetPubkey: null };
   } else if (address === SYSTEM_CONTRACTS.withdrawals && log.data.length === 2 + 76 * 2) {
     const amount = BigInt(`0x${log.data.slice(138)}`);
     const pubkey = `0x${log.data.slice(42, 138)}`;
@@ -387,7 +371,7 @@ async function logTransaction(
     from: tx.from.toLowerCase(),
     to: (tx.to ?? address).toLowerCase(),
     withdrawalAddress: fields.withdrawalCredentials
-      ? addressOfCredentials(fields.withdrawalCredentials)
+      ? withdrawalAddressOf(fields.withdrawalCredentials)
       : tx.from.toLowerCase(),
   };
 }

@@ -15,9 +15,7 @@ import {
 } from "./schemas.ts";
 import type { BeaconDataService } from "./service.ts";
 
-const error = errorResponses(ErrorBodies.standard);
-const unauthorized = error("missing or invalid API key");
-const invalid = error("validation error");
+const _error = errorResponses(ErrorBodies.standard);
 
 /** Beacon-chain data area (Ethereum): validators, rewards and transactions from our own indexer; header `api-key`. */
 export function beaconDataArea(deps: { service: BeaconDataService }): Area {
@@ -34,12 +32,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
           "Track validators by pubkey (idempotent); the indexer follows them from its next epoch and backfills the last indexed ones",
         security: "api-key",
         body: RegisterRequest,
-        responses: {
-          200: { description: "the pubkeys now tracked", body: RegisterResponse },
-          400: invalid,
-          401: unauthorized,
-          403: error("pubkey outside the key's scope"),
-        },
+        responses: { 200: { description: "the pubkeys now tracked", body: RegisterResponse } },
         handler: async ({ auth, body }) => ({
           status: 200,
           body: await service.register(auth, body.pubkeys),
@@ -51,11 +44,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "The organisation's validators with beacon status, balance and lifecycle history",
         security: "api-key",
         query: ListQuery,
-        responses: {
-          200: { description: "a page of validators", body: ValidatorListResponse },
-          400: invalid,
-          401: unauthorized,
-        },
+        responses: { 200: { description: "a page of validators", body: ValidatorListResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await service.list(auth.organisationId, query),
@@ -66,7 +55,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         path: "/api/rewards/overview",
         summary: "Totals and APY (7, 30, 365 days) of the organisation's validators",
         security: "api-key",
-        responses: { 200: { description: "overview", body: OverviewResponse }, 401: unauthorized },
+        responses: { 200: { description: "overview", body: OverviewResponse } },
         handler: async ({ auth }) => ({ status: 200, body: await service.overview(auth.organisationId) }),
       }),
       route({
@@ -75,12 +64,8 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "Per-epoch CL and EL rewards (Gwei), paged by epoch",
         security: "api-key",
         query: EpochQuery,
-        responses: {
-          200: { description: "epoch rewards", body: EpochRewardsResponse },
-          400: error("validation error or end_epoch before start_epoch"),
-          401: unauthorized,
-          404: error("epochs beyond the last indexed one"),
-        },
+        indexed: true,
+        responses: { 200: { description: "epoch rewards", body: EpochRewardsResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await service.epochs(auth.organisationId, query),
@@ -92,11 +77,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "CL and EL rewards (Gwei) per UTC day, 7 or 30 days, paged by interval",
         security: "api-key",
         query: DateQuery,
-        responses: {
-          200: { description: "date rewards", body: DateRewardsResponse },
-          400: error("validation error or end_date before start_date"),
-          401: unauthorized,
-        },
+        responses: { 200: { description: "date rewards", body: DateRewardsResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await service.dates(auth.organisationId, query),
@@ -108,11 +89,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "Deposits, withdrawals and EL requests of the organisation's validators, newest first",
         security: "api-key",
         query: TransactionsQuery,
-        responses: {
-          200: { description: "a page of transactions", body: TransactionsResponse },
-          400: invalid,
-          401: unauthorized,
-        },
+        responses: { 200: { description: "a page of transactions", body: TransactionsResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await service.transactions(auth.organisationId, query),

@@ -1,22 +1,16 @@
 import { validatorStatus } from "@stake/db/schema/provisioning";
 import { z } from "zod";
-import { queryList } from "../../http/query.ts";
+import { blsPubkey } from "../../chains/beacon.ts";
+import { evmAddress } from "../../chains/evm.ts";
+import { pagedQuery } from "../../http/paging.ts";
+import { endNotBefore, queryList } from "../../http/query.ts";
 
-const pubkey = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{96}$/, "must be a 0x-prefixed 48-byte hex BLS public key")
-  .transform((s) => s.toLowerCase());
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
-  .transform((s) => s.toLowerCase());
+const pubkey = blsPubkey();
+const address = evmAddress();
 
 const list = <T extends z.ZodType<string, string>>(item: T) => queryList(item, 100);
 
-const paging = {
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).default(10),
-};
+const paging = pagedQuery;
 const epoch = z.coerce
   .number()
   .int()
@@ -30,13 +24,18 @@ export const ListQuery = z.object({
   pubkeys: list(pubkey).optional(),
   withdrawal_addresses: list(address).optional(),
 });
-export const EpochQuery = z.object({ ...paging, start_epoch: epoch, end_epoch: epoch });
-export const DateQuery = z.object({
-  ...paging,
-  start_date: day,
-  end_date: day,
-  interval: z.enum(["1d", "7d", "30d"]),
-});
+export const EpochQuery = z
+  .object({ ...paging, start_epoch: epoch, end_epoch: epoch })
+  .superRefine(endNotBefore("start_epoch", "end_epoch"));
+/** Longest date range: ten years (3,660 days, leap days included). */
+const MAX_DATE_RANGE_DAYS = 3660;
+export const DateQuery = z
+  .object({ ...paging, start_date: day, end_date: day, interval: z.enum(["1d", "7d", "30d"]) })
+  .superRefine(endNotBefore("start_date", "end_date"))
+  .refine((q) => Date.parse(q.end_date) - Date.parse(q.start_date) <= MAX_DATE_RANGE_DAYS * 86_400_000, {
+    path: ["end_date"],
+    message: "Must be at most 10 years after start_date",
+  });
 export const TransactionsQuery = z.object({ ...paging, pubkeys: list(pubkey).optional() });
 
 export type ListQuery = z.output<typeof ListQuery>;

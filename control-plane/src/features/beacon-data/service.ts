@@ -1,20 +1,13 @@
-import { AppError } from "../../errors.ts";
+import { withdrawalAddressOf } from "../../chains/beacon.ts";
+import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import { pageEnvelope, pageOf } from "../../http/paging.ts";
 import type { BeaconDataRepo } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
 
 const DAY = 86_400;
 const SECONDS_PER_YEAR = 31_557_600n; // 365.25 days
-const pageOf = (q: { page: number; per_page: number }) => ({
-  limit: q.per_page,
-  offset: (q.page - 1) * q.per_page,
-});
-const envelope = (q: { page: number; per_page: number }, total: number) => ({
-  page: q.page,
-  per_page: q.per_page,
-  total,
-  pages: Math.ceil(total / q.per_page),
-});
+const envelope = (q: { page: number; per_page: number }, total: number) => pageEnvelope(pageOf(q), total);
 const isoDay = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10);
 const dayUnix = (d: string) => Date.parse(`${d}T00:00:00Z`) / 1000;
 
@@ -88,7 +81,7 @@ export function createBeaconDataService(deps: {
           network: network as "HOODI" | "MAINNET",
           pubkey: r.pubkey,
           beacon_status: r.beacon_status as never,
-          withdrawal_address: r.withdrawal_credentials ? `0x${r.withdrawal_credentials.slice(-40)}` : null,
+          withdrawal_address: r.withdrawal_credentials ? withdrawalAddressOf(r.withdrawal_credentials) : null,
           withdrawal_credentials: r.withdrawal_credentials,
           index: r.validator_index,
           balances: { current_staked: r.balance_gwei ?? "0" },
@@ -123,17 +116,11 @@ export function createBeaconDataService(deps: {
     },
 
     async epochs(organisationId: string, q: EpochQuery) {
-      if (q.end_epoch < q.start_epoch) {
-        throw new AppError("EPOCH_RANGE_INVALID", "end_epoch is before start_epoch", {
-          details: [{ field: "end_epoch", message: "must be at or after start_epoch" }],
-        });
-      }
       const [c, { indices, pubkeyOf }] = await Promise.all([chain(), orgIndices(organisationId)]);
       if (!c || q.end_epoch > c.epoch) {
-        throw new AppError(
-          "EPOCHS_NOT_INDEXED",
-          `Epochs up to ${c?.epoch ?? "none"} are indexed; end_epoch is beyond`,
-        );
+        // One epoch is when the indexer next moves its head (a minute before it has read the chain at all).
+        const retry = c ? c.slotsPerEpoch * c.secondsPerSlot : 60;
+        throw notIndexedYet(`Epochs up to ${c?.epoch ?? "none"} are indexed; end_epoch is beyond`, retry);
       }
       const epochSeconds = c.slotsPerEpoch * c.secondsPerSlot;
       const total = q.end_epoch - q.start_epoch + 1;
@@ -193,11 +180,6 @@ export function createBeaconDataService(deps: {
     async dates(organisationId: string, q: DateQuery) {
       const start = dayUnix(q.start_date);
       const end = dayUnix(q.end_date);
-      if (end < start || end - start > 3660 * DAY) {
-        throw new AppError("DATE_RANGE_INVALID", "end_date must be at or after start_date, within 10 years", {
-          details: [{ field: "end_date", message: "must be at or after start_date, at most 10 years later" }],
-        });
-      }
       const days = Number(q.interval.replace("d", ""));
       const total = Math.floor((end - start) / DAY / days) + 1;
       const firstBucket = (q.page - 1) * q.per_page;

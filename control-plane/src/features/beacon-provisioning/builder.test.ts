@@ -2,20 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { decodeFunctionData, parseAbi, toFunctionSelector } from "viem";
+import { withdrawalCredentials } from "../../chains/beacon.ts";
+import { bytesOf, GWEI_PER_ETH, hexOf } from "../../chains/evm.ts";
 import { blsKeyFromSecret } from "./bls.ts";
-import {
-  BATCH_DEPOSIT_SELECTOR,
-  batchDepositTx,
-  buildDeposit,
-  bytesOf,
-  DEPOSIT_SELECTOR,
-  depositTx,
-  GWEI_PER_ETH,
-  hexOf,
-  type SignedDeposit,
-  verifyDeposit,
-  withdrawalCredentials,
-} from "./builder.ts";
+import { batchDepositTx, buildDeposit, depositTx, type SignedDeposit, verifyDeposit } from "./builder.ts";
 import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
 import { computeDepositDomain, computeSigningRoot } from "./ssz.ts";
 
@@ -116,11 +106,9 @@ test("self-verification rejects a tampered deposit; Hoodi signatures differ from
 });
 
 test("deposit and batch calldata decode with viem to exactly the deposits", () => {
-  assert.equal(toFunctionSelector("deposit(bytes,bytes,bytes,bytes32)"), `0x${DEPOSIT_SELECTOR}`);
-  assert.equal(
-    toFunctionSelector("deposit(bytes[],bytes[],bytes[],bytes32[],uint256[])"),
-    `0x${BATCH_DEPOSIT_SELECTOR}`,
-  );
+  // Selectors and head layout as docs/chains/ethereum.md §1.5 and §2 give them (keccak-checked there).
+  assert.equal(toFunctionSelector("deposit(bytes,bytes,bytes,bytes32)"), "0x22895118");
+  assert.equal(toFunctionSelector("deposit(bytes[],bytes[],bytes[],bytes32[],uint256[])"), "0xc09bb1db");
   const wc = withdrawalCredentials("0x2222222222222222222222222222222222222222", true);
   const deposits = [1n, 2n, 3n].map((i) =>
     buildDeposit({
@@ -133,12 +121,17 @@ test("deposit and batch calldata decode with viem to exactly the deposits", () =
   for (const d of deposits) {
     const tx = depositTx(d, BEACON_NETWORKS.hoodi);
     assert.equal((tx.data.length - 2) / 2, 420);
+    const word = (i: number) => BigInt(`0x${tx.data.slice(10 + 64 * i, 74 + 64 * i)}`);
+    assert.equal(tx.data.slice(0, 10), "0x22895118");
+    assert.deepEqual([word(0), word(1), word(2)], [0x80n, 0xe0n, 0x120n]);
+    assert.equal(`0x${tx.data.slice(202, 266)}`, d.depositDataRoot);
     assert.equal(tx.value, (d.amount * 10n ** 9n).toString());
     const { args } = decodeFunctionData({ abi: ABI, data: tx.data as `0x${string}` });
     assert.deepEqual(args, [d.pubkey, d.withdrawalCredentials, d.signature, d.depositDataRoot]);
   }
   const batch = batchDepositTx(deposits, BEACON_NETWORKS.hoodi);
   assert.equal((batch.data.length - 2) / 2, 324 + 448 * 3);
+  assert.equal(batch.data.slice(0, 10), "0xc09bb1db");
   assert.equal(batch.to, BEACON_NETWORKS.hoodi.batchDepositor);
   assert.equal(batch.value, (99n * 10n ** 18n).toString());
   const { args } = decodeFunctionData({ abi: ABI, data: batch.data as `0x${string}` });

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
+import { withdrawalCredentials } from "../../chains/beacon.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
 import { blsKeyFromSecret } from "./bls.ts";
-import { batchDepositTx, buildDeposit, depositTx, withdrawalCredentials } from "./builder.ts";
+import { batchDepositTx, buildDeposit, depositTx } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
 import { createKeyCipher } from "./key-encryption.ts";
 import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";

@@ -3,19 +3,6 @@ import type { ProvisionRow, ValidatorRow } from "./repo.ts";
 const no0x = (h: string) => h.replace(/^0x/, "");
 
 /** page/per_page given → paginate (defaults 1 and 50); neither → everything, with nulls in the envelope. */
-export function paging(q: { page?: number | undefined; per_page?: number | undefined }) {
-  if (q.page === undefined && q.per_page === undefined) return undefined;
-  const page = q.page ?? 1;
-  const perPage = q.per_page ?? 50;
-  return { page, perPage, limit: perPage, offset: (page - 1) * perPage };
-}
-
-export function pageEnvelope(p: ReturnType<typeof paging>, total: number) {
-  return p
-    ? { page: p.page, per_page: p.perPage, total, pages: Math.ceil(total / p.perPage) }
-    : { page: null, per_page: null, total, pages: null };
-}
-
 /** Fields shared by the validator objects and deposit details responses. */
 export function provisionHeader(p: ProvisionRow, withdrawalCredentials: string) {
   return {

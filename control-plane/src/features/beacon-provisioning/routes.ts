@@ -16,7 +16,6 @@ import {
 import type { ProvisioningService } from "./service.ts";
 
 const error = errorResponses(ErrorBodies.standard);
-const unauthorized = error("missing or invalid API key");
 
 /** Beacon-chain provisioning area (Ethereum): validator keys, deposit data, add-stake; header `api-key`. */
 export function beaconProvisioningArea(deps: { service: ProvisioningService }): Area {
@@ -33,9 +32,6 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         body: ProvisionRequest,
         responses: {
           200: { description: "accepted", body: ProvisionResponse },
-          400: error("validation error"),
-          401: unauthorized,
-          403: error("withdrawal address outside the key's scope"),
           409: error("same Idempotency-Key, other body"),
         },
         handler: async ({ auth, body, req }) => {
@@ -52,8 +48,6 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         query: ProvisionQuery,
         responses: {
           200: { description: "validator objects", body: ValidatorsResponse },
-          400: error("validation error"),
-          401: unauthorized,
           404: error("no such provision of this organisation"),
         },
         handler: async ({ auth, query }) => ({
@@ -69,8 +63,6 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         query: ProvisionQuery,
         responses: {
           200: { description: "deposit details", body: DepositDetailsResponse },
-          400: error("validation error"),
-          401: unauthorized,
           404: error("no such provision of this organisation"),
         },
         handler: async ({ auth, query }) => ({
@@ -84,11 +76,12 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         summary: "Top-up deposit for an active 0x02 validator",
         security: "api-key",
         body: AddStakeRequest,
+        upstream: true,
         responses: {
           200: { description: "the signed top-up deposit", body: AddStakeResponse },
-          400: error("not eligible or over the cap"),
-          401: unauthorized,
+          400: error("a field failed validation, or the validator is not compounding or would pass the cap"),
           404: error("no such validator of this organisation"),
+          409: error("the validator is not active_ongoing on the beacon chain"),
         },
         handler: async ({ auth, body }) => ({
           status: 200,
@@ -104,8 +97,6 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         query: ListQuery,
         responses: {
           200: { description: "a page of validators", body: OrganisationValidatorsResponse },
-          400: error("validation error"),
-          401: unauthorized,
         },
         handler: async ({ auth, query }) => ({
           status: 200,
@@ -118,7 +109,7 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         path: "/api/validators/count",
         summary: "Validator counts by lifecycle status",
         security: "api-key",
-        responses: { 200: { description: "counts by status", body: CountResponse }, 401: unauthorized },
+        responses: { 200: { description: "counts by status", body: CountResponse } },
         handler: async ({ auth }) => ({
           status: 200,
           body: await service.countByStatus(auth.organisationId),

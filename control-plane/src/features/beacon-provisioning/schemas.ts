@@ -1,9 +1,11 @@
 import { provisionStatus, validatorStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
-import { isEthAddress } from "./address.ts";
+import { blsPubkey } from "../../chains/beacon.ts";
+import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
+import { optionallyPagedQuery } from "../../http/paging.ts";
 
-const address = z.string().refine(isEthAddress, "must be a 0x address, lower-case or EIP-55 checksummed");
+const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
 
 /** ETH decimal given as a JSON number or string → Gwei; never through float arithmetic. */
@@ -18,8 +20,6 @@ export const EthAmount = z.union([z.number(), z.string()]).transform((v, ctx) =>
   ctx.addIssue({ code: "custom", message: "must be an ETH amount with at most 9 decimals (whole Gwei)" });
   return z.NEVER;
 });
-
-const GWEI = 1_000_000_000n;
 
 export const ProvisionRequest = z.object({
   attributes: z
@@ -54,24 +54,19 @@ export const ProvisionRequest = z.object({
 export type ProvisionRequest = z.output<typeof ProvisionRequest>;
 
 const uuid = z.uuid("must be a UUID");
-const pageNumber = z.coerce.number().int().min(1);
 
 export const ProvisionQuery = z.object({
   provisionId: uuid,
-  page: pageNumber.optional(),
-  per_page: pageNumber.max(100).optional(),
+  ...optionallyPagedQuery,
 });
 
 export type ProvisionQuery = z.output<typeof ProvisionQuery>;
 
-export const ListQuery = z.object({
-  page: pageNumber.optional(),
-  per_page: pageNumber.max(100).optional(),
-});
+export const ListQuery = z.object(optionallyPagedQuery);
 export type ListQuery = z.output<typeof ListQuery>;
 
 export const AddStakeRequest = z.object({
-  pubKey: z.string().regex(/^(0x)?[0-9a-fA-F]{96}$/, "must be a 48-byte hex BLS public key"),
+  pubKey: blsPubkey(),
   amount: EthAmount.refine((g) => g >= GWEI, "must be at least 1 ETH"),
 });
 

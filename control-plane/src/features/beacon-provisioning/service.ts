@@ -1,24 +1,18 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ProvisionAttributes } from "@stake/db/schema/provisioning";
 import type { Queue } from "bullmq";
+import { withdrawalCredentials } from "../../chains/beacon.ts";
+import { bytesOf, GWEI_PER_ETH, hexOf, toChecksumAddress } from "../../chains/evm.ts";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
-import { toChecksumAddress } from "./address.ts";
+import { pageEnvelope, pageOrAll } from "../../http/paging.ts";
 import { blsKeyFromSecret } from "./bls.ts";
-import {
-  buildDeposit,
-  bytesOf,
-  depositTx,
-  GWEI_PER_ETH,
-  hexOf,
-  MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI,
-  withdrawalCredentials,
-} from "./builder.ts";
+import { buildDeposit, depositTx, MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI } from "./builder.ts";
 import type { BeaconClient } from "./client.ts";
 import { PROVISION_QUEUE, type ProvisionJobData, resolveNetwork } from "./job.ts";
 import { createKeyCipher } from "./key-encryption.ts";
-import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
+import { depositDetailItem, provisionHeader, validatorItem } from "./present.ts";
 import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
@@ -39,7 +33,7 @@ export function createProvisioningService(deps: {
     if (!p) throw new AppError("PROVISION_NOT_FOUND", "No such provision");
     const a = p.attributes;
     const header = provisionHeader(p, hexOf(withdrawalCredentials(a.withdrawalAddress, a.compounding)));
-    return { p, page: paging(q), done: p.status === "CREATED", header };
+    return { p, page: pageOrAll(q), done: p.status === "CREATED", header };
   }
 
   return {
@@ -130,7 +124,7 @@ export function createProvisioningService(deps: {
 
     /** Every validator of the organisation with its provision id (not in the spec; README). */
     async organisationValidators(organisationId: string, q: ListQuery) {
-      const page = paging(q);
+      const page = pageOrAll(q);
       const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
       return {
         results: rows.map((v) => ({
@@ -145,10 +139,10 @@ export function createProvisioningService(deps: {
     },
 
     /** A properly signed top-up deposit for an active 0x02 validator of the organisation (docs/chains/ethereum.md §3.2). */
-    async addStake(auth: StakingAuth, pubKey: string, amountGwei: bigint) {
-      assertInScope(auth, "ethereum", pubKey, "validator");
+    /** `pubkey` is canonical (`0x` + lower-case hex): the request schema made it so. */
+    async addStake(auth: StakingAuth, pubkey: string, amountGwei: bigint) {
+      assertInScope(auth, "ethereum", pubkey, "validator");
       const organisationId = auth.organisationId;
-      const pubkey = `0x${pubKey.replace(/^0x/, "").toLowerCase()}`;
       const v = await repo.findValidatorByPubkey(pubkey);
       if (!v || v.organisationId !== organisationId)
         throw new AppError("VALIDATOR_NOT_FOUND", "No such validator");

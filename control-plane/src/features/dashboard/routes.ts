@@ -27,7 +27,6 @@ export function dashboardArea(deps: { service: DashboardService }): Area {
         params: AssetParams,
         responses: {
           200: { description: "the file" },
-          400: error("malformed asset name"),
           404: error("no such asset"),
         },
         handler: async ({ params }) => ({ status: 200, ...(await service.asset(params.file)) }),

@@ -21,7 +21,6 @@ import {
 import type { GatewayAccountService } from "./service.ts";
 
 const error = errorResponses(ErrorBodies.message);
-const unauthorized = error("no, invalid or expired bearer token");
 
 /** Gateway account API: gateway users, their ledger party and gateway keys (bearer JWT from login). */
 export function gatewayAccountArea(deps: {
@@ -34,6 +33,7 @@ export function gatewayAccountArea(deps: {
     tag: "Gateway account",
     present: presentMessage,
     use: [deps.limit],
+    rateLimited: true,
     routes: [
       route({
         method: "post",
@@ -42,7 +42,6 @@ export function gatewayAccountArea(deps: {
         body: SignupRequest,
         responses: {
           201: { description: "created", body: SignupResponse },
-          400: error("validation error"),
           409: error("User already exists"),
         },
         handler: async ({ body }) => ({ status: 201, body: await accounts.signup(body) }),
@@ -54,9 +53,10 @@ export function gatewayAccountArea(deps: {
         body: LoginRequest,
         responses: {
           200: { description: "the token", body: LoginResponse },
-          400: error("validation error"),
           401: error("Unauthorized"),
-          429: error("too many failed attempts from this address for this e-mail; retry after Retry-After"),
+          429: error(
+            "too many requests, or failed attempts from this address for this e-mail; retry after Retry-After",
+          ),
         },
         handler: async ({ body, ip }) => ({ status: 200, body: await accounts.login(body, ip) }),
       }),
@@ -67,7 +67,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           201: { description: "created", body: PartyResponse },
-          401: unauthorized,
           409: error("Party already exists"),
         },
         handler: async ({ auth }) => ({ status: 201, body: await accounts.createParty(auth.userId) }),
@@ -79,7 +78,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           200: { description: "the party, or null", body: PartyLookupResponse },
-          401: unauthorized,
         },
         handler: async ({ auth }) => ({ status: 200, body: await accounts.party(auth.userId) }),
       }),
@@ -90,7 +88,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           200: { description: "the keys", body: KeyListResponse },
-          401: unauthorized,
         },
         handler: async ({ auth }) => ({ status: 200, body: await accounts.keys(auth.userId) }),
       }),
@@ -101,7 +98,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
-          401: unauthorized,
         },
         handler: async ({ auth }) => ({ status: 201, body: await accounts.createKey(auth.userId) }),
       }),
@@ -113,8 +109,6 @@ export function gatewayAccountArea(deps: {
         params: KeyIdParams,
         responses: {
           200: { description: "deactivated", body: DeactivateKeyResponse },
-          400: error("malformed key id"),
-          401: unauthorized,
           404: error("API key not found"),
         },
         handler: async ({ auth, params }) => ({
@@ -129,7 +123,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           200: { description: "balances", body: BalanceResponse },
-          401: unauthorized,
           403: error("User does not have a party"),
         },
         handler: async ({ auth }) => ({ status: 200, body: await accounts.balance(auth.userId) }),
@@ -142,8 +135,6 @@ export function gatewayAccountArea(deps: {
         query: PageQuery,
         responses: {
           200: { description: "a page of reservations", body: ReservationsResponse },
-          400: error("validation error"),
-          401: unauthorized,
           403: error("User does not have a party"),
         },
         handler: async ({ auth, query }) => ({
@@ -158,7 +149,6 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           200: { description: "the providers", body: ProvidersResponse },
-          401: unauthorized,
         },
         handler: async () => ({ status: 200, body: await accounts.providers() }),
       }),

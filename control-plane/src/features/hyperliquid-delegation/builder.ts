@@ -1,7 +1,8 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import { DECIMALS, parseUnits } from "@stake/db/units";
+import { bytesToHex, type Hex, hashDomain, hashTypedData, hexToBytes, keccak256, toBytes } from "viem";
+import { privateKeyToAddress, publicKeyToAddress } from "viem/accounts";
+import { EVM_ADDRESS } from "../../chains/evm.ts";
 import { BuilderError } from "../../errors.ts";
 
 /**
@@ -146,7 +147,7 @@ export function buildTokenDelegate(args: {
   isUndelegate: boolean;
   nonce: number;
 }): UnsignedTransaction {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(args.validator)) throw new TypeError("validator must be 0x + 40 hex");
+  if (!EVM_ADDRESS.test(args.validator)) throw new TypeError("validator must be 0x + 40 hex");
   const wei = checkCommon(args.wei, args.nonce);
   return unsigned({
     type: "tokenDelegate",
@@ -191,54 +192,43 @@ export function encodeUnsigned(tx: UnsignedTransaction): string {
   return Buffer.from(JSON.stringify(tx), "utf8").toString("base64");
 }
 
-// ---- EIP-712 ----
+// ---- EIP-712 (hashing by viem; recovery and signing by noble, synchronously) ----
 
-const keccak = (b: Uint8Array) => keccak_256(b);
-const word = (n: bigint) => hexToBytes(n.toString(16).padStart(64, "0"));
+const bytes = (h: Hex) => hexToBytes(h);
 
-const DOMAIN_TYPE_HASH = keccak(
-  utf8ToBytes("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
-);
-
+/** keccak256 of the primary type's encodeType string (EIP-712 `typeHash`), pinned by the golden vectors. */
 export function typeHash(type: ActionType): Uint8Array {
   const t = TYPES[type];
-  return keccak(utf8ToBytes(`${t.primaryType}(${t.fields.map((f) => `${f.type} ${f.name}`).join(",")})`));
-}
-
-export function domainSeparator(chainId: number): Uint8Array {
-  return keccak(
-    concatBytes(
-      DOMAIN_TYPE_HASH,
-      keccak(utf8ToBytes("HyperliquidSignTransaction")),
-      keccak(utf8ToBytes("1")),
-      word(BigInt(chainId)),
-      word(0n),
-    ),
+  return bytes(
+    keccak256(toBytes(`${t.primaryType}(${t.fields.map((f) => `${f.type} ${f.name}`).join(",")})`)),
   );
 }
 
-function encodeField(type: Field["type"], value: unknown): Uint8Array {
-  switch (type) {
-    case "string":
-      return keccak(utf8ToBytes(String(value)));
-    case "address":
-      return word(BigInt(String(value)));
-    case "bool":
-      return word(value ? 1n : 0n);
-    case "uint64":
-      return word(BigInt(value as number));
-  }
+const DOMAIN_TYPES = {
+  EIP712Domain: [
+    { name: "name", type: "string" },
+    { name: "version", type: "string" },
+    { name: "chainId", type: "uint256" },
+    { name: "verifyingContract", type: "address" },
+  ],
+} as const;
+
+export function domainSeparator(chainId: number): Uint8Array {
+  const domain = { ...domainFor(`0x${chainId.toString(16)}`), chainId: BigInt(chainId) };
+  return bytes(hashDomain({ domain, types: DOMAIN_TYPES }));
 }
 
 /** keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(action)), with the domain chainId from the action. */
 export function actionDigest(action: StakingAction): Uint8Array {
   const t = TYPES[action.type];
-  const record = action as unknown as Record<string, unknown>;
-  const struct = keccak(
-    concatBytes(typeHash(action.type), ...t.fields.map((f) => encodeField(f.type, record[f.name]))),
+  return bytes(
+    hashTypedData({
+      domain: domainFor(action.signatureChainId),
+      types: { [t.primaryType]: t.fields },
+      primaryType: t.primaryType,
+      message: action as unknown as Record<string, unknown>,
+    }),
   );
-  const chainId = Number.parseInt(action.signatureChainId, 16);
-  return keccak(concatBytes(new Uint8Array([0x19, 0x01]), domainSeparator(chainId), struct));
 }
 
 export interface RsvSignature {
@@ -257,23 +247,21 @@ export function recoverSigner(digest: Uint8Array, sig: RsvSignature): string {
   const recovery = sig.v >= 27 ? sig.v - 27 : sig.v;
   if (recovery !== 0 && recovery !== 1) throw new TypeError("v must be 27, 28, 0 or 1");
   const signature = new secp256k1.Signature(BigInt(sig.r), BigInt(sig.s), recovery);
-  const pub = signature.recoverPublicKey(digest).toBytes(false);
-  return `0x${bytesToHex(keccak(pub.subarray(1)).subarray(12))}`;
+  return publicKeyToAddress(bytesToHex(signature.recoverPublicKey(digest).toBytes(false))).toLowerCase();
 }
 
 /** Signs a digest the Ethereum way (used by tests and the simulated node's demo wallets). */
 export function signDigest(digest: Uint8Array, privateKey: Uint8Array): RsvSignature {
   const sig = secp256k1.sign(digest, privateKey, { prehash: false, format: "recovered" });
   return {
-    r: `0x${bytesToHex(sig.subarray(1, 33))}`,
-    s: `0x${bytesToHex(sig.subarray(33, 65))}`,
+    r: bytesToHex(sig.subarray(1, 33)),
+    s: bytesToHex(sig.subarray(33, 65)),
     v: (sig[0] ?? 0) + 27,
   };
 }
 
 export function addressOf(privateKey: Uint8Array): string {
-  const pub = secp256k1.getPublicKey(privateKey, false);
-  return `0x${bytesToHex(keccak(pub.subarray(1)).subarray(12))}`;
+  return privateKeyToAddress(bytesToHex(privateKey)).toLowerCase();
 }
 
 // ---- amounts ----

@@ -22,12 +22,7 @@ export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
       summary,
       security: "api-key",
       body: OperationRequest,
-      responses: {
-        200: { description: "the unsigned EIP-712 action", body: UnsignedResponse },
-        400: error("validation error"),
-        401: error("missing or invalid API key"),
-        403: error("address outside the key's scope"),
-      },
+      responses: { 200: { description: "the unsigned EIP-712 action", body: UnsignedResponse } },
       handler: async ({ body, auth }) => ({
         status: 200,
         body: { result: await service.prepare(op, body, auth) },
@@ -48,13 +43,8 @@ export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
         summary: "Delegator balance from the Hyperliquid info API",
         security: "api-key",
         query: BalanceQuery,
-        responses: {
-          200: { description: "the delegator's balances", body: BalanceResponse },
-          400: error("validation error"),
-          403: error("address outside the key's scope"),
-          502: error("node unreachable"),
-          504: error("node timed out"),
-        },
+        upstream: true,
+        responses: { 200: { description: "the delegator's balances", body: BalanceResponse } },
         handler: async ({ query, auth }) => ({
           status: 200,
           body: { result: await service.balance(query.delegatorAddress, auth) },
@@ -66,14 +56,12 @@ export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
         summary: "Relay a signed action to Hyperliquid",
         security: "api-key",
         body: BroadcastRequest,
+        upstream: true,
         responses: {
           200: { description: "relayed", body: BroadcastResponse },
-          400: error("invalid or rejected action"),
-          403: error("signer outside the key's scope"),
+          400: error("malformed, invalid or wrongly signed action"),
           409: error("nonce already broadcast"),
           422: error("Hyperliquid refused the action"),
-          502: error("node unreachable"),
-          504: error("node timed out"),
         },
         handler: async ({ body, auth }) => ({
           status: 200,

@@ -1,11 +1,8 @@
 import { z } from "zod";
+import { evmAddress, lowerCaseEvmAddress } from "../../chains/evm.ts";
 import { MAX_JSON_SAFE_WEI, parseHypeAmount } from "./builder.ts";
 
-export const Address = z
-  .string()
-  .trim()
-  .regex(/^0x[0-9a-fA-F]{40}$/, { message: "Must be 0x followed by 40 hex digits" })
-  .transform((a) => a.toLowerCase());
+export const Address = z.string().trim().pipe(evmAddress());
 
 /**
  * `amount` is a JSON number (the spec's type): strings are refused. Its wei is derived from the number's
@@ -49,7 +46,7 @@ export const SignedAction = z.discriminatedUnion("type", [
     type: z.literal("tokenDelegate"),
     signatureChainId: ChainId,
     hyperliquidChain: Chain,
-    validator: z.string().regex(/^0x[0-9a-f]{40}$/, { message: "Must be lower-case 0x + 40 hex digits" }),
+    validator: lowerCaseEvmAddress(),
     wei: Wei,
     isUndelegate: z.boolean(),
     nonce: Nonce,

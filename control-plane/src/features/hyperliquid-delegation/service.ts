@@ -1,3 +1,4 @@
+import { DECIMALS, parseUnits } from "@stake/db/units";
 import { AppError, parseOrThrow } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import {
@@ -26,10 +27,14 @@ interface HistoryEntry {
 
 /** Decimal HYPE string from the info API → the spec's number (display only; money math stays in wei). */
 const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
-/** Decimal HYPE string → wei, exactly (history matching compares money, so no floats); NaN-safe. */
+/** Decimal HYPE string → wei, exactly (history matching compares money, so no floats); undefined if malformed. */
 const weiOf = (s: string | undefined): bigint | undefined => {
-  const m = s === undefined ? null : /^(\d+)(?:\.(\d{1,8}))?$/.exec(s);
-  return m ? BigInt((m[1] ?? "0") + (m[2] ?? "").padEnd(8, "0")) : undefined;
+  if (s === undefined) return undefined;
+  try {
+    return parseUnits(s, DECIMALS.hype);
+  } catch {
+    return undefined;
+  }
 };
 
 export function createHyperliquidService(deps: {

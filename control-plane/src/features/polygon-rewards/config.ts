@@ -1,11 +1,7 @@
 import { z } from "zod";
+import { evmAddress } from "../../chains/evm.ts";
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const address = () =>
-  z
-    .string()
-    .regex(ADDRESS, "Must be 0x followed by 40 hex digits")
-    .transform((a) => a.toLowerCase() as `0x${string}`);
+const address = evmAddress;
 
 /**
  * The L1 contracts per NETWORK (docs/chains/polygon-sui.md §1.1, §0). Mainnet names Luganodes'

@@ -1,13 +1,10 @@
 import { z } from "zod";
+import { evmAddress } from "../../chains/evm.ts";
 
 /** The delegator's L1 address: strictly `0x` and 40 hex digits, any case (compared lower-case). */
-const evmAddress = z
-  .string()
-  .trim()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "Must be an Ethereum address: 0x followed by 40 hex digits")
-  .transform((a) => a.toLowerCase() as `0x${string}`);
-
-export const PendingRewardsRequest = z.object({ stake_account_address: evmAddress });
+export const PendingRewardsRequest = z.object({
+  stake_account_address: z.string().trim().pipe(evmAddress()),
+});
 export type PendingRewardsRequest = z.output<typeof PendingRewardsRequest>;
 
 export const PendingRewardsResponse = z.object({

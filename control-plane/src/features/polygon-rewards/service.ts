@@ -1,5 +1,5 @@
 import { DECIMALS, unitsToNumber } from "@stake/db/units";
-import { AppError } from "../../errors.ts";
+import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { APR_WINDOWS, aprPercent, ratePrecision, windowSlackS } from "./apr.ts";
 import type { PolygonL1 } from "./client.ts";
@@ -32,9 +32,8 @@ export function createPolygonRewardsService(deps: {
       const { address, validatorId } = await resolver.get();
       const latest = await repo.latest(address);
       if (!latest) {
-        throw new AppError("POLYGON_APR_NOT_READY", "No ValidatorShare snapshot stored yet; retry shortly", {
-          headers: { "retry-after": "60" },
-        });
+        // The worker has not stored a first ValidatorShare snapshot (first start, or the node never answered).
+        throw notIndexedYet("No ValidatorShare snapshot stored yet; retry shortly", 60);
       }
       const [apr_1d, apr_7d, apr_30d] = await Promise.all(
         APR_WINDOWS.map(async (days) => {

@@ -13,6 +13,7 @@ export const SOLANA_STAKE_ERRORS = {
   WITHDRAW_EXCEEDS_BALANCE: 400,
   WITHDRAW_LEAVES_DUST: 400,
   INVALID_NONCE_ACCOUNT: 400,
+  /** Retired (now VALIDATION_ERROR on end_time); kept because codes are append-only (docs/style.md §3). */
   INVALID_TIME_RANGE: 400,
   SPAN_EXCEEDS_PERIOD: 400,
   NOT_STAKE_AUTHORITY: 403,

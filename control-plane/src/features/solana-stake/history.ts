@@ -6,7 +6,7 @@ import type { LoadedStake } from "./chain-reads.ts";
 import { lamportsToSol } from "./codec.ts";
 import { epochClock } from "./epochs.ts";
 import { decodeOrSkip, type RpcTransaction } from "./message.ts";
-import { assertSpan, type Deps, fill, type Selector, selectAccounts } from "./rewards.ts";
+import { type Deps, fill, type Selector, selectAccounts } from "./rewards.ts";
 
 interface Event {
   event_type: string;
@@ -168,7 +168,6 @@ export async function history(
   },
   inScope: (a: string) => void,
 ) {
-  assertSpan(q.start_time, q.end_time, null, "");
   const clock = await epochClock(deps.rpc, deps.repo);
   const { address, stakes } = await selectAccounts(deps.rpc, q, inScope);
   const [rent, votes] = await Promise.all([

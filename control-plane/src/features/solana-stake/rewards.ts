@@ -36,13 +36,8 @@ export async function selectAccounts(rpc: SolanaRpc, q: Selector, inScope: (a: s
   return { address: list.join(","), stakes };
 }
 
-export function assertSpan(start: number, end: number, maxSeconds: number | null, period: string) {
-  if (end < start) {
-    throw new AppError("INVALID_TIME_RANGE", "end_time must be at or after start_time", {
-      details: [{ field: "end_time", message: "Before start_time" }],
-    });
-  }
-  if (maxSeconds !== null && end - start > maxSeconds) {
+export function assertSpan(start: number, end: number, maxSeconds: number, period: string) {
+  if (end - start > maxSeconds) {
     throw new AppError("SPAN_EXCEEDS_PERIOD", `The span may not exceed one ${period} (${maxSeconds} s)`, {
       details: [{ field: "end_time", message: `At most ${maxSeconds} seconds after start_time` }],
     });

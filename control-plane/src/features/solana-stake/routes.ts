@@ -18,13 +18,8 @@ import {
 import type { SolanaStakeService } from "./service.ts";
 
 const error = errorResponses(ErrorBodies.standard);
-const failures = {
-  400: error("validation error"),
-  401: error("missing or invalid API key"),
-  403: error("address outside the key's scope, or not the account's authority"),
-  502: error("node unreachable"),
-  504: error("node timed out"),
-};
+/** Every route reads accounts by address: a vote or stake account that does not exist is a 404. */
+const notFound = { 404: error("no such vote or stake account") };
 
 /**
  * Stake-account area (Solana). Header `x-api-key` or `api-key`; body keys in either casing
@@ -44,7 +39,12 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Unsigned stake transaction (a new stake account, delegated)",
         security: "stake-key",
         body: StakeRequest,
-        responses: { 200: { description: "the unsigned transaction", body: StakeResponse }, ...failures },
+        upstream: true,
+        responses: {
+          200: { description: "the unsigned transaction", body: StakeResponse },
+          ...notFound,
+          409: error("no unused seed-derived stake address was found"),
+        },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.stake(body, auth) },
@@ -57,9 +57,10 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Unsigned deactivate transaction",
         security: "stake-key",
         body: DeactivateRequest,
+        upstream: true,
         responses: {
           200: { description: "the unsigned transaction", body: DeactivateResponse },
-          ...failures,
+          ...notFound,
         },
         handler: async ({ body, auth }) => ({
           status: 200,
@@ -73,7 +74,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Unsigned withdraw transaction (fully deactivated stake account)",
         security: "stake-key",
         body: WithdrawRequest,
-        responses: { 200: { description: "the unsigned transaction", body: WithdrawResponse }, ...failures },
+        upstream: true,
+        responses: { 200: { description: "the unsigned transaction", body: WithdrawResponse }, ...notFound },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.withdraw(body, auth) },
@@ -86,7 +88,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Balance of a wallet or of stake accounts (exactly one selector)",
         security: "stake-key",
         body: BalanceRequest,
-        responses: { 200: { description: "balances", body: BalanceResponse }, ...failures },
+        upstream: true,
+        responses: { 200: { description: "balances", body: BalanceResponse }, ...notFound },
         handler: async ({ body, auth }) => ({
           status: 200,
           body: { success: true, data: await service.balance(body, auth) },
@@ -99,7 +102,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Rewards per epoch, week or month (inflation + MEV)",
         security: "stake-key",
         query: RewardsQuery,
-        responses: { 200: { description: "rewards", body: RewardsResponse }, ...failures },
+        upstream: true,
+        responses: { 200: { description: "rewards", body: RewardsResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.rewards(query, auth) }),
       }),
       route({
@@ -109,7 +113,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         summary: "Stake history events, paged",
         security: "stake-key",
         query: HistoryQuery,
-        responses: { 200: { description: "history", body: HistoryResponse }, ...failures },
+        upstream: true,
+        responses: { 200: { description: "history", body: HistoryResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.history(query, auth) }),
       }),
     ],

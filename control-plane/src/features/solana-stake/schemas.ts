@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { AppError } from "../../errors.ts";
-import { queryList } from "../../http/query.ts";
+import { endNotBefore, queryList } from "../../http/query.ts";
 
 /**
  * The spec's tables say `validatorPubKey`, its samples `validatorPubkey`: both spellings are accepted (same
@@ -62,26 +62,30 @@ const unix = z.coerce.number().int().nonnegative().max(32_503_680_000);
 /** Repeated (`?stake_accounts=a&stake_accounts=b`) or comma-separated (`?stake_accounts=a,b`), as in the sample. */
 const accountList = queryList(z.string(), 1000);
 
-export const RewardsQuery = z.object({
-  start_time: unix,
-  end_time: unix,
-  period: z.enum(["epoch", "weekly", "monthly"]).default("epoch"),
-  wallet_address: z.string().trim().min(1).optional(),
-  stake_accounts: accountList.optional(),
-});
+export const RewardsQuery = z
+  .object({
+    start_time: unix,
+    end_time: unix,
+    period: z.enum(["epoch", "weekly", "monthly"]).default("epoch"),
+    wallet_address: z.string().trim().min(1).optional(),
+    stake_accounts: accountList.optional(),
+  })
+  .superRefine(endNotBefore("start_time", "end_time"));
 
-export const HistoryQuery = z.object({
-  start_time: unix,
-  end_time: unix,
-  wallet_address: z.string().trim().min(1).optional(),
-  stake_accounts: accountList.optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(50),
-  excluded_event_type: z
-    .union([z.string(), z.array(z.string())])
-    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
-    .optional(),
-});
+export const HistoryQuery = z
+  .object({
+    start_time: unix,
+    end_time: unix,
+    wallet_address: z.string().trim().min(1).optional(),
+    stake_accounts: accountList.optional(),
+    page: z.coerce.number().int().min(1).default(1),
+    page_size: z.coerce.number().int().min(1).max(100).default(50),
+    excluded_event_type: z
+      .union([z.string(), z.array(z.string())])
+      .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).filter(Boolean))
+      .optional(),
+  })
+  .superRefine(endNotBefore("start_time", "end_time"));
 export type BalanceRequest = z.output<typeof BalanceRequest>;
 export type RewardsQuery = z.output<typeof RewardsQuery>;
 export type HistoryQuery = z.output<typeof HistoryQuery>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SUI_ADDRESS } from "../../chains/sui.ts";
 
 /** The devnet's `operator` and `sample` validators (devnet/sui/scenario.ts), the defaults for `npm start`. */
 export const DEVNET_SUI_VALIDATORS = [
@@ -6,7 +7,8 @@ export const DEVNET_SUI_VALIDATORS = [
   "0xf8a63a07194ce2b93b4c6683314b5d5bd808b9168161f66650a203438fc2bb80",
 ];
 
-const ADDRESS_LIST = /^\s*0x[0-9a-fA-F]{64}(\s*,\s*0x[0-9a-fA-F]{64})*\s*$/;
+const SUI = SUI_ADDRESS.source.slice(1, -1);
+const ADDRESS_LIST = new RegExp(`^\\s*${SUI}(\\s*,\\s*${SUI})*\\s*$`);
 
 /** Environment variables of the Sui rewards area (spread into ControlPlaneEnv). */
 export const SuiRewardsEnv = {

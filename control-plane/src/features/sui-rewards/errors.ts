@@ -1,5 +1,5 @@
 /** Error codes of the Sui rewards area (chain C); merged into ERROR_STATUS in errors.ts. */
 export const SUI_REWARDS_ERRORS = {
-  /** The worker has not indexed any of the operator's pools yet (first start, or the node never answered). */
+  /** Retired (now NOT_INDEXED_YET); kept because codes are append-only (docs/style.md §3). */
   SUI_INDEX_NOT_READY: 503,
 } as const;

@@ -4,7 +4,7 @@ import { type Area, errorResponses, type Route, route } from "../../http/route.t
 import { DailyRewardsResponse, RewardsPageQuery, RewardsRequest, RewardsResponse } from "./schemas.ts";
 import type { SuiRewardsService } from "./service.ts";
 
-const error = errorResponses(ErrorBodies.standard);
+const _error = errorResponses(ErrorBodies.standard);
 
 /** Chain C rewards (Sui): per-epoch rewards of a delegator in the operator's pools; header `x-api-key`. */
 export function suiRewardsArea(deps: { service: SuiRewardsService }): Area {
@@ -23,15 +23,9 @@ export function suiRewardsArea(deps: { service: SuiRewardsService }): Area {
       security: "x-api-key",
       query: RewardsPageQuery,
       body: RewardsRequest,
-      responses: {
-        200: { description: "one entry per epoch", body },
-        400: error("validation error (address, dates, range, page or limit)"),
-        401: error("missing or invalid API key"),
-        403: error("address outside the key's scope"),
-        502: error("Sui node unreachable or answered an error"),
-        503: error("the operator's pools are not indexed yet"),
-        504: error("Sui node timed out"),
-      },
+      upstream: true,
+      indexed: true,
+      responses: { 200: { description: "one entry per epoch", body } },
       handler: async ({ query, body, auth }) => ({
         status: 200,
         body: wrap(await service.dailyRewards({ ...body, ...query }, auth)),

@@ -1,11 +1,8 @@
 import { z } from "zod";
+import { suiAddress } from "../../chains/sui.ts";
+import { endNotBefore } from "../../http/query.ts";
 
-/** A Sui address: 32 bytes, `0x` and 64 hex digits (compared lower-case). */
-const suiAddress = z
-  .string()
-  .trim()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "Must be a Sui address: 0x followed by 64 hex digits")
-  .transform((a) => a.toLowerCase());
+const address = z.string().trim().pipe(suiAddress());
 
 const isoDate = z
   .string()
@@ -20,14 +17,11 @@ export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 export const RewardsRequest = z
-  .object({ stake_account_address: suiAddress, start_date: isoDate, end_date: isoDate })
-  .superRefine((b, ctx) => {
-    const days = (Date.parse(b.end_date) - Date.parse(b.start_date)) / DAY_MS + 1;
-    if (days < 1)
-      ctx.addIssue({ code: "custom", path: ["end_date"], message: "Must not be before start_date" });
-    else if (days > MAX_RANGE_DAYS) {
-      ctx.addIssue({ code: "custom", path: ["end_date"], message: `Range is over ${MAX_RANGE_DAYS} days` });
-    }
+  .object({ stake_account_address: address, start_date: isoDate, end_date: isoDate })
+  .superRefine(endNotBefore("start_date", "end_date"))
+  .refine((b) => (Date.parse(b.end_date) - Date.parse(b.start_date)) / DAY_MS + 1 <= MAX_RANGE_DAYS, {
+    path: ["end_date"],
+    message: `Range is over ${MAX_RANGE_DAYS} days`,
   });
 export type RewardsRequest = z.output<typeof RewardsRequest>;
 

@@ -1,5 +1,5 @@
 import { unitsToNumber } from "@stake/db/units";
-import { AppError } from "../../errors.ts";
+import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { SuiIndexer } from "./indexer.ts";
 import type { IndexedPool, SuiRepo } from "./repo.ts";
@@ -50,9 +50,7 @@ export function createSuiRewardsService(deps: {
         (p) => operator.has(p.validatorAddress) && p.indexedThroughEpoch !== null,
       );
       if (!pools.length) {
-        throw new AppError("SUI_INDEX_NOT_READY", "Sui pools are not indexed yet; retry shortly", {
-          headers: { "retry-after": "30" },
-        });
+        throw notIndexedYet("Sui pools are not indexed yet; retry shortly", 30);
       }
       if (!known?.syncedAt) await indexer.syncDelegator(address, known?.unstakeCursor ?? null);
 

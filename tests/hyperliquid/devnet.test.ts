@@ -9,10 +9,11 @@ import {
   signDigest,
   type UnsignedTransaction,
 } from "../../control-plane/src/features/hyperliquid-delegation/builder.ts";
-import { type HyperliquidDevnet, startHyperliquidDevnet } from "./server.ts";
-import { DAY_MS } from "./state.ts";
+import { type HyperliquidDevnet, startHyperliquidDevnet } from "../../devnet/hyperliquid/server.ts";
+import { DAY_MS } from "../../devnet/hyperliquid/state.ts";
 
-// The node recovers with ethers; signing here with the control plane's noble code cross-checks the two.
+// The node recovers with ethers; signing here with the control plane's builder (viem digest, noble signature)
+// cross-checks the two.
 let dn: HyperliquidDevnet;
 before(async () => {
   dn = await startHyperliquidDevnet({ chain: "Testnet" });
