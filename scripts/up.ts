@@ -12,6 +12,7 @@ import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import postgres from "postgres";
+import { buildDashboard } from "../control-plane/build.ts";
 import { backgroundPubkey } from "../devnet/beacon/chain.ts";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
@@ -131,6 +132,7 @@ try {
   );
   await Promise.all([seedPg.close(), seedRedis.quit()]);
 
+  await buildDashboard();
   const cp = await startProcess({
     name: "control-plane",
     entry: "control-plane/src/main.ts",

@@ -36,6 +36,8 @@ try {
     "--noEmit",
   ]);
   step("lint", bin("biome"), ["check", "."]);
+  // The control plane serves the dashboard from its build (control-plane/build.ts), as `npm start` does.
+  step("build dashboard", process.execPath, ["--import", "tsx", "control-plane/build.ts"]);
   // Node 20's runner does not expand globs: collect *.test.ts under the given folders (default: all).
   const roots = process.argv.slice(2);
   const files = findTests(roots.length ? roots : ["db", "gateway", "control-plane", "devnet", "tests"]);
