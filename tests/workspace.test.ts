@@ -12,7 +12,9 @@ import ts from "typescript";
  *   nothing works only because pnpm happened to hoist a neighbour's dependency;
  * - one version range per dependency across every package.json, so one library is one version;
  * - nothing outside tests/ imports from tests/: `npm start`, the operator CLI and the deployables run
- *   without test code.
+ *   without test code;
+ * - scripts/ reaches another package only through its published entries (`exports`, e.g.
+ *   `@stake/control-plane/operator`), never by a relative path into its sources.
  */
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCE = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
@@ -80,6 +82,7 @@ function workspaceProblems(root: string): string[] {
   const dirs = workspacePackages(root).map((p) => path.resolve(root, p));
   const nested = new Set(dirs.filter((d) => d !== root));
   const testsDir = path.join(root, "tests") + path.sep;
+  const scriptsDir = path.join(root, "scripts") + path.sep;
   const rangesByDependency = new Map<string, Map<string, string[]>>();
 
   for (const dir of dirs) {
@@ -104,6 +107,8 @@ function workspaceProblems(root: string): string[] {
         const target = path.resolve(path.dirname(file), spec);
         if (spec.startsWith(".") && !file.startsWith(testsDir) && target.startsWith(testsDir))
           problems.push(`${relFile} imports test code: ${spec}`);
+        if (file.startsWith(scriptsDir) && [...nested].some((d) => target.startsWith(d + path.sep)))
+          problems.push(`${relFile} reaches into another package's files: ${spec}`);
       }
     }
     for (const [name, file] of undeclared)
@@ -123,7 +128,7 @@ describe("workspace packages", () => {
     assert.deepEqual(workspaceProblems(ROOT), []);
   });
 
-  it("the check reports an undeclared import, two ranges and an import of test code", () => {
+  it("the check reports an undeclared import, two ranges, an import of test code and a script reaching into a package", () => {
     const root = mkdtempSync(path.join(tmpdir(), "workspace-check-"));
     try {
       const write = (file: string, text: string) => {
@@ -140,12 +145,16 @@ describe("workspace packages", () => {
       // Comments and strings that merely mention a package are not imports.
       write("lib/src/b.ts", '// import "not-a-dependency"\nexport const s = "import x from \'nope\'";\n');
       write("lib/src/c.ts", 'export const e = await import("drizzle-orm/pg-core");\n');
-      write("scripts/up.ts", 'import { fixture } from "../tests/helpers/fixture.ts";\nimport "zod";\n');
+      write(
+        "scripts/up.ts",
+        'import { fixture } from "../tests/helpers/fixture.ts";\nimport "zod";\nimport "../lib/src/b.ts";\n',
+      );
       write("tests/helpers/fixture.ts", 'import "../../scripts/up.ts";\nexport const fixture = 1;\n');
       assert.deepEqual(workspaceProblems(root).sort(), [
         `"zod" has 2 version ranges: ^4.6.7 in package.json; ^4.1.12 in lib/package.json`,
         'lib/package.json does not declare "drizzle-orm" (imported by lib/src/c.ts)',
         "scripts/up.ts imports test code: ../tests/helpers/fixture.ts",
+        "scripts/up.ts reaches into another package's files: ../lib/src/b.ts",
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -1,6 +1,6 @@
+import { createAccountsRepo } from "@stake/control-plane/operator";
 import { issueApiKey } from "@stake/db/api-key";
 import { isId } from "@stake/db/ids";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { type Command, requirePositional, UsageError } from "./context.ts";
 
 const STATUSES = ["pending", "approved", "rejected", "suspended"] as const;

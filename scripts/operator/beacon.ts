@@ -1,11 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
-import { hexOf } from "../../control-plane/src/features/beacon-provisioning/builder.ts";
-import { signingKeyPath } from "../../control-plane/src/features/beacon-provisioning/eip2333.ts";
-import { createKeyCipher } from "../../control-plane/src/features/beacon-provisioning/key-encryption.ts";
-import { encryptKeystore } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
-import { createProvisioningRepo } from "../../control-plane/src/features/beacon-provisioning/repo.ts";
+import {
+  blsKeyFromSecret,
+  createKeyCipher,
+  createProvisioningRepo,
+  encryptKeystore,
+  hexOf,
+  signingKeyPath,
+} from "@stake/control-plane/operator";
 import { type Command, requirePositional, UsageError } from "./context.ts";
 
 const no0x = (h: string) => h.replace(/^0x/, "");

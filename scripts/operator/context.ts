@@ -1,3 +1,8 @@
+import {
+  ControlPlaneEnv,
+  createGatewayOperatorService,
+  type GatewayOperatorService,
+} from "@stake/control-plane/operator";
 import { createDb, type Db } from "@stake/db/client";
 import {
   ConfigError,
@@ -10,10 +15,9 @@ import {
 } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
+import { GatewayEnv } from "@stake/gateway/config";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { ControlPlaneEnv } from "../../control-plane/src/config.ts";
-import { GatewayEnv } from "../../gateway/src/config.ts";
 
 /**
  * Every variable the operator CLI reads, with the definitions of the processes it acts for: the TTL the
@@ -68,6 +72,8 @@ export interface OperatorContext {
   db: Db;
   redis: Redis;
   keys: RedisKeys;
+  /** Every change to gateway state (providers, rate, funding, keys) goes through this. */
+  gateway: GatewayOperatorService;
   config: Readonly<OperatorConfig>;
   /** True with --json: commands return data and the runner prints it as JSON. */
   json: boolean;
@@ -93,10 +99,12 @@ export class UsageError extends Error {}
 export function createOperatorContext(config: Readonly<OperatorConfig>, json: boolean) {
   const pg = createDb(config.databaseUrl, { max: 2, applicationName: "operator" });
   const redis = createRedis(config.redisUrl, { name: "operator" });
+  const keys = createRedisKeys(config.redisPrefix);
   const ctx: OperatorContext = {
     db: pg.db,
     redis,
-    keys: createRedisKeys(config.redisPrefix),
+    keys,
+    gateway: createGatewayOperatorService({ db: pg.db, redis, keys }),
     config,
     json,
   };
