@@ -5,13 +5,12 @@ import {
 } from "@stake/control-plane/operator";
 import { createDb, type Db } from "@stake/db/client";
 import {
-  ConfigError,
   DATABASE_URL,
   GATEWAY_REQUEST_DEADLINE_MS,
   parseEnv,
   REDIS_PREFIX,
   REDIS_URL,
-  reapDelayProblem,
+  reapAfterDeadline,
 } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
@@ -39,32 +38,24 @@ export const OperatorEnv = z.object({
     .describe("Password of exported EIP-2335 keystores when `keystores export` gets no --password-file."),
 });
 
-export interface OperatorConfig {
-  databaseUrl: string;
-  redisUrl: string;
-  redisPrefix: string;
-  idempotencyTtlSeconds: number;
-  reapAfterMs: number;
-  /** Hex without 0x. Secret: never print it. */
-  keyEncryptionKey: string;
-  /** Secret. */
-  keystorePassword: string | undefined;
-}
-
-export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
-  const e = parseEnv(OperatorEnv, env);
-  // `ledger settle` reaps like the worker, under the same rule.
-  const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
-  if (reap) throw new ConfigError([reap]);
-  return Object.freeze({
+/** The operator CLI's configuration: its variables, the reap rule the worker follows, the object it reads. */
+export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `ledger settle` reaps like the worker.
+  .transform((e) => ({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
+    /** Hex without 0x. Secret: never print it. */
     keyEncryptionKey: e.ETH_KEY_ENCRYPTION_KEY.replace(/^0x/, "").toLowerCase(),
+    /** Secret. */
     keystorePassword: e.KEYSTORE_PASSWORD,
-  });
+  }));
+
+export type OperatorConfig = z.output<typeof OperatorConfig>;
+
+export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
+  return Object.freeze(parseEnv(OperatorConfig, env));
 }
 
 /** What every operator command gets: its configuration, connections from it, and the output mode. */
