@@ -1,15 +1,14 @@
 import {
-  createAccountsRepo,
+  createAccountOperatorService,
   createGatewayOperatorService,
   createPasswordHasher,
 } from "@stake/control-plane/operator";
-import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { apiKeys, organisations } from "@stake/db/schema/accounts";
+import { organisations } from "@stake/db/schema/accounts";
 import { gatewayUsers } from "@stake/db/schema/gateway";
-import { and, eq, isNull, ne } from "drizzle-orm";
+import { ne } from "drizzle-orm";
 import type { Redis } from "ioredis";
 
 export const DEMO = {
@@ -56,31 +55,13 @@ export async function refuseDemoDatabase(db: Db): Promise<string | null> {
 export async function seedDemo(
   db: Db,
 ): Promise<{ email: string; password: string; apiKey: string; keyId: string }> {
-  const repo = createAccountsRepo(db);
-  let org = await repo.findOrganisationByEmail(DEMO.email);
-  if (!org) {
-    const passwordHash = await DEMO_PASSWORDS.hash(DEMO.password);
-    await repo.insertOrganisation({
-      orgName: DEMO.org,
-      email: DEMO.email,
-      passwordHash,
-      scope: {},
-      signedUpVia: "v2",
-    });
-  }
-  org = await repo.setOrganisationStatus(DEMO.email, "approved");
-  const orgId = org!.id;
-  const issued = issueApiKey("staking");
-  const key = await db.transaction(async (tx) => {
-    await tx
-      .update(apiKeys)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(eq(apiKeys.organisationId, orgId), eq(apiKeys.label, DEMO.keyLabel), isNull(apiKeys.revokedAt)),
-      );
-    return repo.insertKey({ organisationId: orgId, label: DEMO.keyLabel, issued }, tx);
+  const seeded = await createAccountOperatorService({ db }).openApprovedOrganisation({
+    email: DEMO.email,
+    orgName: DEMO.org,
+    passwordHash: () => DEMO_PASSWORDS.hash(DEMO.password),
+    label: DEMO.keyLabel,
   });
-  return { email: DEMO.email, password: DEMO.password, apiKey: issued.key, keyId: key.id };
+  return { email: DEMO.email, password: DEMO.password, apiKey: seeded.apiKey, keyId: seeded.keyId };
 }
 
 export const GATEWAY_DEMO = {
@@ -109,8 +90,7 @@ export async function seedGatewayDemo(db: Db, redis: Redis, keys: RedisKeys, pro
   if (!(await gateway.currentCoinRate())) await gateway.setCoinRate(GATEWAY_DEMO.usdPerCoin);
   const account = await gateway.openAccount({
     email: GATEWAY_DEMO.email,
-    // Used only when the demo user is new.
-    passwordHash: await DEMO_PASSWORDS.hash(GATEWAY_DEMO.password),
+    passwordHash: () => DEMO_PASSWORDS.hash(GATEWAY_DEMO.password),
     coins: GATEWAY_DEMO.fundCoins,
     ref: GATEWAY_DEMO.fundRef,
   });

@@ -5,7 +5,11 @@
  */
 export { createPasswordHasher } from "./auth/password.ts";
 export { ControlPlaneEnv } from "./config.ts";
-export { createAccountsRepo } from "./features/account-v2/repo.ts";
+export {
+  type AccountOperatorService,
+  createAccountOperatorService,
+  type OrganisationStatus,
+} from "./features/account-v2/operator-service.ts";
 export { blsKeyFromSecret } from "./features/beacon-provisioning/bls.ts";
 export { hexOf } from "./features/beacon-provisioning/builder.ts";
 export { signingKeyPath } from "./features/beacon-provisioning/eip2333.ts";

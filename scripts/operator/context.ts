@@ -1,5 +1,7 @@
 import {
+  type AccountOperatorService,
   ControlPlaneEnv,
+  createAccountOperatorService,
   createGatewayOperatorService,
   type GatewayOperatorService,
 } from "@stake/control-plane/operator";
@@ -63,6 +65,8 @@ export interface OperatorContext {
   db: Db;
   redis: Redis;
   keys: RedisKeys;
+  /** Organisations and their staking keys. */
+  accounts: AccountOperatorService;
   /** Every change to gateway state (providers, rate, funding, keys) goes through this. */
   gateway: GatewayOperatorService;
   config: Readonly<OperatorConfig>;
@@ -95,6 +99,7 @@ export function createOperatorContext(config: Readonly<OperatorConfig>, json: bo
     db: pg.db,
     redis,
     keys,
+    accounts: createAccountOperatorService({ db: pg.db }),
     gateway: createGatewayOperatorService({ db: pg.db, redis, keys }),
     config,
     json,

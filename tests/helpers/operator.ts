@@ -1,4 +1,4 @@
-import { createGatewayOperatorService } from "@stake/control-plane/operator";
+import { createAccountOperatorService, createGatewayOperatorService } from "@stake/control-plane/operator";
 import type { Db } from "@stake/db/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
@@ -14,6 +14,7 @@ export function operatorContext(
 ): OperatorContext {
   return {
     ...deps,
+    accounts: createAccountOperatorService(deps),
     gateway: createGatewayOperatorService(deps),
     config: loadOperatorConfig(env),
     json: true,

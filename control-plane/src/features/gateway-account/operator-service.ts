@@ -27,7 +27,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     return value;
   };
 
-  const service = {
+  return {
     invalidate,
     /** The new provider, or null when the key is taken. */
     addProvider: async (p: { key: string; originUrl: string; costInUsd: string; status?: ProviderStatus }) =>
@@ -53,11 +53,12 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     /**
      * A gateway user (found by e-mail, else created) with one fresh key, the user's earlier keys
      * deactivated; unless `party: false`, its party (found or created), funded with `coins` once per
-     * `ref`. Without an e-mail a new user is made; without a password hash it cannot log in.
+     * `ref`. Without an e-mail a new user is made; without a password hash (computed only for a new user)
+     * it cannot log in.
      */
     async openAccount(input: {
       email?: string;
-      passwordHash?: string;
+      passwordHash?: () => Promise<string>;
       party?: boolean;
       coins?: string;
       ref?: string;
@@ -68,7 +69,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
         (await accounts.insertUser({
           id: userId,
           email: input.email ?? `${userId.toLowerCase()}@example.test`,
-          passwordHash: input.passwordHash ?? "-",
+          passwordHash: input.passwordHash ? await input.passwordHash() : "-",
         }))!;
       await repo.deactivateKeysOfUser(user.id);
       const issued = issueApiKey("gateway");
@@ -96,7 +97,6 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       return { ...account, partyId: party.id, balance };
     },
   };
-  return service;
 }
 
 export type GatewayOperatorService = ReturnType<typeof createGatewayOperatorService>;
