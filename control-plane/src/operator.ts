@@ -10,12 +10,7 @@ export {
   createAccountOperatorService,
   type OrganisationStatus,
 } from "./features/account-v2/operator-service.ts";
-export { blsKeyFromSecret } from "./features/beacon-provisioning/bls.ts";
-export { hexOf } from "./features/beacon-provisioning/builder.ts";
-export { signingKeyPath } from "./features/beacon-provisioning/eip2333.ts";
-export { createKeyCipher } from "./features/beacon-provisioning/key-encryption.ts";
-export { encryptKeystore } from "./features/beacon-provisioning/keystore.ts";
-export { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
+export { createKeystoreExport } from "./features/beacon-provisioning/keystore-export.ts";
 export {
   createGatewayOperatorService,
   type GatewayOperatorService,
