@@ -5,9 +5,9 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { ControlPlaneEnv } from "@stake/control-plane/operator";
+import { GatewayEnv } from "@stake/gateway/config";
 import type { z } from "zod";
-import { ControlPlaneEnv } from "../control-plane/src/config.ts";
-import { GatewayEnv } from "../gateway/src/config.ts";
 import { ROOT } from "./lib/infra.ts";
 import { OperatorEnv } from "./operator/context.ts";
 

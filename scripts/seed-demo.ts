@@ -1,17 +1,16 @@
-import { issueApiKey } from "@stake/db/api-key";
+import {
+  createAccountOperatorService,
+  createGatewayOperatorService,
+  createPasswordHasher,
+} from "@stake/control-plane/operator";
 import type { Db } from "@stake/db/client";
-import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
+import { formatCoins } from "@stake/db/coin";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { apiKeys, organisations } from "@stake/db/schema/accounts";
-import { coinRates, gatewayApiKeys, gatewayUsers, providers } from "@stake/db/schema/gateway";
-import { and, eq, isNull, ne, sql } from "drizzle-orm";
+import { organisations } from "@stake/db/schema/accounts";
+import { gatewayUsers } from "@stake/db/schema/gateway";
+import { ne, sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import postgres from "postgres";
-import { createPasswordHasher } from "../control-plane/src/auth/password.ts";
-import { createAccountsRepo } from "../control-plane/src/features/account-v2/repo.ts";
-import { createGatewayAccountRepo } from "../control-plane/src/features/gateway-account/repo.ts";
-import { creditParty } from "../control-plane/src/features/gateway-settlement/funding.ts";
 
 export const DEMO = {
   email: "demo@example.com",
@@ -19,6 +18,8 @@ export const DEMO = {
   org: "Demo Staking Org",
   keyLabel: "demo",
 } as const;
+
+const DEMO_PASSWORDS = createPasswordHasher({ memoryCost: 19456, timeCost: 2 });
 
 /** Why `npm start` must not seed its public demo credentials here, or null when it may. */
 export function refuseDemoNetwork(network: string): string | null {
@@ -85,31 +86,13 @@ export async function refuseDemoDatabase(db: Db): Promise<string | null> {
 export async function seedDemo(
   db: Db,
 ): Promise<{ email: string; password: string; apiKey: string; keyId: string }> {
-  const repo = createAccountsRepo(db);
-  let org = await repo.findOrganisationByEmail(DEMO.email);
-  if (!org) {
-    const passwordHash = await createPasswordHasher({ memoryCost: 19456, timeCost: 2 }).hash(DEMO.password);
-    await repo.insertOrganisation({
-      orgName: DEMO.org,
-      email: DEMO.email,
-      passwordHash,
-      scope: {},
-      signedUpVia: "v2",
-    });
-  }
-  org = await repo.setOrganisationStatus(DEMO.email, "approved");
-  const orgId = org!.id;
-  const issued = issueApiKey("staking");
-  const key = await db.transaction(async (tx) => {
-    await tx
-      .update(apiKeys)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(eq(apiKeys.organisationId, orgId), eq(apiKeys.label, DEMO.keyLabel), isNull(apiKeys.revokedAt)),
-      );
-    return repo.insertKey({ organisationId: orgId, label: DEMO.keyLabel, issued }, tx);
+  const seeded = await createAccountOperatorService({ db }).openApprovedOrganisation({
+    email: DEMO.email,
+    orgName: DEMO.org,
+    passwordHash: () => DEMO_PASSWORDS.hash(DEMO.password),
+    label: DEMO.keyLabel,
   });
-  return { email: DEMO.email, password: DEMO.password, apiKey: issued.key, keyId: key.id };
+  return { email: DEMO.email, password: DEMO.password, apiKey: seeded.apiKey, keyId: seeded.keyId };
 }
 
 export const GATEWAY_DEMO = {
@@ -125,48 +108,27 @@ export const GATEWAY_DEMO = {
 /**
  * Idempotent gateway demo: a gateway user with a ledger party funded once (ref `demo-seed`), a fresh
  * gateway key (the previous demo keys are deactivated), the `demo` provider pointing at `providerUrl`, and a
- * coin rate when none is set. Gateways drop their caches on the invalidation message.
+ * coin rate when none is set; all through the operator's service, which tells the gateways.
  */
 export async function seedGatewayDemo(db: Db, redis: Redis, keys: RedisKeys, providerUrl: string) {
-  const repo = createGatewayAccountRepo(db);
-  let user = await repo.findUserByEmail(GATEWAY_DEMO.email);
-  if (!user) {
-    const passwordHash = await createPasswordHasher({ memoryCost: 19456, timeCost: 2 }).hash(
-      GATEWAY_DEMO.password,
-    );
-    user = await repo.insertUser({ id: newId("gatewayUser"), email: GATEWAY_DEMO.email, passwordHash });
-  }
-  const userId = user!.id;
-  const party =
-    (await repo.findPartyOfUser(userId)) ?? (await repo.insertParty({ id: newId("party"), userId }));
-  const partyId = party!.id;
-
-  await db
-    .update(gatewayApiKeys)
-    .set({ active: false, deactivatedAt: new Date() })
-    .where(and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)));
-  const issued = issueApiKey("gateway");
-  await repo.insertKey({ id: newId("gatewayKey"), userId, hash: issued.hash, start: issued.start });
-
-  await db
-    .insert(providers)
-    .values({
-      id: newId("provider"),
-      key: GATEWAY_DEMO.providerKey,
-      originUrl: providerUrl,
-      costInUsd: GATEWAY_DEMO.costInUsd,
-      status: "active",
-    })
-    .onConflictDoUpdate({ target: providers.key, set: { originUrl: providerUrl, status: "active" } });
-  const [rate] = await db.select().from(coinRates).limit(1);
-  if (!rate)
-    await db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: GATEWAY_DEMO.usdPerCoin });
-
-  const funded = await creditParty(db, redis, keys, {
-    partyId,
-    amount: coinsToBaseUnits(GATEWAY_DEMO.fundCoins),
+  const gateway = createGatewayOperatorService({ db, redis, keys });
+  const provider = { originUrl: providerUrl, status: "active" } as const;
+  (await gateway.addProvider({
+    key: GATEWAY_DEMO.providerKey,
+    costInUsd: GATEWAY_DEMO.costInUsd,
+    ...provider,
+  })) ?? (await gateway.updateProvider(GATEWAY_DEMO.providerKey, provider));
+  if (!(await gateway.currentCoinRate())) await gateway.setCoinRate(GATEWAY_DEMO.usdPerCoin);
+  const account = await gateway.openAccount({
+    email: GATEWAY_DEMO.email,
+    passwordHash: () => DEMO_PASSWORDS.hash(GATEWAY_DEMO.password),
+    coins: GATEWAY_DEMO.fundCoins,
     ref: GATEWAY_DEMO.fundRef,
   });
-  await redis.publish(keys.gateway.invalidations, "seed-demo");
-  return { ...GATEWAY_DEMO, partyId, gatewayKey: issued.key, balance: formatCoins(funded.balance) };
+  return {
+    ...GATEWAY_DEMO,
+    partyId: account.partyId,
+    gatewayKey: account.apiKey,
+    balance: formatCoins(account.balance),
+  };
 }

@@ -7,16 +7,17 @@
 
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
+import { buildDashboard } from "@stake/control-plane/build";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
+import { buildGateway, GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { backgroundPubkey } from "../devnet/beacon/chain.ts";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
 import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
-import { buildGateway, GATEWAY_NODE_FLAGS } from "../gateway/build.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
@@ -136,6 +137,7 @@ try {
   );
   await Promise.all([seedPg.close(), seedRedis.quit()]);
 
+  await buildDashboard();
   const cp = await startProcess({
     name: "control-plane",
     entry: "control-plane/src/main.ts",

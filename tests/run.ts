@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -55,6 +55,13 @@ const tsc = (project: string, info: string) =>
 try {
   await resetTestTemplate(infra.databaseUrl);
   mkdirSync(path.join(ROOT, ".data", "tsc"), { recursive: true });
+  // The control plane serves the dashboard from its build (control-plane/build.ts), as `npm start` does:
+  // built before any test starts one (esbuild, well under a second).
+  const built = spawnSync(process.execPath, ["--import", "tsx", "control-plane/build.ts"], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (built.status !== 0) throw new Error("the dashboard build failed");
   const files = findTests(roots.length ? roots : ROOTS).map((f) => path.relative(ROOT, f));
   const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
   const fast = files.filter((f) => !slow.includes(f));

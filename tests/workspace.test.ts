@@ -15,6 +15,8 @@ import ts from "typescript";
  *   without test code;
  * - nothing under devnet/ imports from control-plane/: a simulated node is the independent reference the
  *   control plane is checked against, so it computes its state its own way, never with the code under test.
+ * - scripts/ reaches another package only through its published entries (`exports`, e.g.
+ *   `@stake/control-plane/operator`), never by a relative path into its sources.
  */
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCE = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
@@ -84,6 +86,7 @@ function workspaceProblems(root: string): string[] {
   const testsDir = path.join(root, "tests") + path.sep;
   const devnetDir = path.join(root, "devnet") + path.sep;
   const controlPlaneDir = path.join(root, "control-plane") + path.sep;
+  const scriptsDir = path.join(root, "scripts") + path.sep;
   const rangesByDependency = new Map<string, Map<string, string[]>>();
 
   for (const dir of dirs) {
@@ -110,6 +113,8 @@ function workspaceProblems(root: string): string[] {
           problems.push(`${relFile} imports test code: ${spec}`);
         if (file.startsWith(devnetDir) && target.startsWith(controlPlaneDir))
           problems.push(`${relFile} imports the code under test: ${spec}`);
+        if (file.startsWith(scriptsDir) && [...nested].some((d) => target.startsWith(d + path.sep)))
+          problems.push(`${relFile} reaches into another package's files: ${spec}`);
       }
     }
     for (const [name, file] of undeclared)
@@ -125,11 +130,11 @@ function workspaceProblems(root: string): string[] {
 }
 
 describe("workspace packages", () => {
-  it("declare every package they import, agree on each range, keep test code to tests/ and devnet/ independent", () => {
+  it("declare every package they import, agree on each range, keep test code to tests/, devnet/ independent and scripts/ to published entries", () => {
     assert.deepEqual(workspaceProblems(ROOT), []);
   });
 
-  it("the check reports an undeclared import, two ranges, an import of test code and a devnet import of the control plane", () => {
+  it("the check reports an undeclared import, two ranges, an import of test code, a devnet import of the control plane and a script reaching into a package", () => {
     const root = mkdtempSync(path.join(tmpdir(), "workspace-check-"));
     try {
       const write = (file: string, text: string) => {
@@ -146,7 +151,10 @@ describe("workspace packages", () => {
       // Comments and strings that merely mention a package are not imports.
       write("lib/src/b.ts", '// import "not-a-dependency"\nexport const s = "import x from \'nope\'";\n');
       write("lib/src/c.ts", 'export const e = await import("drizzle-orm/pg-core");\n');
-      write("scripts/up.ts", 'import { fixture } from "../tests/helpers/fixture.ts";\nimport "zod";\n');
+      write(
+        "scripts/up.ts",
+        'import { fixture } from "../tests/helpers/fixture.ts";\nimport "zod";\nimport "../lib/src/b.ts";\n',
+      );
       write("tests/helpers/fixture.ts", 'import "../../scripts/up.ts";\nexport const fixture = 1;\n');
       write("control-plane/src/decode.ts", "export const decode = 1;\n");
       write("devnet/node/chain.ts", 'import { decode } from "../../control-plane/src/decode.ts";\n');
@@ -155,6 +163,7 @@ describe("workspace packages", () => {
         "devnet/node/chain.ts imports the code under test: ../../control-plane/src/decode.ts",
         'lib/package.json does not declare "drizzle-orm" (imported by lib/src/c.ts)',
         "scripts/up.ts imports test code: ../tests/helpers/fixture.ts",
+        "scripts/up.ts reaches into another package's files: ../lib/src/b.ts",
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });

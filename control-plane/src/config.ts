@@ -1,7 +1,5 @@
 import {
-  ConfigError,
-  type ConnectionSettings,
-  connectionSettings,
+  ConnectionConfig,
   DATABASE_POOL_SIZE,
   DATABASE_URL,
   deepFreeze,
@@ -12,18 +10,15 @@ import {
   port,
   REDIS_PREFIX,
   REDIS_URL,
-  reapDelayProblem,
+  reapAfterDeadline,
 } from "@stake/db/env";
 import { z } from "zod";
 import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
-import { type BeaconDataConfig, BeaconDataEnv, beaconDataConfig } from "./features/beacon-data/config.ts";
-import { type DashboardConfig, DashboardEnv, dashboardConfig } from "./features/dashboard/config.ts";
-import {
-  type PolygonRewardsConfig,
-  PolygonRewardsEnv,
-  polygonRewardsConfig,
-} from "./features/polygon-rewards/config.ts";
-import { type SuiRewardsConfig, SuiRewardsEnv, suiRewardsConfig } from "./features/sui-rewards/config.ts";
+import { BeaconDataConfig } from "./features/beacon-data/config.ts";
+import { DashboardConfig } from "./features/dashboard/config.ts";
+import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
+import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
+import { NETWORK } from "./network.ts";
 
 /** Public, well-known values so `npm start` works out of the box. Never for real funds. */
 export const DEMO_ETH_OPERATOR_SEED = "0x" + "de".repeat(32);
@@ -43,10 +38,7 @@ export const ControlPlaneEnv = z.object({
   DATABASE_POOL_SIZE,
   REDIS_URL,
   REDIS_PREFIX,
-  NETWORK: z
-    .enum(["testnet", "mainnet"])
-    .default("testnet")
-    .describe("The chain environment this deployment serves."),
+  NETWORK,
   LOG_LEVEL,
   JSON_BODY_LIMIT: z
     .string()
@@ -229,66 +221,30 @@ export const ControlPlaneEnv = z.object({
     .max(60000)
     .default(5000)
     .describe("Timeout of each Hyperliquid API call; past it the request fails with 504."),
-  ...SuiRewardsEnv,
-  ...PolygonRewardsEnv,
-  ...DashboardEnv,
-  ...BeaconDataEnv,
+  ...SuiRewardsConfig.in.shape,
+  // NETWORK, which Polygon's defaults follow, is listed above.
+  ...PolygonRewardsConfig.in.omit({ NETWORK: true }).shape,
+  ...DashboardConfig.in.shape,
+  ...BeaconDataConfig.in.shape,
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
 
-export interface Config extends ConnectionSettings {
-  port: number;
-  host: string;
-  workerPort: number;
-  network: "testnet" | "mainnet";
-  jsonBodyLimit: string;
-  trustProxy: string;
-  argon2: { memoryCost: number; timeCost: number };
-  abuse: {
-    windowSeconds: number;
-    signupPerIp: number;
-    signupPerEmail: number;
-    authFailuresPerIp: number;
-    authFailuresPerEmail: number;
-  };
-  /** Secret: never log it. */
-  metricsToken: string | undefined;
-  gatewayAccount: {
-    jwtSecret: string;
-    jwtTtlSeconds: number;
-    rateLimit: number;
-    rateWindowSeconds: number;
-  };
-  settlement: { intervalMs: number; reapAfterMs: number; ttlSeconds: number };
-  dashboard: DashboardConfig;
-  eth: {
-    network: "mainnet" | "hoodi";
-    /** Hex without 0x. Secret: never log or return it. */
-    operatorSeed: string;
-    /** Hex without 0x. Secret. */
-    keyEncryptionKey: string;
-    beaconUrl: string;
-    beaconTimeoutMs: number;
-    depositContract: string | undefined;
-    batchDepositor: string | undefined;
-  };
-  solana: { rpcUrl: string; mevApiUrl: string; timeoutMs: number; requestsPerKeyPerMinute: number };
-  hyperliquid: { apiUrl: string; validatorAddress: string; timeoutMs: number };
-  sui: SuiRewardsConfig;
-  polygon: PolygonRewardsConfig;
-  beaconData: BeaconDataConfig;
-}
+const strip0x = (h: string) => h.replace(/^0x/, "").toLowerCase();
+const ethNetworkOf = (e: Pick<ControlPlaneEnv, "NETWORK" | "ETH_NETWORK">) =>
+  e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi");
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
-  const e = parseEnv(ControlPlaneEnv, env);
-  const strip0x = (h: string) => h.replace(/^0x/, "").toLowerCase();
-  const ethNetwork = e.ETH_NETWORK ?? (e.NETWORK === "mainnet" ? "mainnet" : "hoodi");
+/**
+ * The control plane's configuration: the variables, the rules across them, and the object the code
+ * reads. Each area's part is that area's own schema (`features/<area>/config.ts`): its variables are
+ * parsed here with the rest (so each is reported by its name), then its transform builds its part.
+ */
+export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
   // Judged on the resolved networks: deposits follow ETH_NETWORK, so a mainnet ETH_NETWORK puts real
   // validator keys behind the seed and the key-encryption key even on a testnet deployment.
   const realFunds = {
     chains: e.NETWORK === "mainnet",
-    ethereum: e.NETWORK === "mainnet" || ethNetwork === "mainnet",
+    ethereum: ethNetworkOf(e) === "mainnet" || e.NETWORK === "mainnet",
   };
   const demo = [
     realFunds.chains && e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET && "GATEWAY_JWT_SECRET",
@@ -298,16 +254,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     realFunds.ethereum &&
       strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY) &&
       "ETH_KEY_ENCRYPTION_KEY",
-  ].filter((v): v is string => typeof v === "string");
-  const problems = demo.map((v) => `${v}: the public demo value is refused on mainnet`);
-  const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
-  if (reap) problems.push(reap);
-  if (problems.length) throw new ConfigError(problems);
-  return deepFreeze({
+  ];
+  for (const name of demo)
+    if (name)
+      ctx.addIssue({ code: "custom", path: [name], message: "the public demo value is refused on mainnet" });
+})
+  .superRefine(reapAfterDeadline)
+  .transform((e) => ({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
     workerPort: e.WORKER_PORT,
-    ...connectionSettings(e),
+    ...ConnectionConfig.out.parse(e),
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
@@ -319,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       authFailuresPerIp: e.AUTH_FAILURE_LIMIT_PER_IP,
       authFailuresPerEmail: e.AUTH_FAILURE_LIMIT_PER_EMAIL,
     },
+    /** Secret: never log it. */
     metricsToken: e.METRICS_TOKEN,
     gatewayAccount: {
       jwtSecret: e.GATEWAY_JWT_SECRET,
@@ -331,10 +289,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
       ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     },
-    dashboard: dashboardConfig(e),
+    // An area's transform only reads the variables this schema has already parsed.
+    dashboard: DashboardConfig.out.parse(e),
     eth: {
-      network: ethNetwork,
+      network: ethNetworkOf(e),
+      /** Hex without 0x. Secret: never log or return it. */
       operatorSeed: strip0x(e.ETH_OPERATOR_SEED),
+      /** Hex without 0x. Secret. */
       keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
       beaconUrl: e.ETH_BEACON_URL,
       beaconTimeoutMs: e.ETH_BEACON_TIMEOUT_MS,
@@ -352,8 +313,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
       timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
-    sui: suiRewardsConfig(e),
-    polygon: polygonRewardsConfig(e),
-    beaconData: beaconDataConfig(e),
-  });
+    sui: SuiRewardsConfig.out.parse(e),
+    polygon: PolygonRewardsConfig.out.parse(e),
+    beaconData: BeaconDataConfig.out.parse(e),
+  }));
+
+export type Config = z.output<typeof ControlPlaneConfig>;
+
+/** Parses the environment once (main.ts, worker.ts); every problem is reported as `VAR: message`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  return deepFreeze(parseEnv(ControlPlaneConfig, env));
 }

@@ -55,39 +55,41 @@ export const GATEWAY_REQUEST_DEADLINE_MS = z.coerce
 export const REAP_MARGIN_MS = 1000;
 
 /**
- * Why a reap delay cannot go with a gateway deadline, or undefined. A reaper faster than the deadline
- * would release reservations whose requests the gateway is still serving (they are then charged late,
- * but the party could spend the released funds meanwhile).
+ * Refuses a reap delay that cannot go with the gateway deadline (a refinement of every schema that reads
+ * both). A reaper faster than the deadline would release reservations whose requests the gateway is still
+ * serving (they are then charged late, but the party could spend the released funds meanwhile).
  */
-export function reapDelayProblem(reapAfterMs: number, deadlineMs: number): string | undefined {
-  if (reapAfterMs > deadlineMs + REAP_MARGIN_MS) return undefined;
-  return `RESERVATION_REAP_AFTER_MS: ${reapAfterMs} must be greater than GATEWAY_REQUEST_DEADLINE_MS (${deadlineMs}) + ${REAP_MARGIN_MS} ms, or the reaper releases requests the gateway is still serving`;
+export function reapAfterDeadline(
+  e: { RESERVATION_REAP_AFTER_MS: number; GATEWAY_REQUEST_DEADLINE_MS: number },
+  ctx: z.RefinementCtx,
+) {
+  const reapAfterMs = e.RESERVATION_REAP_AFTER_MS;
+  const deadlineMs = e.GATEWAY_REQUEST_DEADLINE_MS;
+  if (reapAfterMs > deadlineMs + REAP_MARGIN_MS) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["RESERVATION_REAP_AFTER_MS"],
+    message: `${reapAfterMs} must be greater than GATEWAY_REQUEST_DEADLINE_MS (${deadlineMs}) + ${REAP_MARGIN_MS} ms, or the reaper releases requests the gateway is still serving`,
+  });
 }
 
 /** What a long-running process needs to reach Postgres and Redis and to log. */
 export const ConnectionEnv = { DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, LOG_LEVEL };
 
-const Connection = z.object(ConnectionEnv);
+/**
+ * The connection variables as the config fields every process passes down. A process lists the variables
+ * in its own schema and applies this transform to them (`ConnectionConfig.out.parse(parsed)`).
+ */
+export const ConnectionConfig = z.object(ConnectionEnv).transform((e) => ({
+  databaseUrl: e.DATABASE_URL,
+  databasePoolSize: e.DATABASE_POOL_SIZE,
+  redisUrl: e.REDIS_URL,
+  redisPrefix: e.REDIS_PREFIX,
+  logLevel: e.LOG_LEVEL,
+}));
+
+export type ConnectionSettings = z.output<typeof ConnectionConfig>;
 export type LogLevel = z.output<typeof LOG_LEVEL>;
-
-/** The parsed connection variables as the config fields every process passes down. */
-export interface ConnectionSettings {
-  databaseUrl: string;
-  databasePoolSize: number;
-  redisUrl: string;
-  redisPrefix: string;
-  logLevel: LogLevel;
-}
-
-export function connectionSettings(e: z.output<typeof Connection>): ConnectionSettings {
-  return {
-    databaseUrl: e.DATABASE_URL,
-    databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
-    logLevel: e.LOG_LEVEL,
-  };
-}
 
 /** A configuration the process cannot start with; `problems` are `VAR: message` lines. */
 export class ConfigError extends Error {
@@ -98,7 +100,7 @@ export class ConfigError extends Error {
 }
 
 /** Parses `env` with `schema`; every problem is reported at once, named by its variable. */
-export function parseEnv<S extends z.ZodObject>(
+export function parseEnv<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined>,
 ): z.output<S> {

@@ -1,13 +1,12 @@
 import {
+  ConnectionConfig,
   ConnectionEnv,
-  type ConnectionSettings,
-  connectionSettings,
+  deepFreeze,
   GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   parseEnv,
   port,
 } from "@stake/db/env";
-import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { z } from "zod";
 
 /**
@@ -65,30 +64,22 @@ export const GatewayEnv = z.object({
 
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 
-export interface GatewayConfig extends ConnectionSettings {
-  port: number;
-  host: string;
-  upstreamTimeoutMs: number;
-  requestDeadlineMs: number;
-  upstreamConnectTimeoutMs: number;
-  upstreamConnections: number;
-  cacheTtlMs: number;
-  idempotencyTtlSeconds: number;
-  partyRateLimit: PartyRateLimit;
-}
+/** The gateway's configuration: its variables and the object the code reads. */
+export const GatewayConfig = GatewayEnv.transform((e) => ({
+  port: e.GATEWAY_PORT,
+  host: e.GATEWAY_HOST,
+  ...ConnectionConfig.out.parse(e),
+  upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+  requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,
+  upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+  upstreamConnections: e.UPSTREAM_CONNECTIONS,
+  cacheTtlMs: e.CACHE_TTL_MS,
+  idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+  partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
+}));
+
+export type GatewayConfig = z.output<typeof GatewayConfig>;
 
 export function loadGatewayConfig(env: Record<string, string | undefined>): Readonly<GatewayConfig> {
-  const e = parseEnv(GatewayEnv, env);
-  return Object.freeze({
-    port: e.GATEWAY_PORT,
-    host: e.GATEWAY_HOST,
-    ...connectionSettings(e),
-    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
-    requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,
-    upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
-    upstreamConnections: e.UPSTREAM_CONNECTIONS,
-    cacheTtlMs: e.CACHE_TTL_MS,
-    idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
-    partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
-  });
+  return deepFreeze(parseEnv(GatewayConfig, env));
 }

@@ -14,21 +14,20 @@
 import type { spawn } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { issueApiKey } from "@stake/db/api-key";
+import {
+  checkParty,
+  createGatewayOperatorService,
+  readBalance,
+  runSettlementPass,
+  scanRecords,
+} from "@stake/control-plane/operator";
 import { createDb } from "@stake/db/client";
-import { coinsToBaseUnits } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
+import { buildGateway } from "@stake/gateway/build";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { checkParty } from "../../control-plane/src/features/gateway-settlement/check.ts";
-import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import { scanRecords } from "../../control-plane/src/features/gateway-settlement/hot-repo.ts";
-import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
-import { buildGateway } from "../../gateway/build.ts";
 import { load, median, medianResult, type Result, startNginx, startProcess } from "./targets.ts";
 
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -59,20 +58,11 @@ async function main() {
     const bare = startProcess(["scripts/bench/bare-proxy.ts", upstreamUrl]);
     children.push(bare.child);
 
-    const userId = newId("gatewayUser");
-    await pg.db.insert(gatewayUsers).values({ id: userId, email: "bench@example.test", passwordHash: "-" });
-    const partyId = newId("party");
-    await pg.db.insert(parties).values({ id: partyId, userId });
-    const key = issueApiKey("gateway");
-    await pg.db
-      .insert(gatewayApiKeys)
-      .values({ id: newId("gatewayKey"), userId, hash: key.hash, start: key.start });
-    await pg.db
-      .insert(providers)
-      .values({ id: newId("provider"), key: "bench", originUrl: upstreamUrl, costInUsd: "0.000001" });
-    await pg.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "1" });
-    const funded = coinsToBaseUnits("100000000");
-    await creditParty(pg.db, redis, keys, { partyId, amount: funded, ref: "bench" });
+    const operator = createGatewayOperatorService({ db: pg.db, redis, keys });
+    await operator.addProvider({ key: "bench", originUrl: upstreamUrl, costInUsd: "0.000001" });
+    await operator.setCoinRate("1");
+    const bench = await operator.openAccount({ email: "bench@example.test", coins: "100000000" });
+    const partyId = bench.partyId!;
 
     // The deployable as `npm start` runs it: the built bundle on plain node.
     const gw = startProcess([await buildGateway()], {
@@ -101,7 +91,7 @@ async function main() {
         url: await gw.ready,
         path: "/gateway/bench/x",
         pid: gw.child.pid as number,
-        gatewayKey: key.key,
+        gatewayKey: bench.apiKey,
       },
     ];
     const nginx = await startNginx(upstreamUrl);

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GATEWAY_NODE_FLAGS } from "../../gateway/build.ts";
+import { GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { ROOT } from "../lib/infra.ts";
 
 export function startProcess(args: string[], env: Record<string, string> = {}) {

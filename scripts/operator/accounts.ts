@@ -1,15 +1,14 @@
-import { issueApiKey } from "@stake/db/api-key";
+import type { OrganisationStatus } from "@stake/control-plane/operator";
 import { isId } from "@stake/db/ids";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { type Command, requirePositional, UsageError } from "./context.ts";
 
-const STATUSES = ["pending", "approved", "rejected", "suspended"] as const;
+const STATUSES = ["pending", "approved", "rejected", "suspended"] as const satisfies OrganisationStatus[];
 type Status = (typeof STATUSES)[number];
 
 function setStatus(status: Status): Command["run"] {
   return async (ctx, args) => {
     const email = requirePositional(args, 0, "email").toLowerCase();
-    const org = await createAccountsRepo(ctx.db).setOrganisationStatus(email, status);
+    const org = await ctx.accounts.setOrganisationStatus(email, status);
     if (!org) throw new UsageError(`no organisation with e-mail ${email}`);
     return {
       data: { id: org.id, email: org.email, status: org.status },
@@ -29,7 +28,7 @@ export const accountCommands: Record<string, Command> = {
       if (status !== undefined && !STATUSES.includes(status as Status)) {
         throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
       }
-      const rows = await createAccountsRepo(ctx.db).listOrganisations(status as Status | undefined);
+      const rows = await ctx.accounts.listOrganisations(status as Status | undefined);
       const data = rows.map((o) => ({
         id: o.id,
         orgName: o.orgName,
@@ -66,16 +65,22 @@ export const accountCommands: Record<string, Command> = {
     valueFlags: ["label"],
     async run(ctx, args) {
       const email = requirePositional(args, 0, "email").toLowerCase();
-      const repo = createAccountsRepo(ctx.db);
-      const org = await repo.findOrganisationByEmail(email);
-      if (!org) throw new UsageError(`no organisation with e-mail ${email}`);
       const label = typeof args.flags.label === "string" ? args.flags.label : "operator-issued";
-      const issued = issueApiKey("staking");
-      const row = await repo.insertKey({ organisationId: org.id, label, issued });
-      const data = { keyId: row.id, label: row.label, apiKey: issued.key, organisationId: org.id };
+      const issued = await ctx.accounts.issueKey(email, label);
+      if (!issued) throw new UsageError(`no organisation with e-mail ${email}`);
+      const org = issued.organisation;
+      const data = {
+        keyId: issued.keyId,
+        label: issued.label,
+        apiKey: issued.apiKey,
+        organisationId: org.id,
+      };
       const warn =
         org.status === "approved" ? "" : `\n(note: ${email} is ${org.status}; the key works once approved)`;
-      return { data, text: `${row.id}  ${issued.key}\nstore the key now: it is not shown again${warn}` };
+      return {
+        data,
+        text: `${issued.keyId}  ${issued.apiKey}\nstore the key now: it is not shown again${warn}`,
+      };
     },
   },
   "keys revoke": {
@@ -84,7 +89,7 @@ export const accountCommands: Record<string, Command> = {
     async run(ctx, args) {
       const keyId = requirePositional(args, 0, "keyId");
       if (!isId("apiKey", keyId)) throw new UsageError(`malformed keyId ${keyId}`);
-      const revoked = await createAccountsRepo(ctx.db).revokeKey(keyId);
+      const revoked = await ctx.accounts.revokeKey(keyId);
       if (!revoked) throw new UsageError(`no active key ${keyId}`);
       return { data: { keyId, revoked: true }, text: `${keyId} revoked` };
     },

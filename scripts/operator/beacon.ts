@@ -1,14 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { hexOf } from "../../control-plane/src/chains/evm.ts";
-import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
-import { signingKeyPath } from "../../control-plane/src/features/beacon-provisioning/eip2333.ts";
-import { createKeyCipher } from "../../control-plane/src/features/beacon-provisioning/key-encryption.ts";
-import { encryptKeystore } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
-import { createProvisioningRepo } from "../../control-plane/src/features/beacon-provisioning/repo.ts";
+import { createKeystoreExport } from "@stake/control-plane/operator";
 import { type Command, requirePositional, UsageError } from "./context.ts";
-
-const no0x = (h: string) => h.replace(/^0x/, "");
 
 /** Beacon-chain provisioning: hand validator keys to the operator's validator client. */
 export const beaconCommands: Record<string, Command> = {
@@ -27,44 +20,24 @@ export const beaconCommands: Record<string, Command> = {
       if (!Number.isInteger(iterations) || iterations < 1)
         throw new UsageError("--iterations must be a positive integer");
 
-      const repo = createProvisioningRepo(ctx.db);
-      const provision = await repo.findProvision(provisionId);
-      if (!provision) throw new UsageError(`no provision ${provisionId}`);
-      if (provision.status !== "CREATED")
-        throw new UsageError(`provision is ${provision.status}, not CREATED`);
-      const cipher = createKeyCipher(ctx.config.keyEncryptionKey);
-      const rows = await repo.listValidators(provisionId);
+      const exportKeystores = createKeystoreExport({
+        db: ctx.db,
+        keyEncryptionKey: ctx.config.keyEncryptionKey,
+      });
+      const result = await exportKeystores({ provisionId, password, iterations });
+      if (result.outcome === "NOT_FOUND") throw new UsageError(`no provision ${provisionId}`);
+      if (result.outcome === "NOT_CREATED")
+        throw new UsageError(`provision is ${result.status}, not CREATED`);
       mkdirSync(out, { recursive: true });
       const stamp = Math.floor(Date.now() / 1000);
       const files: string[] = [];
-      for (const v of rows) {
-        const secret = cipher.decrypt(v.encryptedSigningKey, v.pubkey);
-        // A key that does not match its stored pubkey must never reach a validator client.
-        if (hexOf(blsKeyFromSecret(BigInt(hexOf(secret))).publicKey) !== v.pubkey) {
-          throw new Error(`stored key of ${v.pubkey} does not match its pubkey`);
-        }
-        const keyPath = signingKeyPath(v.keyIndex);
-        const file = path.join(out, `keystore-${keyPath.replaceAll("/", "_")}-${stamp}.json`);
-        writeFileSync(
-          file,
-          JSON.stringify(encryptKeystore({ secret, password, pubkey: v.pubkey, path: keyPath, iterations })),
-          { mode: 0o600 },
-        );
+      for (const k of result.keystores) {
+        const file = path.join(out, `keystore-${k.path.replaceAll("/", "_")}-${stamp}.json`);
+        writeFileSync(file, JSON.stringify(k.keystore), { mode: 0o600 });
         files.push(file);
       }
-      const depositData = rows.map((v) => ({
-        pubkey: no0x(v.pubkey),
-        withdrawal_credentials: no0x(v.withdrawalCredentials),
-        amount: Number(v.amountGwei),
-        signature: no0x(v.signature),
-        deposit_message_root: no0x(v.depositMessageRoot),
-        deposit_data_root: no0x(v.depositDataRoot),
-        fork_version: no0x(v.forkVersion),
-        network_name: v.networkName,
-        deposit_cli_version: "2.7.0",
-      }));
       const depositFile = path.join(out, `deposit_data-${stamp}.json`);
-      writeFileSync(depositFile, JSON.stringify(depositData));
+      writeFileSync(depositFile, JSON.stringify(result.depositData));
       return {
         data: { provisionId, keystores: files, depositData: depositFile },
         text: `wrote ${files.length} keystores and ${depositFile}`,

@@ -1,19 +1,24 @@
+import {
+  type AccountOperatorService,
+  ControlPlaneEnv,
+  createAccountOperatorService,
+  createGatewayOperatorService,
+  type GatewayOperatorService,
+} from "@stake/control-plane/operator";
 import { createDb, type Db } from "@stake/db/client";
 import {
-  ConfigError,
   DATABASE_URL,
   GATEWAY_REQUEST_DEADLINE_MS,
   parseEnv,
   REDIS_PREFIX,
   REDIS_URL,
-  reapDelayProblem,
+  reapAfterDeadline,
 } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
+import { GatewayEnv } from "@stake/gateway/config";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { ControlPlaneEnv } from "../../control-plane/src/config.ts";
-import { GatewayEnv } from "../../gateway/src/config.ts";
 
 /**
  * Every variable the operator CLI reads, with the definitions of the processes it acts for: the TTL the
@@ -35,32 +40,24 @@ export const OperatorEnv = z.object({
     .describe("Password of exported EIP-2335 keystores when `keystores export` gets no --password-file."),
 });
 
-export interface OperatorConfig {
-  databaseUrl: string;
-  redisUrl: string;
-  redisPrefix: string;
-  idempotencyTtlSeconds: number;
-  reapAfterMs: number;
-  /** Hex without 0x. Secret: never print it. */
-  keyEncryptionKey: string;
-  /** Secret. */
-  keystorePassword: string | undefined;
-}
-
-export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
-  const e = parseEnv(OperatorEnv, env);
-  // `ledger settle` reaps like the worker, under the same rule.
-  const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
-  if (reap) throw new ConfigError([reap]);
-  return Object.freeze({
+/** The operator CLI's configuration: its variables, the reap rule the worker follows, the object it reads. */
+export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `ledger settle` reaps like the worker.
+  .transform((e) => ({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
+    /** Hex without 0x. Secret: never print it. */
     keyEncryptionKey: e.ETH_KEY_ENCRYPTION_KEY.replace(/^0x/, "").toLowerCase(),
+    /** Secret. */
     keystorePassword: e.KEYSTORE_PASSWORD,
-  });
+  }));
+
+export type OperatorConfig = z.output<typeof OperatorConfig>;
+
+export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
+  return Object.freeze(parseEnv(OperatorConfig, env));
 }
 
 /** What every operator command gets: its configuration, connections from it, and the output mode. */
@@ -68,6 +65,10 @@ export interface OperatorContext {
   db: Db;
   redis: Redis;
   keys: RedisKeys;
+  /** Organisations and their staking keys. */
+  accounts: AccountOperatorService;
+  /** Every change to gateway state (providers, rate, funding, keys) goes through this. */
+  gateway: GatewayOperatorService;
   config: Readonly<OperatorConfig>;
   /** True with --json: commands return data and the runner prints it as JSON. */
   json: boolean;
@@ -93,10 +94,13 @@ export class UsageError extends Error {}
 export function createOperatorContext(config: Readonly<OperatorConfig>, json: boolean) {
   const pg = createDb(config.databaseUrl, { max: 2, applicationName: "operator" });
   const redis = createRedis(config.redisUrl, { name: "operator" });
+  const keys = createRedisKeys(config.redisPrefix);
   const ctx: OperatorContext = {
     db: pg.db,
     redis,
-    keys: createRedisKeys(config.redisPrefix),
+    keys,
+    accounts: createAccountOperatorService({ db: pg.db }),
+    gateway: createGatewayOperatorService({ db: pg.db, redis, keys }),
     config,
     json,
   };

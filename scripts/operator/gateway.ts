@@ -1,15 +1,8 @@
+import type { ProviderRow, ProviderStatus } from "@stake/control-plane/operator";
 import { coinsToBaseUnits, formatCoins, parseDecimal } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
-import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
-import { asc, eq } from "drizzle-orm";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import { type Command, type OperatorContext, requirePositional, UsageError } from "./context.ts";
+import { type Command, requirePositional, UsageError } from "./context.ts";
 
-const STATUSES = ["active", "disabled", "degraded"] as const;
-type ProviderStatus = (typeof STATUSES)[number];
-
-/** Every gateway process drops its key, provider and rate caches on this message. */
-const invalidate = (ctx: OperatorContext) => ctx.redis.publish(ctx.keys.gateway.invalidations, "operator");
+const STATUSES = ["active", "disabled", "degraded"] as const satisfies readonly ProviderStatus[];
 
 function flag(
   args: { flags: Record<string, string | boolean | undefined> },
@@ -43,7 +36,7 @@ function checkStatus(value: string | undefined): ProviderStatus | undefined {
   return value as ProviderStatus;
 }
 
-const present = (p: typeof providers.$inferSelect) => ({
+const present = (p: ProviderRow) => ({
   id: p.id,
   key: p.key,
   originUrl: p.originUrl,
@@ -65,19 +58,13 @@ export const gatewayCommands: Record<string, Command> = {
       const url = flag(args, "url");
       const cost = flag(args, "cost");
       if (!url || !cost) throw new UsageError("--url and --cost are required");
-      const [row] = await ctx.db
-        .insert(providers)
-        .values({
-          id: newId("provider"),
-          key,
-          originUrl: checkUrl(url),
-          costInUsd: checkCost(cost),
-          status: checkStatus(flag(args, "status")) ?? "active",
-        })
-        .onConflictDoNothing()
-        .returning();
+      const row = await ctx.gateway.addProvider({
+        key,
+        originUrl: checkUrl(url),
+        costInUsd: checkCost(cost),
+        status: checkStatus(flag(args, "status")) ?? "active",
+      });
       if (!row) throw new UsageError(`provider ${key} already exists (use providers update)`);
-      await invalidate(ctx);
       return {
         data: present(row),
         text: `provider ${row.key} → ${row.originUrl} at ${row.costInUsd} USD (${row.status})`,
@@ -100,9 +87,8 @@ export const gatewayCommands: Record<string, Command> = {
         ...(status ? { status } : {}),
       };
       if (!Object.keys(set).length) throw new UsageError("nothing to update");
-      const [row] = await ctx.db.update(providers).set(set).where(eq(providers.key, key)).returning();
+      const row = await ctx.gateway.updateProvider(key, set);
       if (!row) throw new UsageError(`no provider ${key}`);
-      await invalidate(ctx);
       return {
         data: present(row),
         text: `provider ${row.key} → ${row.originUrl} at ${row.costInUsd} USD (${row.status})`,
@@ -113,7 +99,7 @@ export const gatewayCommands: Record<string, Command> = {
     usage: "providers list",
     summary: "list gateway providers",
     async run(ctx) {
-      const data = (await ctx.db.select().from(providers).orderBy(asc(providers.key))).map(present);
+      const data = (await ctx.gateway.listProviders()).map(present);
       const text = data.length
         ? data
             .map(
@@ -135,12 +121,8 @@ export const gatewayCommands: Record<string, Command> = {
       } catch {
         throw new UsageError("rate must be a positive decimal, e.g. 0.15");
       }
-      const [row] = await ctx.db
-        .insert(coinRates)
-        .values({ id: newId("coinRate"), usdPerCoin: value })
-        .returning();
-      await invalidate(ctx);
-      return { data: { id: row?.id, usdPerCoin: row?.usdPerCoin }, text: `1 coin = ${value} USD` };
+      const row = await ctx.gateway.setCoinRate(value);
+      return { data: { id: row.id, usdPerCoin: row.usdPerCoin }, text: `1 coin = ${value} USD` };
     },
   },
   fund: {
@@ -158,9 +140,8 @@ export const gatewayCommands: Record<string, Command> = {
       } catch (err) {
         throw new UsageError(`amount: ${(err as Error).message}`);
       }
-      const [party] = await ctx.db.select().from(parties).where(eq(parties.id, partyId)).limit(1);
-      if (!party) throw new UsageError(`no party ${partyId}`);
-      const r = await creditParty(ctx.db, ctx.redis, ctx.keys, { partyId, amount, ref });
+      const r = await ctx.gateway.fundParty({ partyId, amount, ref });
+      if (!r) throw new UsageError(`no party ${partyId}`);
       const data = {
         entryId: r.entryId,
         partyId,
@@ -182,13 +163,8 @@ export const gatewayCommands: Record<string, Command> = {
     summary: "deactivate a gateway API key (every gateway refuses it within a second)",
     async run(ctx, args) {
       const keyId = requirePositional(args, 0, "keyId");
-      const [row] = await ctx.db
-        .update(gatewayApiKeys)
-        .set({ active: false, deactivatedAt: new Date() })
-        .where(eq(gatewayApiKeys.id, keyId))
-        .returning();
+      const row = await ctx.gateway.deactivateKey(keyId);
       if (!row) throw new UsageError(`no gateway key ${keyId}`);
-      await invalidate(ctx);
       return {
         data: { id: row.id, active: row.active, deactivatedAt: row.deactivatedAt?.toISOString() },
         text: `${row.id} deactivated`,

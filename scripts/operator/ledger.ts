@@ -1,14 +1,12 @@
-import { formatCoins } from "@stake/db/coin";
 import {
   checkParty,
   type LedgerDifference,
-  partiesToCheck,
-} from "../../control-plane/src/features/gateway-settlement/check.ts";
-import {
   markAllPartiesDirty,
+  partiesToCheck,
+  rebuildPartyRedis,
   runSettlementPass,
-} from "../../control-plane/src/features/gateway-settlement/pass.ts";
-import { rebuildPartyRedis } from "../../control-plane/src/features/gateway-settlement/rebuild.ts";
+} from "@stake/control-plane/operator";
+import { formatCoins } from "@stake/db/coin";
 import { type Command, type OperatorContext, type ParsedArgs, UsageError } from "./context.ts";
 
 /** `--party P` (which must exist), else every party. */

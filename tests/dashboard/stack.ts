@@ -1,12 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { coinsToBaseUnits } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, providers } from "@stake/db/schema/index";
 import type { ConsoleMessage, Page } from "playwright-core";
 import { createApp } from "../../control-plane/src/app.ts";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
@@ -34,11 +32,13 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
   const app = createApp({ config, logger, db: h.db, redis: h.redis, checkResponses: true });
   const server = createServer(app);
   const url = await listen(server);
-  await h.db
-    .insert(providers)
-    .values({ id: newId("provider"), key: "demo", originUrl: providerUrl, costInUsd: "0.25" });
-  await h.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
-  const keys = createRedisKeys(h.config.redisPrefix);
+  const operator = createGatewayOperatorService({
+    db: h.db,
+    redis: h.redis,
+    keys: createRedisKeys(h.config.redisPrefix),
+  });
+  await operator.addProvider({ key: "demo", originUrl: providerUrl, costInUsd: "0.25" });
+  await operator.setCoinRate("0.5");
 
   return {
     url,
@@ -46,7 +46,7 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
     config,
     /** The operator funding a party (Postgres ledger credit, applied to Redis once per ref). */
     fund: (partyId: string, coins: string, ref: string) =>
-      creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits(coins), ref }),
+      operator.fundParty({ partyId, amount: coinsToBaseUnits(coins), ref }),
     /** A user made through the API, as another browser tab or a script would. */
     async signup(email: string, password: string) {
       const res = await fetch(`${url}/api/onboarding/signup`, {

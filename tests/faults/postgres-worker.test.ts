@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { drainReservationLog } from "../../control-plane/src/features/gateway-settlement/drain.ts";
-import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { SETTLEMENT_STEPS } from "../../control-plane/src/features/gateway-settlement/types.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { assertBooks, FUNDED, kill, paidLoad, settledCount, startStack, waitForLine } from "./stack.ts";
@@ -35,7 +35,7 @@ test("Postgres stopped for 30 s under paid load: the gateway serves from Redis a
     const partyId = (await post("/api/party/create", undefined, token)).body.partyId as string;
     const apiKey = (await post("/api/api-key/create", undefined, token)).body.key as string;
     await s.seedProvider();
-    await creditParty(s.db, s.redis, s.keys, { partyId, amount: FUNDED, ref: "fund" });
+    await s.operator.fundParty({ partyId, amount: FUNDED, ref: "fund" });
 
     const load = paidLoad(gateway.url, apiKey, { concurrency: 2 });
     await load.serves(50);

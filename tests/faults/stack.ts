@@ -4,24 +4,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { issueApiKey } from "@stake/db/api-key";
+import { createGatewayOperatorService, readBalance } from "@stake/control-plane/operator";
 import { createDb } from "@stake/db/client";
 import { coinsToBaseUnits } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import {
-  coinRates,
-  gatewayApiKeys,
-  gatewayUsers,
-  parties,
-  providers,
-  reservations,
-} from "@stake/db/schema/index";
+import { reservations } from "@stake/db/schema/index";
 import { and, eq } from "drizzle-orm";
 import { Agent, request } from "undici";
-import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
 import { type Started, startProcess } from "../../scripts/lib/processes.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
@@ -41,7 +32,8 @@ export const COST = 200_000_000n;
  * What every test funds its party with: 100,000 coins, 5 million requests, so the unpaced load never runs
  * out however fast the machine (1,000 coins, 50,000 requests, ran out within 30 s on Node 22).
  */
-export const FUNDED = coinsToBaseUnits("100000");
+export const FUNDED_COINS = "100000";
+export const FUNDED = coinsToBaseUnits(FUNDED_COINS);
 
 /**
  * A fresh folder under the project's state directory that Postgres (run as the postgres user when we are
@@ -87,6 +79,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
   const database = createDb(pg.url, { max: 4, applicationName: "fault-test" });
   const redis = createRedis(redisServer.url, { name: "fault-test" });
   const keys = createRedisKeys(PREFIX);
+  const operator = createGatewayOperatorService({ db: database.db, redis, keys });
   const provider = await startProvider();
   const children: Started[] = [];
 
@@ -120,6 +113,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     db: database.db,
     redis,
     keys,
+    operator,
     provider,
     env,
     /** Starts the stopped Postgres again (same folder, same port). */
@@ -173,35 +167,14 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     },
     /** The coin rate and the provider `echo` (0.01 USD a request). */
     async seedProvider() {
-      await database.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
-      await database.db.insert(providers).values({
-        id: newId("provider"),
-        key: "echo",
-        originUrl: provider.url,
-        costInUsd: "0.01",
-        status: "active",
-      });
+      await operator.setCoinRate("0.5");
+      await operator.addProvider({ key: "echo", originUrl: provider.url, costInUsd: "0.01" });
     },
     /** `seedProvider`, and a gateway user with a key and a party funded with `coins`. */
     async seed() {
-      const db = database.db;
       await stack.seedProvider();
-      const userId = newId("gatewayUser");
-      await db
-        .insert(gatewayUsers)
-        .values({ id: userId, email: `${userId.toLowerCase()}@example.test`, passwordHash: "unused" });
-      const issued = issueApiKey("gateway");
-      await db
-        .insert(gatewayApiKeys)
-        .values({ id: newId("gatewayKey"), userId, hash: issued.hash, start: issued.start });
-      const partyId = newId("party");
-      await db.insert(parties).values({ id: partyId, userId });
-      await creditParty(db, redis, keys, {
-        partyId,
-        amount: FUNDED,
-        ref: `fund-${partyId}`,
-      });
-      return { userId, partyId, apiKey: issued.key };
+      const a = await operator.openAccount({ coins: FUNDED_COINS });
+      return { userId: a.userId, partyId: a.partyId!, apiKey: a.apiKey };
     },
     /** `npm run operator -- ledger check --json` against this deployment: exit code and parsed output. */
     ledgerCheck(): Promise<{ code: number | null; differences: unknown[]; output: string }> {

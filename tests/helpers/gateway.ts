@@ -1,11 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { issueApiKey } from "@stake/db/api-key";
-import { coinsToBaseUnits } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
+import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/index";
-import { eq } from "drizzle-orm";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { loadGatewayConfig } from "../../gateway/src/config.ts";
 import { createGatewayLogger } from "../../gateway/src/log.ts";
 import { start } from "../../gateway/src/main.ts";
@@ -42,66 +36,31 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
     env,
   );
 
+  const operator = createGatewayOperatorService({ db: database.db, redis: redis.redis, keys });
+
   const h = {
     url: gateway.url,
     db: database.db,
     redis: redis.redis,
     keys,
-    /** Publishes a cache invalidation as the operator CLI and the account API do. */
-    invalidate: () => redis.redis.publish(keys.gateway.invalidations, "test"),
-    async setRate(usdPerCoin: string) {
-      await database.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin });
-      await h.invalidate();
-    },
-    async addProvider(
+    /** What the operator CLI and the demo seed write with, cache invalidation included. */
+    operator,
+    invalidate: operator.invalidate,
+    setRate: (usdPerCoin: string) => operator.setCoinRate(usdPerCoin),
+    addProvider: (
       key: string,
       originUrl: string,
       costInUsd: string,
       status: "active" | "disabled" | "degraded" = "active",
-    ) {
-      await database.db
-        .insert(providers)
-        .values({ id: newId("provider"), key, originUrl, costInUsd, status });
-      await h.invalidate();
-    },
-    async setProviderStatus(key: string, status: "active" | "disabled" | "degraded") {
-      await database.db.update(providers).set({ status }).where(eq(providers.key, key));
-      await h.invalidate();
-    },
+    ) => operator.addProvider({ key, originUrl, costInUsd, status }),
+    setProviderStatus: (key: string, status: "active" | "disabled" | "degraded") =>
+      operator.updateProvider(key, { status }),
     /** A user with a key and (unless `party: false`) a party funded with `coins`. */
     async createAccount(options: { coins?: string; party?: boolean } = {}) {
-      const userId = newId("gatewayUser");
-      await database.db.insert(gatewayUsers).values({
-        id: userId,
-        email: `${userId.toLowerCase()}@example.test`,
-        passwordHash: "unused",
-      });
-      const issued = issueApiKey("gateway");
-      const keyId = newId("gatewayKey");
-      await database.db
-        .insert(gatewayApiKeys)
-        .values({ id: keyId, userId, hash: issued.hash, start: issued.start });
-      let partyId: string | null = null;
-      if (options.party !== false) {
-        partyId = newId("party");
-        await database.db.insert(parties).values({ id: partyId, userId });
-        if (options.coins) {
-          await creditParty(database.db, redis.redis, keys, {
-            partyId,
-            amount: coinsToBaseUnits(options.coins),
-            ref: `test-${randomBytes(6).toString("hex")}`,
-          });
-        }
-      }
-      return { userId, keyId, apiKey: issued.key, partyId };
+      const a = await operator.openAccount(options);
+      return { userId: a.userId, keyId: a.keyId, apiKey: a.apiKey, partyId: a.partyId };
     },
-    async deactivateKey(keyId: string) {
-      await database.db
-        .update(gatewayApiKeys)
-        .set({ active: false, deactivatedAt: new Date() })
-        .where(eq(gatewayApiKeys.id, keyId));
-      await h.invalidate();
-    },
+    deactivateKey: (keyId: string) => operator.deactivateKey(keyId),
     async account(partyId: string) {
       const [balance, reserved] = await redis.redis.hmget(
         keys.gateway.account(partyId),

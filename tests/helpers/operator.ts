@@ -1,3 +1,4 @@
+import { createAccountOperatorService, createGatewayOperatorService } from "@stake/control-plane/operator";
 import type { Db } from "@stake/db/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
@@ -11,5 +12,11 @@ export function operatorContext(
   deps: { db: Db; redis: Redis; keys: RedisKeys },
   env: Record<string, string> = {},
 ): OperatorContext {
-  return { ...deps, config: loadOperatorConfig(env), json: true };
+  return {
+    ...deps,
+    accounts: createAccountOperatorService(deps),
+    gateway: createGatewayOperatorService(deps),
+    config: loadOperatorConfig(env),
+    json: true,
+  };
 }

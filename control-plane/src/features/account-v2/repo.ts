@@ -91,6 +91,20 @@ export function createAccountsRepo(db: Db) {
       return rows.length > 0;
     },
 
+    /** Revokes an organisation's active keys that carry `label`. */
+    async revokeKeysLabelled(organisationId: string, label: string, tx: DbOrTx = db) {
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: new Date() })
+        .where(
+          and(
+            eq(apiKeys.organisationId, organisationId),
+            eq(apiKeys.label, label),
+            isNull(apiKeys.revokedAt),
+          ),
+        );
+    },
+
     /**
      * Revokes `keyId` and inserts its successor in one transaction (v1 rotation). Returns false when the key
      * was no longer active, so of two concurrent rotations with one key exactly one succeeds.

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { AppError } from "../../errors.ts";
 import type { DashboardConfig } from "./config.ts";
 
@@ -17,9 +17,9 @@ interface Bundle {
   icon: string;
 }
 
-const PAGE = fileURLToPath(new URL("./page/", import.meta.url));
+/** Where `control-plane/build.ts` writes the page (`npm start` and `npm test` run it first). */
+const DIST = fileURLToPath(new URL("../../../dist/dashboard/", import.meta.url));
 const TYPES: Record<string, string> = { js: "text/javascript", css: "text/css", svg: "image/svg+xml" };
-const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>`;
 
 /**
  * Only this origin, no inline script or style, no framing: an injected `<script>` or `style=` does not run,
@@ -40,46 +40,36 @@ export const CONTENT_SECURITY_POLICY = [
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /**
- * The page is bundled in memory by esbuild on the first request (or at start-up through `warm`), once per
- * process: the sources do not change while it runs, and no build output has to be kept in step on disk.
+ * The page is built ahead of time (control-plane/build.ts) and read from disk once per process, on the
+ * first request or at start-up through `prepareDashboard`: the files do not change while it runs.
  */
-let bundled: Promise<Bundle> | undefined;
+let loaded: Promise<Bundle> | undefined;
 function bundle(): Promise<Bundle> {
-  bundled ??= buildBundle();
-  return bundled;
+  loaded ??= loadBundle();
+  return loaded;
 }
 
-/** Builds the bundle now (main.ts), so a broken build stops start-up instead of the first visitor's page. */
+/** Reads the bundle now (main.ts), so a missing build stops start-up instead of the first visitor's page. */
 export async function prepareDashboard(): Promise<void> {
   await bundle();
 }
 
-async function buildBundle(): Promise<Bundle> {
-  const result = await build({
-    absWorkingDir: PAGE,
-    entryPoints: ["main.tsx"],
-    outdir: "out",
-    entryNames: "[name]-[hash]",
-    bundle: true,
-    minify: true,
-    write: false,
-    format: "esm",
-    target: ["es2022", "chrome109", "firefox115", "safari16"],
-    jsx: "automatic",
-    jsxImportSource: "preact",
-    legalComments: "none",
-    logLevel: "silent",
-  });
-  const assets = new Map<string, Asset>();
-  for (const file of result.outputFiles) {
-    const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-    const ext = name.slice(name.lastIndexOf(".") + 1);
-    assets.set(name, { type: TYPES[ext] ?? "application/octet-stream", body: Buffer.from(file.contents) });
+async function loadBundle(): Promise<Bundle> {
+  let manifest: { script: string; style: string; icon: string };
+  try {
+    manifest = JSON.parse(await readFile(path.join(DIST, "manifest.json"), "utf8"));
+  } catch (err) {
+    throw new Error(`the dashboard is not built (${DIST}manifest.json unreadable): run \`npm run build\``, {
+      cause: err,
+    });
   }
-  const icon = `icon-${createHash("sha256").update(ICON).digest("hex").slice(0, 8)}.svg`;
-  assets.set(icon, { type: TYPES.svg!, body: Buffer.from(ICON) });
-  const named = (ext: string) => [...assets.keys()].find((n) => n.startsWith("main-") && n.endsWith(ext));
-  return { assets, script: named(".js")!, style: named(".css")!, icon };
+  const assets = new Map<string, Asset>();
+  for (const name of await readdir(DIST)) {
+    const ext = name.slice(name.lastIndexOf(".") + 1);
+    if (name === "manifest.json" || !TYPES[ext]) continue;
+    assets.set(name, { type: TYPES[ext], body: await readFile(path.join(DIST, name)) });
+  }
+  return { assets, ...manifest };
 }
 
 const escapeAttr = (s: string) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { evmAddress } from "../../chains/evm.ts";
+import { NETWORK } from "../../network.ts";
 
 const address = evmAddress;
 
@@ -21,79 +22,74 @@ export const POLYGON_NETWORKS = {
   },
 } as const;
 
-/** Environment variables of the Polygon rewards area (spread into ControlPlaneEnv). */
-export const PolygonRewardsEnv = {
-  POLYGON_L1_RPC_URL: z
-    .url()
-    .default("http://127.0.0.1:8546")
-    .describe(
-      "Ethereum L1 JSON-RPC endpoint where Polygon PoS staking lives (an archive node lets the worker backfill APR history); the default is the simulated L1.",
-    ),
-  POLYGON_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(10_000)
-    .describe("Timeout of one L1 JSON-RPC call, in milliseconds (past it: 504)."),
-  POLYGON_VALIDATOR_ID: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(18)
-    .describe(
-      "The operator's Polygon validator id; its ValidatorShare is resolved through StakeManager.getValidatorContract and checked with validatorId().",
-    ),
-  POLYGON_VALIDATOR_SHARE: address()
-    .optional()
-    .describe(
-      "The operator's ValidatorShare contract (default on mainnet: validator 18's 0xa6e7…e951; on testnet resolved from POLYGON_VALIDATOR_ID).",
-    ),
-  POLYGON_STAKE_MANAGER: address()
-    .optional()
-    .describe("StakeManagerProxy address (default: the NETWORK's, Sepolia's on testnet)."),
-  POLYGON_ROOT_CHAIN: address()
-    .optional()
-    .describe("RootChainProxy address, whose NewHeaderBlock logs mark checkpoints (default: the NETWORK's)."),
-  POLYGON_POLL_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .default(60_000)
-    .describe(
-      "Pause between two passes of the worker's Polygon snapshot job (new checkpoint logs, the hourly snapshot, backfill).",
-    ),
-  POLYGON_SNAPSHOT_INTERVAL_S: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .default(3600)
-    .describe("Longest gap between two APR snapshots when no checkpoint arrives, in seconds of L1 time."),
-};
+/**
+ * The Polygon rewards area's variables and its config (composed into the control plane's, `config.ts`);
+ * the contracts left unset default to the NETWORK's.
+ */
+export const PolygonRewardsConfig = z
+  .object({
+    NETWORK,
+    POLYGON_L1_RPC_URL: z
+      .url()
+      .default("http://127.0.0.1:8546")
+      .describe(
+        "Ethereum L1 JSON-RPC endpoint where Polygon PoS staking lives (an archive node lets the worker backfill APR history); the default is the simulated L1.",
+      ),
+    POLYGON_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .default(10_000)
+      .describe("Timeout of one L1 JSON-RPC call, in milliseconds (past it: 504)."),
+    POLYGON_VALIDATOR_ID: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(18)
+      .describe(
+        "The operator's Polygon validator id; its ValidatorShare is resolved through StakeManager.getValidatorContract and checked with validatorId().",
+      ),
+    POLYGON_VALIDATOR_SHARE: address()
+      .optional()
+      .describe(
+        "The operator's ValidatorShare contract (default on mainnet: validator 18's 0xa6e7…e951; on testnet resolved from POLYGON_VALIDATOR_ID).",
+      ),
+    POLYGON_STAKE_MANAGER: address()
+      .optional()
+      .describe("StakeManagerProxy address (default: the NETWORK's, Sepolia's on testnet)."),
+    POLYGON_ROOT_CHAIN: address()
+      .optional()
+      .describe(
+        "RootChainProxy address, whose NewHeaderBlock logs mark checkpoints (default: the NETWORK's).",
+      ),
+    POLYGON_POLL_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .default(60_000)
+      .describe(
+        "Pause between two passes of the worker's Polygon snapshot job (new checkpoint logs, the hourly snapshot, backfill).",
+      ),
+    POLYGON_SNAPSHOT_INTERVAL_S: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(3600)
+      .describe("Longest gap between two APR snapshots when no checkpoint arrives, in seconds of L1 time."),
+  })
+  .transform((e) => {
+    const defaults = POLYGON_NETWORKS[e.NETWORK];
+    return {
+      rpcUrl: e.POLYGON_L1_RPC_URL,
+      timeoutMs: e.POLYGON_TIMEOUT_MS,
+      validatorId: BigInt(e.POLYGON_VALIDATOR_ID),
+      validatorShare: e.POLYGON_VALIDATOR_SHARE ?? defaults.validatorShare,
+      stakeManager: e.POLYGON_STAKE_MANAGER ?? defaults.stakeManager,
+      rootChain: e.POLYGON_ROOT_CHAIN ?? defaults.rootChain,
+      pollIntervalMs: e.POLYGON_POLL_INTERVAL_MS,
+      snapshotIntervalS: e.POLYGON_SNAPSHOT_INTERVAL_S,
+    };
+  });
 
-const Env = z.object({ ...PolygonRewardsEnv, NETWORK: z.enum(["testnet", "mainnet"]) });
-
-export interface PolygonRewardsConfig {
-  rpcUrl: string;
-  timeoutMs: number;
-  validatorId: bigint;
-  validatorShare: `0x${string}` | undefined;
-  stakeManager: `0x${string}`;
-  rootChain: `0x${string}`;
-  pollIntervalMs: number;
-  snapshotIntervalS: number;
-}
-
-export function polygonRewardsConfig(e: z.output<typeof Env>): PolygonRewardsConfig {
-  const defaults = POLYGON_NETWORKS[e.NETWORK];
-  return {
-    rpcUrl: e.POLYGON_L1_RPC_URL,
-    timeoutMs: e.POLYGON_TIMEOUT_MS,
-    validatorId: BigInt(e.POLYGON_VALIDATOR_ID),
-    validatorShare: e.POLYGON_VALIDATOR_SHARE ?? defaults.validatorShare,
-    stakeManager: e.POLYGON_STAKE_MANAGER ?? defaults.stakeManager,
-    rootChain: e.POLYGON_ROOT_CHAIN ?? defaults.rootChain,
-    pollIntervalMs: e.POLYGON_POLL_INTERVAL_MS,
-    snapshotIntervalS: e.POLYGON_SNAPSHOT_INTERVAL_S,
-  };
-}
+export type PolygonRewardsConfig = z.output<typeof PolygonRewardsConfig>;

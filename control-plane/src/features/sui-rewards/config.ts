@@ -10,62 +10,52 @@ export const DEVNET_SUI_VALIDATORS = [
 const SUI = SUI_ADDRESS.source.slice(1, -1);
 const ADDRESS_LIST = new RegExp(`^\\s*${SUI}(\\s*,\\s*${SUI})*\\s*$`);
 
-/** Environment variables of the Sui rewards area (spread into ControlPlaneEnv). */
-export const SuiRewardsEnv = {
-  SUI_RPC_URL: z
-    .url()
-    .default("http://127.0.0.1:9125/graphql")
-    .describe(
-      "Sui GraphQL RPC endpoint (e.g. https://graphql.mainnet.sui.io/graphql); the default is the simulated node.",
-    ),
-  SUI_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(10_000)
-    .describe("Timeout of one Sui GraphQL request, in milliseconds (past it: 504)."),
-  SUI_VALIDATOR_ADDRESSES: z
-    .string()
-    .regex(ADDRESS_LIST, "comma-separated Sui addresses (0x followed by 64 hex digits)")
-    .default(DEVNET_SUI_VALIDATORS.join(","))
-    .describe(
-      "Comma-separated Sui addresses of the operator's validators: their staking pools are indexed and reported (default: the devnet's).",
-    ),
-  SUI_INDEX_FROM_EPOCH: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe(
-      "First epoch whose exchange rate is indexed (default: each pool's activation epoch). Must not be later than the earliest stake's activation.",
-    ),
-  SUI_INDEX_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .default(60_000)
-    .describe(
-      "Pause between two passes of the worker's Sui indexer (pools' new epochs, followed delegators).",
-    ),
-};
-
-const Env = z.object(SuiRewardsEnv);
-
-export interface SuiRewardsConfig {
-  rpcUrl: string;
-  timeoutMs: number;
-  validators: string[];
-  fromEpoch: number | undefined;
-  indexIntervalMs: number;
-}
-
-export function suiRewardsConfig(e: z.infer<typeof Env>): SuiRewardsConfig {
-  return {
+/** The Sui rewards area's variables and its config (composed into the control plane's, `config.ts`). */
+export const SuiRewardsConfig = z
+  .object({
+    SUI_RPC_URL: z
+      .url()
+      .default("http://127.0.0.1:9125/graphql")
+      .describe(
+        "Sui GraphQL RPC endpoint (e.g. https://graphql.mainnet.sui.io/graphql); the default is the simulated node.",
+      ),
+    SUI_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .default(10_000)
+      .describe("Timeout of one Sui GraphQL request, in milliseconds (past it: 504)."),
+    SUI_VALIDATOR_ADDRESSES: z
+      .string()
+      .regex(ADDRESS_LIST, "comma-separated Sui addresses (0x followed by 64 hex digits)")
+      .default(DEVNET_SUI_VALIDATORS.join(","))
+      .describe(
+        "Comma-separated Sui addresses of the operator's validators: their staking pools are indexed and reported (default: the devnet's).",
+      ),
+    SUI_INDEX_FROM_EPOCH: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "First epoch whose exchange rate is indexed (default: each pool's activation epoch). Must not be later than the earliest stake's activation.",
+      ),
+    SUI_INDEX_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(60_000)
+      .describe(
+        "Pause between two passes of the worker's Sui indexer (pools' new epochs, followed delegators).",
+      ),
+  })
+  .transform((e) => ({
     rpcUrl: e.SUI_RPC_URL,
     timeoutMs: e.SUI_TIMEOUT_MS,
     validators: e.SUI_VALIDATOR_ADDRESSES.split(",").map((a) => a.trim().toLowerCase()),
     fromEpoch: e.SUI_INDEX_FROM_EPOCH,
     indexIntervalMs: e.SUI_INDEX_INTERVAL_MS,
-  };
-}
+  }));
+
+export type SuiRewardsConfig = z.output<typeof SuiRewardsConfig>;

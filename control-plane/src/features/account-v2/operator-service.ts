@@ -1,0 +1,64 @@
+import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
+import type { OrganisationScope, organisations } from "@stake/db/schema/accounts";
+import { createAccountsRepo } from "./repo.ts";
+
+export type OrganisationStatus = (typeof organisations.$inferSelect)["status"];
+
+/**
+ * What the operator does to staking accounts (the operator CLI and the demo seed): review organisations,
+ * issue and revoke their keys. A staking key is stored hashed: the secret is in the result only.
+ */
+export function createAccountOperatorService(deps: { db: Db }) {
+  const { db } = deps;
+  const repo = createAccountsRepo(db);
+  return {
+    listOrganisations: (status?: OrganisationStatus) => repo.listOrganisations(status),
+    /** The organisation with its new status, or null when there is none with that e-mail. */
+    setOrganisationStatus: (email: string, status: OrganisationStatus) =>
+      repo.setOrganisationStatus(email, status),
+
+    /** A new key of the organisation with that e-mail, or null when there is none. */
+    async issueKey(email: string, label: string) {
+      const org = await repo.findOrganisationByEmail(email);
+      if (!org) return null;
+      const issued = issueApiKey("staking");
+      const row = await repo.insertKey({ organisationId: org.id, label, issued });
+      return { organisation: org, keyId: row.id, label: row.label, apiKey: issued.key };
+    },
+    /** Whether an active key was revoked. */
+    revokeKey: (keyId: string) => repo.revokeKey(keyId),
+
+    /**
+     * An approved organisation (found by e-mail, else created with `passwordHash` and an unrestricted
+     * scope) with one fresh key labelled `label`, its earlier keys of that label revoked in the same
+     * transaction.
+     */
+    async openApprovedOrganisation(input: {
+      email: string;
+      orgName: string;
+      passwordHash: () => Promise<string>;
+      label: string;
+    }) {
+      if (!(await repo.findOrganisationByEmail(input.email))) {
+        const scope: OrganisationScope = {};
+        await repo.insertOrganisation({
+          orgName: input.orgName,
+          email: input.email,
+          passwordHash: await input.passwordHash(),
+          scope,
+          signedUpVia: "v2",
+        });
+      }
+      const org = (await repo.setOrganisationStatus(input.email, "approved"))!;
+      const issued = issueApiKey("staking");
+      const key = await db.transaction(async (tx) => {
+        await repo.revokeKeysLabelled(org.id, input.label, tx);
+        return repo.insertKey({ organisationId: org.id, label: input.label, issued }, tx);
+      });
+      return { organisationId: org.id, keyId: key.id, apiKey: issued.key };
+    },
+  };
+}
+
+export type AccountOperatorService = ReturnType<typeof createAccountOperatorService>;

@@ -1,0 +1,62 @@
+import type { DbOrTx } from "@stake/db/client";
+import { newId } from "@stake/db/ids";
+import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
+import { and, asc, desc, eq } from "drizzle-orm";
+
+export type ProviderStatus = (typeof providers.$inferSelect)["status"];
+export type ProviderRow = typeof providers.$inferSelect;
+
+/** The operator's side of gateway state: providers, the coin rate, any user's keys. */
+export function createGatewayOperatorRepo(db: DbOrTx) {
+  return {
+    /** The new provider, or null when `key` is taken. */
+    async insertProvider(row: { key: string; originUrl: string; costInUsd: string; status: ProviderStatus }) {
+      const [provider] = await db
+        .insert(providers)
+        .values({ id: newId("provider"), ...row })
+        .onConflictDoNothing()
+        .returning();
+      return provider ?? null;
+    },
+    async updateProvider(
+      key: string,
+      set: Partial<{ originUrl: string; costInUsd: string; status: ProviderStatus }>,
+    ) {
+      const [provider] = await db.update(providers).set(set).where(eq(providers.key, key)).returning();
+      return provider ?? null;
+    },
+    listProviders() {
+      return db.select().from(providers).orderBy(asc(providers.key));
+    },
+    async insertCoinRate(usdPerCoin: string) {
+      const [rate] = await db
+        .insert(coinRates)
+        .values({ id: newId("coinRate"), usdPerCoin })
+        .returning();
+      return rate!;
+    },
+    /** The rate in force: the newest, as the gateway reads it. */
+    async currentCoinRate() {
+      const [rate] = await db.select().from(coinRates).orderBy(desc(coinRates.createdAt)).limit(1);
+      return rate ?? null;
+    },
+    async findParty(partyId: string) {
+      const [party] = await db.select().from(parties).where(eq(parties.id, partyId)).limit(1);
+      return party ?? null;
+    },
+    async deactivateKey(keyId: string) {
+      const [key] = await db
+        .update(gatewayApiKeys)
+        .set({ active: false, deactivatedAt: new Date() })
+        .where(eq(gatewayApiKeys.id, keyId))
+        .returning();
+      return key ?? null;
+    },
+    async deactivateKeysOfUser(userId: string) {
+      await db
+        .update(gatewayApiKeys)
+        .set({ active: false, deactivatedAt: new Date() })
+        .where(and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)));
+    },
+  };
+}
