@@ -75,7 +75,10 @@ export function createHandler(deps: HandleDeps) {
       log.outcome = code;
       return { ok: false, code, ...(details ? { details } : {}) };
     };
-    const headers = readRequestHeaders(req.rawHeaders);
+    const headers = readRequestHeaders(req.rawHeaders, {
+      address: req.socket.remoteAddress,
+      encrypted: "encrypted" in req.socket && req.socket.encrypted === true,
+    });
     const auth = await authenticate(headers.apiKey, deps.keys);
     if (!auth.ok) return fail(auth.code);
     log.party = auth.partyId;

@@ -77,6 +77,10 @@ test("method, base path, normalised path, query, body and other headers are forw
       "Basic abc",
       "TE",
       "trailers",
+      "X-Forwarded-For",
+      "6.6.6.6",
+      "Forwarded",
+      "for=6.6.6.6",
       "Content-Type",
       "application/json",
       "Content-Length",
@@ -96,6 +100,10 @@ test("method, base path, normalised path, query, body and other headers are forw
   for (const banned of ["x-gateway-api-key", "x-hop-listed", "keep-alive", "proxy-authorization", "te"]) {
     assert.ok(!names.some((n) => n.toLowerCase() === banned), `${banned} must not reach the provider`);
   }
+  // The gateway's own forwarding headers, in place of the client's (issue 24 item 10).
+  const values = (name: string) => got.rawHeaders.filter((_, i) => got.rawHeaders[i - 1]?.toLowerCase() === name);
+  assert.deepEqual(values("x-forwarded-for"), ["127.0.0.1"]);
+  assert.deepEqual(values("forwarded"), []);
 });
 
 test("upstream timeout answers a 502 and releases the funds", async () => {
