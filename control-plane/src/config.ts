@@ -64,6 +64,14 @@ export const ControlPlaneEnv = z.object({
     .default(19456)
     .describe("argon2id memory cost in KiB (OWASP minimum 19 MiB)."),
   ARGON2_ITERATIONS: z.coerce.number().int().min(1).default(2).describe("argon2id time cost."),
+  ARGON2_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe(
+      "Password hashes computed at once per process; the rest wait their turn. Keep it below UV_THREADPOOL_SIZE (default 4), which file system, DNS and crypto work shares.",
+    ),
   SIGNUP_LIMIT_PER_IP: z.coerce
     .number()
     .int()
@@ -246,7 +254,7 @@ export interface Config extends ConnectionSettings {
   network: "testnet" | "mainnet";
   jsonBodyLimit: string;
   trustProxy: string;
-  argon2: { memoryCost: number; timeCost: number };
+  argon2: { memoryCost: number; timeCost: number; concurrency: number };
   abuse: {
     windowSeconds: number;
     signupPerIp: number;
@@ -313,7 +321,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
-    argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_ITERATIONS },
+    argon2: {
+      memoryCost: e.ARGON2_MEMORY_KIB,
+      timeCost: e.ARGON2_ITERATIONS,
+      concurrency: e.ARGON2_CONCURRENCY,
+    },
     abuse: {
       windowSeconds: e.ABUSE_WINDOW_SECONDS,
       signupPerIp: e.SIGNUP_LIMIT_PER_IP,
