@@ -101,7 +101,8 @@ test("method, base path, normalised path, query, body and other headers are forw
     assert.ok(!names.some((n) => n.toLowerCase() === banned), `${banned} must not reach the provider`);
   }
   // The gateway's own forwarding headers, in place of the client's (issue 24 item 10).
-  const values = (name: string) => got.rawHeaders.filter((_, i) => got.rawHeaders[i - 1]?.toLowerCase() === name);
+  const values = (name: string) =>
+    got.rawHeaders.filter((_, i) => got.rawHeaders[i - 1]?.toLowerCase() === name);
   assert.deepEqual(values("x-forwarded-for"), ["127.0.0.1"]);
   assert.deepEqual(values("forwarded"), []);
 });
