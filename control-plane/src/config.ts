@@ -4,7 +4,9 @@ import {
   connectionSettings,
   DATABASE_POOL_SIZE,
   DATABASE_URL,
+  DEMO_MODE,
   deepFreeze,
+  demoSecretProblem,
   GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   LOG_LEVEL,
@@ -47,6 +49,7 @@ export const ControlPlaneEnv = z.object({
     .default("testnet")
     .describe("The chain environment this deployment serves."),
   LOG_LEVEL,
+  DEMO_MODE,
   JSON_BODY_LIMIT: z
     .string()
     .default("100kb")
@@ -111,7 +114,7 @@ export const ControlPlaneEnv = z.object({
     .min(32)
     .default(DEMO_GATEWAY_JWT_SECRET)
     .describe(
-      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused when NETWORK=mainnet.",
+      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused unless DEMO_MODE=1, and always on mainnet.",
     ),
   METRICS_TOKEN: z
     .string()
@@ -166,14 +169,14 @@ export const ControlPlaneEnv = z.object({
     .regex(/^(0x)?([0-9a-fA-F]{2}){32,}$/, "hex, at least 32 bytes")
     .default(DEMO_ETH_OPERATOR_SEED)
     .describe(
-      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK or ETH_NETWORK is mainnet.",
+      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused unless DEMO_MODE=1, and always when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_KEY_ENCRYPTION_KEY: z
     .string()
     .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32-byte hex")
     .default(DEMO_ETH_KEY_ENCRYPTION_KEY)
     .describe(
-      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK or ETH_NETWORK is mainnet.",
+      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused unless DEMO_MODE=1, and always when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_BEACON_URL: z
     .url()
@@ -300,16 +303,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     chains: e.NETWORK === "mainnet",
     ethereum: e.NETWORK === "mainnet" || ethNetwork === "mainnet",
   };
-  const demo = [
-    realFunds.chains && e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET && "GATEWAY_JWT_SECRET",
-    realFunds.ethereum &&
-      strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) &&
+  const demo = (name: string, isDemo: boolean, realFundsHere: boolean) =>
+    demoSecretProblem(name, { isDemo, demoMode: e.DEMO_MODE, realFunds: realFundsHere });
+  const problems = [
+    demo("GATEWAY_JWT_SECRET", e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET, realFunds.chains),
+    demo(
       "ETH_OPERATOR_SEED",
-    realFunds.ethereum &&
-      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY) &&
+      strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED),
+      realFunds.ethereum,
+    ),
+    demo(
       "ETH_KEY_ENCRYPTION_KEY",
-  ].filter((v): v is string => typeof v === "string");
-  const problems = demo.map((v) => `${v}: the public demo value is refused on mainnet`);
+      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY),
+      realFunds.ethereum,
+    ),
+  ].filter((p): p is string => p !== undefined);
   const reap = reapDelayProblem(e.RESERVATION_REAP_AFTER_MS, e.GATEWAY_REQUEST_DEADLINE_MS);
   if (reap) problems.push(reap);
   if (problems.length) throw new ConfigError(problems);

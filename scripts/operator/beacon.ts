@@ -32,6 +32,7 @@ export const beaconCommands: Record<string, Command> = {
       if (!provision) throw new UsageError(`no provision ${provisionId}`);
       if (provision.status !== "CREATED")
         throw new UsageError(`provision is ${provision.status}, not CREATED`);
+      if (ctx.config.keyEncryptionKeyRefused) throw new UsageError(ctx.config.keyEncryptionKeyRefused);
       const cipher = createKeyCipher(ctx.config.keyEncryptionKey);
       const rows = await repo.listValidators(provisionId);
       mkdirSync(out, { recursive: true });

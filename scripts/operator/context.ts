@@ -2,6 +2,8 @@ import { createDb, type Db } from "@stake/db/client";
 import {
   ConfigError,
   DATABASE_URL,
+  DEMO_MODE,
+  demoSecretProblem,
   GATEWAY_REQUEST_DEADLINE_MS,
   parseEnv,
   REDIS_PREFIX,
@@ -12,7 +14,7 @@ import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { ControlPlaneEnv } from "../../control-plane/src/config.ts";
+import { ControlPlaneEnv, DEMO_ETH_KEY_ENCRYPTION_KEY } from "../../control-plane/src/config.ts";
 import { GatewayEnv } from "../../gateway/src/config.ts";
 
 /**
@@ -28,6 +30,7 @@ export const OperatorEnv = z.object({
   RESERVATION_REAP_AFTER_MS: ControlPlaneEnv.shape.RESERVATION_REAP_AFTER_MS,
   GATEWAY_REQUEST_DEADLINE_MS,
   ETH_KEY_ENCRYPTION_KEY: ControlPlaneEnv.shape.ETH_KEY_ENCRYPTION_KEY,
+  DEMO_MODE,
   KEYSTORE_PASSWORD: z
     .string()
     .min(1)
@@ -43,9 +46,13 @@ export interface OperatorConfig {
   reapAfterMs: number;
   /** Hex without 0x. Secret: never print it. */
   keyEncryptionKey: string;
+  /** Why `keyEncryptionKey` may not be used (the public demo key outside demo mode), checked by its one user. */
+  keyEncryptionKeyRefused: string | undefined;
   /** Secret. */
   keystorePassword: string | undefined;
 }
+
+const strip0x = (hex: string) => hex.replace(/^0x/, "").toLowerCase();
 
 export function loadOperatorConfig(env: Record<string, string | undefined>): Readonly<OperatorConfig> {
   const e = parseEnv(OperatorEnv, env);
@@ -58,7 +65,14 @@ export function loadOperatorConfig(env: Record<string, string | undefined>): Rea
     redisPrefix: e.REDIS_PREFIX,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
-    keyEncryptionKey: e.ETH_KEY_ENCRYPTION_KEY.replace(/^0x/, "").toLowerCase(),
+    keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
+    // Only `keystores export` needs the key, so only it refuses the demo one: every other command runs.
+    keyEncryptionKeyRefused: demoSecretProblem("ETH_KEY_ENCRYPTION_KEY", {
+      isDemo: strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY),
+      demoMode: e.DEMO_MODE,
+      // The CLI does not know the deployment's networks: only demo mode lets the demo key through.
+      realFunds: false,
+    }),
     keystorePassword: e.KEYSTORE_PASSWORD,
   });
 }
