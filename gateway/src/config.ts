@@ -46,6 +46,14 @@ export const GatewayEnv = z.object({
     .min(0)
     .default(30_000)
     .describe("Fallback lifetime of cached keys/providers/rate; pub/sub invalidation is the primary path."),
+  CACHE_MAX_STALE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(300_000)
+    .describe(
+      "Longest a cached key/provider/rate is served while every refresh fails (Postgres down); past it requests fail until Postgres answers again. Never below CACHE_TTL_MS.",
+    ),
   IDEMPOTENCY_TTL_SECONDS,
   GATEWAY_PARTY_RATE_LIMIT: z.coerce
     .number()
@@ -73,6 +81,7 @@ export interface GatewayConfig extends ConnectionSettings {
   upstreamConnectTimeoutMs: number;
   upstreamConnections: number;
   cacheTtlMs: number;
+  cacheMaxStaleMs: number;
   idempotencyTtlSeconds: number;
   partyRateLimit: PartyRateLimit;
 }
@@ -88,6 +97,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Read
     upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
     upstreamConnections: e.UPSTREAM_CONNECTIONS,
     cacheTtlMs: e.CACHE_TTL_MS,
+    cacheMaxStaleMs: e.CACHE_MAX_STALE_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
   });

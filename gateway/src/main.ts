@@ -22,10 +22,11 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   const subscriber = createRedis(config.redisUrl, { name: "gateway-sub", logger });
   const keys = createRedisKeys(config.redisPrefix);
 
-  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db));
-  const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db));
+  const stale = { maxStaleMs: config.cacheMaxStaleMs };
+  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db), stale);
+  const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db), stale);
   const rateLookup = createRateLookup(pg.db);
-  const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup());
+  const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup(), stale);
   await subscribeInvalidations(subscriber, keys.gateway.invalidations, () => {
     keyCache.clear();
     providerCache.clear();
