@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { createDb } from "@stake/db/client";
 import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
+import { PUBLISH_EVERY_MS, publishDeadline, withdrawDeadline } from "@stake/db/redis/gateway-deadlines";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
 import { createKeyLookup } from "./auth/authenticate.ts";
@@ -32,6 +34,15 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     providerCache.clear();
     rateCache.clear();
   });
+
+  // The settlement worker's reaper outwaits the deadline this gateway publishes (gateway-deadlines.ts).
+  const instance = { instanceId: randomBytes(9).toString("base64url"), deadlineMs: config.requestDeadlineMs };
+  await publishDeadline(redis, keys, instance);
+  const republish = setInterval(() => {
+    publishDeadline(redis, keys, instance).catch((err: unknown) =>
+      logger.warn({ err }, "could not publish the request deadline"),
+    );
+  }, PUBLISH_EVERY_MS).unref();
 
   const upstreams = createUpstreams({
     connections: config.upstreamConnections,
@@ -77,6 +88,8 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
         server.closeIdleConnections();
       });
       await upstreams.close();
+      clearInterval(republish);
+      await withdrawDeadline(redis, keys, instance.instanceId).catch(() => {});
       await Promise.allSettled([subscriber.quit(), redis.quit(), pg.close()]);
     },
   };

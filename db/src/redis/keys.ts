@@ -43,6 +43,11 @@ export function createRedisKeys(prefix: string) {
        * worker re-marks a party whose stream still holds events after its drain, and every party each minute.
        */
       settleDirty: `${p}gw:settle:dirty`,
+      /**
+       * Hash of the running gateways' request deadlines (gateway-deadlines.ts), which the settlement
+       * worker's reaper must outwait.
+       */
+      deadlines: `${p}gw:deadlines`,
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },
