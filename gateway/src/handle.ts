@@ -166,7 +166,10 @@ export function createHandler(deps: HandleDeps) {
           log.outcome = result.complete ? outcome : `${outcome}:client-left-mid-body`;
           break;
         case "client-aborted":
-          log.outcome = "failed:client-aborted";
+          // docs/architecture.md §11: the provider had the whole request and was answering it, so the
+          // work was done whether or not the client waits for the answer; charged like an answer.
+          if (result.delivered) outcome = "registered";
+          log.outcome = result.delivered ? "registered:client-left-before-response" : "failed:client-aborted";
           break;
         case "deadline":
           log.status = res.statusCode;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { after, afterEach, before, test } from "node:test";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
@@ -177,20 +178,55 @@ function abortAfter(path: string, when: "headers-sent" | "first-byte", key: stri
   });
 }
 
-test("client abort before the response releases the reservation and aborts the upstream", async () => {
+// Regression (issue 24 item 2): a client that hung up after its whole request reached the provider was
+// not charged, although the provider did the work (an eth_sendRawTransaction executed, say).
+test("fix: client abort after the whole request reached the provider aborts the upstream and charges it", async () => {
   const release = provider.holdRequests();
   const before = await h.account(partyId);
   const key = idem();
+  const seen = provider.seen.length;
   await abortAfter("/gateway/p/held", "headers-sent", key);
   const deadline = Date.now() + 1000;
   while (!provider.closedEarly.includes("/base/held") && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 10));
   release();
   assert.ok(provider.closedEarly.includes("/base/held"), "upstream request aborted");
+  assert.equal(provider.seen.length, seen + 1, "the provider had the whole request");
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await h.account(partyId)).reserved, before.reserved);
+  assert.equal((await h.account(partyId)).reserved - before.reserved, COST, "charged");
   const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
-  assert.equal(rec?.s, "failed");
+  assert.equal(rec?.s, "registered");
+});
+
+test("client abort before its whole body reached the provider releases the reservation", async () => {
+  const before = await h.account(partyId);
+  const key = idem();
+  const seen = provider.seen.length;
+  const socket = connect(Number(new URL(h.url).port), "127.0.0.1");
+  socket.on("error", () => {});
+  socket.write(
+    [
+      "POST /gateway/p/echo HTTP/1.1",
+      "Host: x",
+      `x-gateway-api-key: ${acct.apiKey}`,
+      `idempotency-key: ${key}`,
+      "Content-Length: 1000",
+      "",
+      "only part of the body",
+    ].join("\r\n"),
+  );
+  const deadline = Date.now() + 2000;
+  while (!(await h.reservations(partyId)).some((r) => r.i === key) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  socket.destroy();
+  let rec: Record<string, string> | undefined;
+  while (rec?.s !== "failed" && Date.now() < deadline + 1000) {
+    await new Promise((r) => setTimeout(r, 10));
+    [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
+  }
+  assert.equal(rec?.s, "failed", "released");
+  assert.equal((await h.account(partyId)).reserved, before.reserved);
+  assert.equal(provider.seen.length, seen, "the provider never had the whole request");
 });
 
 test("client abort during the response aborts the upstream; the provider did answer 2xx so it stays registered", async () => {
