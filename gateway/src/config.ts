@@ -7,7 +7,7 @@ import {
   parseEnv,
   port,
 } from "@stake/db/env";
-import type { PartyRateLimit } from "@stake/db/redis/scripts";
+import type { PartyFailureLimit, PartyRateLimit } from "@stake/db/redis/scripts";
 import { z } from "zod";
 
 /**
@@ -69,6 +69,28 @@ export const GatewayEnv = z.object({
     .min(100)
     .default(1000)
     .describe("Window of the per-party request limit (fixed window, starting at the party's first request)."),
+  GATEWAY_PARTY_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe(
+      "Failed (released, uncharged) requests one party may cause per failure window; past it 429 with Retry-After until the window ends. Each costs a Redis record and a Postgres row and is free, so this bounds what a party can make the platform store for nothing. 0 = no limit.",
+    ),
+  GATEWAY_PARTY_FAILURE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60_000)
+    .describe("Window of the per-party failure limit (fixed window, starting at the party's first failure)."),
+  GATEWAY_UNANSWERED_RECORD_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(600)
+    .describe(
+      "How long the Redis record of a request that failed before any provider byte (connection refused, timeout, client gone before its request was delivered) keeps its idempotency key; other records keep it IDEMPOTENCY_TTL_SECONDS.",
+    ),
 });
 
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
@@ -84,6 +106,7 @@ export interface GatewayConfig extends ConnectionSettings {
   cacheMaxStaleMs: number;
   idempotencyTtlSeconds: number;
   partyRateLimit: PartyRateLimit;
+  partyFailureLimit: PartyFailureLimit;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined>): Readonly<GatewayConfig> {
@@ -100,5 +123,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Read
     cacheMaxStaleMs: e.CACHE_MAX_STALE_MS,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
+    partyFailureLimit: {
+      limit: e.GATEWAY_PARTY_FAILURE_LIMIT,
+      windowMs: e.GATEWAY_PARTY_FAILURE_WINDOW_MS,
+      unansweredTtlSeconds: e.GATEWAY_UNANSWERED_RECORD_TTL_SECONDS,
+    },
   });
 }

@@ -36,7 +36,8 @@ export interface HandleDeps {
   requestDeadlineMs: number;
 }
 
-type Outcome = "registered" | "failed";
+/** `failed-unanswered`: no provider byte came back, so the record is kept minutes (finalize.lua). */
+type Outcome = "registered" | "failed" | "failed-unanswered";
 
 type Admission =
   | {
@@ -138,7 +139,7 @@ export function createHandler(deps: HandleDeps) {
     // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
     // outlive the reaper's threshold. A provider that breaks mid-body after a 2xx/3xx releases it again.
     let early: { outcome: Outcome; done: Promise<void> } | undefined;
-    let outcome: Outcome = "failed";
+    let outcome: Outcome = "failed-unanswered";
     try {
       const result = await forward({
         req,
@@ -185,7 +186,7 @@ export function createHandler(deps: HandleDeps) {
       if (!early) await finalize(reservation, outcome);
       else {
         await early.done;
-        if (early.outcome === "registered" && outcome === "failed")
+        if (early.outcome === "registered" && outcome !== "registered")
           await finalize(reservation, "failed-mid-body");
       }
     }

@@ -53,7 +53,10 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     keys: keyCache,
     providers: providerCache,
     rate: rateCache,
-    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, config.partyRateLimit),
+    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, {
+      rate: config.partyRateLimit,
+      failures: config.partyFailureLimit,
+    }),
     upstreams,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     requestDeadlineMs: config.requestDeadlineMs,

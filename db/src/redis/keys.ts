@@ -28,6 +28,11 @@ export function createRedisKeys(prefix: string) {
       account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
       /** Requests counted in the party's current rate-limit window (reserve.lua; expires with the window). */
       partyRate: (partyId: string) => `${p}gw:{${partyId}}:rate`,
+      /**
+       * Failed reservations counted in the party's current failure window (finalize.lua adds, reserve.lua
+       * refuses past the limit; expires with the window).
+       */
+      partyFailures: (partyId: string) => `${p}gw:{${partyId}}:fails`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */
