@@ -48,10 +48,11 @@ export function meterSlices(deps: {
   const schedule = () => {
     stopTimers();
     const next = slice + 1;
+    // Unref'd: the connection's sockets keep the process alive, not its bill.
     reserveTimer = setTimeout(() => {
       ahead ??= reserve(next);
-    }, terms.ms - leadMs(terms));
-    boundaryTimer = setTimeout(() => void advance(), terms.ms);
+    }, terms.ms - leadMs(terms)).unref();
+    boundaryTimer = setTimeout(() => void advance(), terms.ms).unref();
   };
 
   /** Moves to the next slice: true once it is paid and started, false when the connection is over. */
