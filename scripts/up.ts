@@ -96,6 +96,8 @@ const baseEnv: NodeJS.ProcessEnv = {
   REDIS_URL: infra.redisUrl,
   CONTROL_PLANE_PORT: String(CONTROL_PLANE_PORT),
   NETWORK,
+  // The demo runs on the public demo secrets (config.ts refuses them unless this is on).
+  DEMO_MODE: "1",
   // The dashboard's try-it curl names the gateway this command starts.
   DASHBOARD_GATEWAY_URL: process.env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${GATEWAY_PORT}`,
 };

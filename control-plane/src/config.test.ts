@@ -20,13 +20,29 @@ function refused(networks: Record<string, string>): string[] {
   }
 }
 
+// Regression (issue 24 item 4): the demo JWT secret signed valid tokens on the default (testnet)
+// configuration, whose gateway bills real coins whatever NETWORK says.
+for (const v of ALL) {
+  test(`fix: ${v} left at its public demo value is refused unless DEMO_MODE is on`, () => {
+    const oneDemo = { ...real, [v]: undefined };
+    assert.deepEqual(refused(oneDemo), [v], "the default configuration");
+    assert.deepEqual(refused({ ...oneDemo, DEMO_MODE: "0" }), [v], "demo mode off");
+    assert.deepEqual(refused({ ...oneDemo, DEMO_MODE: "1" }), [], "demo mode on (npm start)");
+    assert.throws(
+      () => loadConfig({ ...base, ...oneDemo }),
+      new RegExp(`${v}: the public demo value is refused unless DEMO_MODE=1`),
+    );
+  });
+}
+
 test("every demo secret is refused wherever real funds can be involved, judged on the resolved networks", () => {
-  assert.deepEqual(refused({}), [], "testnet demo: all defaults accepted");
-  assert.deepEqual(refused({ ETH_NETWORK: "hoodi" }), []);
+  assert.deepEqual(refused({ DEMO_MODE: "1" }), [], "testnet demo: all defaults accepted");
+  assert.deepEqual(refused({ DEMO_MODE: "1", ETH_NETWORK: "hoodi" }), []);
+  assert.deepEqual(refused({ DEMO_MODE: "1", NETWORK: "mainnet" }), [...ALL], "demo mode cannot lift it");
   assert.deepEqual(refused({ NETWORK: "mainnet" }), [...ALL]);
   assert.deepEqual(refused({ NETWORK: "mainnet", ETH_NETWORK: "hoodi" }), [...ALL], "NETWORK alone decides");
   assert.deepEqual(
-    refused({ NETWORK: "testnet", ETH_NETWORK: "mainnet" }),
+    refused({ DEMO_MODE: "1", NETWORK: "testnet", ETH_NETWORK: "mainnet" }),
     ["ETH_OPERATOR_SEED", "ETH_KEY_ENCRYPTION_KEY"],
     "mainnet deposits on a testnet deployment: the validator keys are real",
   );

@@ -2,7 +2,9 @@ import {
   ConnectionConfig,
   DATABASE_POOL_SIZE,
   DATABASE_URL,
+  DEMO_MODE,
   deepFreeze,
+  demoSecretProblem,
   GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   LOG_LEVEL,
@@ -40,6 +42,7 @@ export const ControlPlaneEnv = z.object({
   REDIS_PREFIX,
   NETWORK,
   LOG_LEVEL,
+  DEMO_MODE,
   JSON_BODY_LIMIT: z
     .string()
     .default("100kb")
@@ -57,6 +60,14 @@ export const ControlPlaneEnv = z.object({
     .default(19456)
     .describe("argon2id memory cost in KiB (OWASP minimum 19 MiB)."),
   ARGON2_ITERATIONS: z.coerce.number().int().min(1).default(2).describe("argon2id time cost."),
+  ARGON2_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2)
+    .describe(
+      "Password hashes computed at once per process; the rest wait their turn. Keep it below UV_THREADPOOL_SIZE (default 4), which file system, DNS and crypto work shares.",
+    ),
   SIGNUP_LIMIT_PER_IP: z.coerce
     .number()
     .int()
@@ -96,7 +107,7 @@ export const ControlPlaneEnv = z.object({
     .min(32)
     .default(DEMO_GATEWAY_JWT_SECRET)
     .describe(
-      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused when NETWORK=mainnet.",
+      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused unless DEMO_MODE=1, and always on mainnet.",
     ),
   METRICS_TOKEN: z
     .string()
@@ -151,14 +162,14 @@ export const ControlPlaneEnv = z.object({
     .regex(/^(0x)?([0-9a-fA-F]{2}){32,}$/, "hex, at least 32 bytes")
     .default(DEMO_ETH_OPERATOR_SEED)
     .describe(
-      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused when NETWORK or ETH_NETWORK is mainnet.",
+      "EIP-2333 seed (hex, ≥ 32 bytes) validator signing keys are derived from. The default is a public DEMO seed, refused unless DEMO_MODE=1, and always when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_KEY_ENCRYPTION_KEY: z
     .string()
     .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32-byte hex")
     .default(DEMO_ETH_KEY_ENCRYPTION_KEY)
     .describe(
-      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused when NETWORK or ETH_NETWORK is mainnet.",
+      "AES-256-GCM key (32-byte hex) that encrypts stored validator signing keys. The default is a public DEMO key, refused unless DEMO_MODE=1, and always when NETWORK or ETH_NETWORK is mainnet.",
     ),
   ETH_BEACON_URL: z
     .url()
@@ -246,18 +257,23 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     chains: e.NETWORK === "mainnet",
     ethereum: ethNetworkOf(e) === "mainnet" || e.NETWORK === "mainnet",
   };
-  const demo = [
-    realFunds.chains && e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET && "GATEWAY_JWT_SECRET",
-    realFunds.ethereum &&
-      strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED) &&
+  const demo = (name: string, isDemo: boolean, realFundsHere: boolean) =>
+    [name, demoSecretProblem({ isDemo, demoMode: e.DEMO_MODE, realFunds: realFundsHere })] as const;
+  const problems = [
+    demo("GATEWAY_JWT_SECRET", e.GATEWAY_JWT_SECRET === DEMO_GATEWAY_JWT_SECRET, realFunds.chains),
+    demo(
       "ETH_OPERATOR_SEED",
-    realFunds.ethereum &&
-      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY) &&
+      strip0x(e.ETH_OPERATOR_SEED) === strip0x(DEMO_ETH_OPERATOR_SEED),
+      realFunds.ethereum,
+    ),
+    demo(
       "ETH_KEY_ENCRYPTION_KEY",
+      strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY),
+      realFunds.ethereum,
+    ),
   ];
-  for (const name of demo)
-    if (name)
-      ctx.addIssue({ code: "custom", path: [name], message: "the public demo value is refused on mainnet" });
+  for (const [name, message] of problems)
+    if (message) ctx.addIssue({ code: "custom", path: [name], message });
 })
   .superRefine(reapAfterDeadline)
   .transform((e) => ({
@@ -268,7 +284,11 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
-    argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_ITERATIONS },
+    argon2: {
+      memoryCost: e.ARGON2_MEMORY_KIB,
+      timeCost: e.ARGON2_ITERATIONS,
+      concurrency: e.ARGON2_CONCURRENCY,
+    },
     abuse: {
       windowSeconds: e.ABUSE_WINDOW_SECONDS,
       signupPerIp: e.SIGNUP_LIMIT_PER_IP,

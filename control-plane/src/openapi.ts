@@ -83,5 +83,37 @@ export const DOCS_PAGE = `<!doctype html>
 // A separate script file, so the page works under a Content-Security-Policy without inline scripts.
 export const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#ui" });`;
 
-/** Swagger UI's files, served from the package (no CDN): static files, not endpoints. */
-export const docsAssets: RequestHandler = express.static(SWAGGER_UI, { index: false });
+/**
+ * What the reference page may load: its own scripts and styles, the OpenAPI document and "try it out"
+ * calls on this origin. Swagger UI sets inline style attributes and draws icons from data: URLs, hence
+ * those two allowances; no inline script, nothing from another origin, and no framing.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+export const DOCS_HEADERS = {
+  "Content-Security-Policy": DOCS_CSP,
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
+
+/**
+ * The two files of swagger-ui-dist the reference page loads, and nothing else of the package: its sample
+ * `index.html` and `oauth2-redirect.html` would otherwise run on this origin (the dashboard's), outside
+ * any policy. Static files, not endpoints.
+ */
+const DOCS_FILES = new Set(["/swagger-ui-bundle.js", "/swagger-ui.css"]);
+const swaggerFiles = express.static(SWAGGER_UI, {
+  index: false,
+  setHeaders: (res) => res.set(DOCS_HEADERS),
+});
+export const docsAssets: RequestHandler = (req, res, next) =>
+  DOCS_FILES.has(req.path) ? swaggerFiles(req, res, next) : next();

@@ -4,7 +4,7 @@
  * of the control plane's sources, so the features stay free to move their files.
  */
 export { createPasswordHasher } from "./auth/password.ts";
-export { ControlPlaneEnv } from "./config.ts";
+export { ControlPlaneEnv, DEMO_ETH_KEY_ENCRYPTION_KEY } from "./config.ts";
 export {
   type AccountOperatorService,
   createAccountOperatorService,

@@ -73,6 +73,29 @@ export function reapAfterDeadline(
   });
 }
 
+export const DEMO_MODE = z
+  .stringbool()
+  .default(false)
+  .describe(
+    "Accept the public demo secrets (the defaults of GATEWAY_JWT_SECRET, ETH_OPERATOR_SEED, ETH_KEY_ENCRYPTION_KEY). `npm start` turns it on; every other deployment must set its own secrets, and mainnet refuses the demo values even with it on.",
+  );
+
+/**
+ * Why a secret left at its public demo value is refused, or undefined when it is accepted: only in demo
+ * mode, and never where real funds are involved (the value is published in this repository, so anyone
+ * could sign tokens or decrypt keys with it).
+ */
+export function demoSecretProblem(opts: {
+  isDemo: boolean;
+  demoMode: boolean;
+  realFunds: boolean;
+}): string | undefined {
+  if (!opts.isDemo) return undefined;
+  if (opts.realFunds) return "the public demo value is refused on mainnet";
+  if (!opts.demoMode) return "the public demo value is refused unless DEMO_MODE=1 (set your own)";
+  return undefined;
+}
+
 /** What a long-running process needs to reach Postgres and Redis and to log. */
 export const ConnectionEnv = { DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, LOG_LEVEL };
 

@@ -45,6 +45,14 @@ export const GatewayEnv = z.object({
     .min(0)
     .default(30_000)
     .describe("Fallback lifetime of cached keys/providers/rate; pub/sub invalidation is the primary path."),
+  CACHE_MAX_STALE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(300_000)
+    .describe(
+      "Longest a cached key/provider/rate is served while every refresh fails (Postgres down); past it requests fail until Postgres answers again. Never below CACHE_TTL_MS.",
+    ),
   IDEMPOTENCY_TTL_SECONDS,
   GATEWAY_PARTY_RATE_LIMIT: z.coerce
     .number()
@@ -60,6 +68,28 @@ export const GatewayEnv = z.object({
     .min(100)
     .default(1000)
     .describe("Window of the per-party request limit (fixed window, starting at the party's first request)."),
+  GATEWAY_PARTY_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe(
+      "Failed (released, uncharged) requests one party may cause per failure window; past it 429 with Retry-After until the window ends. Each costs a Redis record and a Postgres row and is free, so this bounds what a party can make the platform store for nothing. 0 = no limit.",
+    ),
+  GATEWAY_PARTY_FAILURE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60_000)
+    .describe("Window of the per-party failure limit (fixed window, starting at the party's first failure)."),
+  GATEWAY_UNANSWERED_RECORD_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(600)
+    .describe(
+      "How long the Redis record of a request that failed before any provider byte (connection refused, timeout, client gone before its request was delivered) keeps its idempotency key; other records keep it IDEMPOTENCY_TTL_SECONDS.",
+    ),
 });
 
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
@@ -74,8 +104,14 @@ export const GatewayConfig = GatewayEnv.transform((e) => ({
   upstreamConnectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
   upstreamConnections: e.UPSTREAM_CONNECTIONS,
   cacheTtlMs: e.CACHE_TTL_MS,
+  cacheMaxStaleMs: e.CACHE_MAX_STALE_MS,
   idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
   partyRateLimit: { limit: e.GATEWAY_PARTY_RATE_LIMIT, windowMs: e.GATEWAY_PARTY_RATE_WINDOW_MS },
+  partyFailureLimit: {
+    limit: e.GATEWAY_PARTY_FAILURE_LIMIT,
+    windowMs: e.GATEWAY_PARTY_FAILURE_WINDOW_MS,
+    unansweredTtlSeconds: e.GATEWAY_UNANSWERED_RECORD_TTL_SECONDS,
+  },
 }));
 
 export type GatewayConfig = z.output<typeof GatewayConfig>;

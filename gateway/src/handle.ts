@@ -5,11 +5,12 @@ import { newId } from "@stake/db/ids";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
 import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
+import { meterSlices } from "./billing/slices.ts";
 import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import { forward } from "./proxy/forward.ts";
-import { tunnel, writeSocketError } from "./proxy/upgrade.ts";
+import { splice, tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
 import { type RequestHeaders, readRequestHeaders } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
@@ -36,7 +37,10 @@ export interface HandleDeps {
   requestDeadlineMs: number;
 }
 
-type Outcome = "registered" | "failed";
+/** `failed-unanswered`: no provider byte came back, so the record is kept minutes (finalize.lua). */
+type Outcome = "registered" | "failed" | "failed-unanswered";
+
+type ReserveInput = Parameters<Ledger["reserve"]>[0];
 
 type Admission =
   | {
@@ -45,6 +49,8 @@ type Admission =
       target: { path: string; query: string };
       headers: RequestHeaders;
       reservation: ReservationHandle;
+      /** What was reserved, for an upgraded connection's further slices. */
+      reserved: ReserveInput;
     }
   | { ok: false; code: GatewayErrorCode; details?: ErrorDetails };
 
@@ -69,13 +75,23 @@ export function createHandler(deps: HandleDeps) {
     return cost;
   };
 
-  /** Stages before the proxy: authenticate → route → idempotency → reserve. */
-  async function admit(req: IncomingMessage, log: AccessLog): Promise<Admission> {
+  /**
+   * Stages before the proxy: authenticate → route → idempotency → reserve. `price` picks what is reserved:
+   * the request price, or for an upgrade its first slice's.
+   */
+  async function admit(
+    req: IncomingMessage,
+    log: AccessLog,
+    price: (p: ProviderRecord) => string,
+  ): Promise<Admission> {
     const fail = (code: GatewayErrorCode, details?: ErrorDetails): Admission => {
       log.outcome = code;
       return { ok: false, code, ...(details ? { details } : {}) };
     };
-    const headers = readRequestHeaders(req.rawHeaders);
+    const headers = readRequestHeaders(req.rawHeaders, {
+      address: req.socket.remoteAddress,
+      encrypted: "encrypted" in req.socket && req.socket.encrypted === true,
+    });
     const auth = await authenticate(headers.apiKey, deps.keys);
     if (!auth.ok) return fail(auth.code);
     log.party = auth.partyId;
@@ -92,13 +108,15 @@ export function createHandler(deps: HandleDeps) {
 
     const rate = await deps.rate.get("current");
     if (rate === null) return fail("NO_COIN_RATE");
-    const reserved = await ledger.reserve({
+    const usd = price(provider);
+    const input: ReserveInput = {
       partyId: auth.partyId,
       providerKey: provider.key,
       idempotencyKey: idem.key,
-      costInUsd: provider.costInUsd,
-      cost: costOf(provider.costInUsd, rate),
-    });
+      costInUsd: usd,
+      cost: costOf(usd, rate),
+    };
+    const reserved = await ledger.reserve(input);
     if (!reserved.ok) {
       if (reserved.code === "DUPLICATE")
         return fail("DUPLICATE", { extra: { reservation: reserved.existing } });
@@ -107,8 +125,10 @@ export function createHandler(deps: HandleDeps) {
       return fail(reserved.code);
     }
     log.reservation = reserved.reservation.id;
-    return { ok: true, provider, target, headers, reservation: reserved.reservation };
+    return { ok: true, provider, target, headers, reservation: reserved.reservation, reserved: input };
   }
+
+  const requestPrice = (p: ProviderRecord) => p.costInUsd;
 
   /** What is left of the request's deadline, counted from its arrival at `started`. */
   const deadlineLeft = (started: bigint) =>
@@ -126,7 +146,7 @@ export function createHandler(deps: HandleDeps) {
       writeError(res, code, log.reqId, details);
     };
 
-    const admitted = await admit(req, log);
+    const admitted = await admit(req, log, requestPrice);
     if (!admitted.ok) return fail(admitted.code, admitted.details);
     const { provider, target, headers, reservation } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
@@ -135,7 +155,7 @@ export function createHandler(deps: HandleDeps) {
     // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
     // outlive the reaper's threshold. A provider that breaks mid-body after a 2xx/3xx releases it again.
     let early: { outcome: Outcome; done: Promise<void> } | undefined;
-    let outcome: Outcome = "failed";
+    let outcome: Outcome = "failed-unanswered";
     try {
       const result = await forward({
         req,
@@ -163,7 +183,10 @@ export function createHandler(deps: HandleDeps) {
           log.outcome = result.complete ? outcome : `${outcome}:client-left-mid-body`;
           break;
         case "client-aborted":
-          log.outcome = "failed:client-aborted";
+          // docs/architecture.md §11: the provider had the whole request and was answering it, so the
+          // work was done whether or not the client waits for the answer; charged like an answer.
+          if (result.delivered) outcome = "registered";
+          log.outcome = result.delivered ? "registered:client-left-before-response" : "failed:client-aborted";
           break;
         case "deadline":
           log.status = res.statusCode;
@@ -179,7 +202,7 @@ export function createHandler(deps: HandleDeps) {
       if (!early) await finalize(reservation, outcome);
       else {
         await early.done;
-        if (early.outcome === "registered" && outcome === "failed")
+        if (early.outcome === "registered" && outcome !== "registered")
           await finalize(reservation, "failed-mid-body");
       }
     }
@@ -216,20 +239,21 @@ export function createHandler(deps: HandleDeps) {
   }
 
   /**
-   * Upgrade requests go through the same stages; charged once per connection, registered on the
-   * provider's 101 and released when the upgrade fails.
+   * Upgrade requests go through the same stages. The connection is billed in slices
+   * (docs/architecture.md §11): the first is reserved like a request and registered on the provider's 101
+   * (released when the upgrade fails); billing/slices.ts reserves each next one before it is used and
+   * closes the connection (4402) when the party cannot pay it.
    */
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
     const run = async () => {
-      const admitted = await admit(req, log);
+      const admitted = await admit(req, log, (p) => p.upgradeSlice.costInUsd);
       if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
-      const { provider, target, headers, reservation } = admitted;
+      const { provider, target, headers, reservation, reserved } = admitted;
       const result = await tunnel({
         req,
         socket,
-        head,
         dispatcher: deps.upstreams.get(provider.origin),
         path: joinBasePath(provider.basePath, target.path) + target.query,
         headers: headers.forward,
@@ -238,8 +262,39 @@ export function createHandler(deps: HandleDeps) {
       });
       log.status = result.ok ? 101 : 502;
       log.outcome = result.ok ? "registered" : `failed:${result.code}`;
-      if (!result.ok) writeSocketError(socket, result.code);
-      await finalize(reservation, result.ok ? "registered" : "failed");
+      if (!result.ok) {
+        writeSocketError(socket, result.code);
+        return finalize(reservation, "failed");
+      }
+      await finalize(reservation, "registered");
+      const meter = meterSlices({
+        terms: provider.upgradeSlice,
+        async reserve(n) {
+          // A space cannot be in a client's key (visible ASCII only), so a slice never meets one.
+          const slice = await ledger.reserve({
+            ...reserved,
+            idempotencyKey: `${reserved.idempotencyKey} slice ${n}`,
+          });
+          return slice.ok ? slice.reservation : null;
+        },
+        start: (r) => finalize(r, "registered"),
+        release: (r) => finalize(r, "failed"),
+        onUnpaid() {
+          logger.info(
+            { party: reserved.partyId, provider: provider.key, slices: meter.slices },
+            "upgraded connection closed: the next slice could not be paid",
+          );
+          spliced.closeUnpaid();
+        },
+      });
+      const spliced = splice({
+        client: socket,
+        upstream: result.upstream,
+        head,
+        websocket: String(req.headers.upgrade).toLowerCase() === "websocket",
+        onMessage: meter.message,
+        onClose: meter.stop,
+      });
     };
     run()
       .catch((err: unknown) => {

@@ -1,8 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { createDb } from "@stake/db/client";
 import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
+import { PUBLISH_EVERY_MS, publishDeadline, withdrawDeadline } from "@stake/db/redis/gateway-deadlines";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
 import { createKeyLookup } from "./auth/authenticate.ts";
@@ -22,15 +24,25 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   const subscriber = createRedis(config.redisUrl, { name: "gateway-sub", logger });
   const keys = createRedisKeys(config.redisPrefix);
 
-  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db));
-  const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db));
+  const stale = { maxStaleMs: config.cacheMaxStaleMs };
+  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db), stale);
+  const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db), stale);
   const rateLookup = createRateLookup(pg.db);
-  const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup());
+  const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup(), stale);
   await subscribeInvalidations(subscriber, keys.gateway.invalidations, () => {
     keyCache.clear();
     providerCache.clear();
     rateCache.clear();
   });
+
+  // The settlement worker's reaper outwaits the deadline this gateway publishes (gateway-deadlines.ts).
+  const instance = { instanceId: randomBytes(9).toString("base64url"), deadlineMs: config.requestDeadlineMs };
+  await publishDeadline(redis, keys, instance);
+  const republish = setInterval(() => {
+    publishDeadline(redis, keys, instance).catch((err: unknown) =>
+      logger.warn({ err }, "could not publish the request deadline"),
+    );
+  }, PUBLISH_EVERY_MS).unref();
 
   const upstreams = createUpstreams({
     connections: config.upstreamConnections,
@@ -41,7 +53,10 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     keys: keyCache,
     providers: providerCache,
     rate: rateCache,
-    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, config.partyRateLimit),
+    ledger: createLedger(redis, keys, config.idempotencyTtlSeconds, {
+      rate: config.partyRateLimit,
+      failures: config.partyFailureLimit,
+    }),
     upstreams,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     requestDeadlineMs: config.requestDeadlineMs,
@@ -76,6 +91,8 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
         server.closeIdleConnections();
       });
       await upstreams.close();
+      clearInterval(republish);
+      await withdrawDeadline(redis, keys, instance.instanceId).catch(() => {});
       await Promise.allSettled([subscriber.quit(), redis.quit(), pg.close()]);
     },
   };

@@ -20,6 +20,8 @@ export const beaconCommands: Record<string, Command> = {
       if (!Number.isInteger(iterations) || iterations < 1)
         throw new UsageError("--iterations must be a positive integer");
 
+      if (ctx.config.keyEncryptionKeyRefused)
+        throw new UsageError(`ETH_KEY_ENCRYPTION_KEY: ${ctx.config.keyEncryptionKeyRefused}`);
       const exportKeystores = createKeystoreExport({
         db: ctx.db,
         keyEncryptionKey: ctx.config.keyEncryptionKey,

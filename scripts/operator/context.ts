@@ -3,11 +3,14 @@ import {
   ControlPlaneEnv,
   createAccountOperatorService,
   createGatewayOperatorService,
+  DEMO_ETH_KEY_ENCRYPTION_KEY,
   type GatewayOperatorService,
 } from "@stake/control-plane/operator";
 import { createDb, type Db } from "@stake/db/client";
 import {
   DATABASE_URL,
+  DEMO_MODE,
+  demoSecretProblem,
   GATEWAY_REQUEST_DEADLINE_MS,
   parseEnv,
   REDIS_PREFIX,
@@ -33,12 +36,15 @@ export const OperatorEnv = z.object({
   RESERVATION_REAP_AFTER_MS: ControlPlaneEnv.shape.RESERVATION_REAP_AFTER_MS,
   GATEWAY_REQUEST_DEADLINE_MS,
   ETH_KEY_ENCRYPTION_KEY: ControlPlaneEnv.shape.ETH_KEY_ENCRYPTION_KEY,
+  DEMO_MODE,
   KEYSTORE_PASSWORD: z
     .string()
     .min(1)
     .optional()
     .describe("Password of exported EIP-2335 keystores when `keystores export` gets no --password-file."),
 });
+
+const strip0x = (hex: string) => hex.replace(/^0x/, "").toLowerCase();
 
 /** The operator CLI's configuration: its variables, the reap rule the worker follows, the object it reads. */
 export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `ledger settle` reaps like the worker.
@@ -49,7 +55,17 @@ export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `led
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
     /** Hex without 0x. Secret: never print it. */
-    keyEncryptionKey: e.ETH_KEY_ENCRYPTION_KEY.replace(/^0x/, "").toLowerCase(),
+    keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
+    /**
+     * Why `keyEncryptionKey` may not be used (the public demo key outside demo mode), checked by its one
+     * user: only `keystores export` needs the key, so every other command runs. The CLI does not know the
+     * deployment's networks, so only demo mode lets the demo key through.
+     */
+    keyEncryptionKeyRefused: demoSecretProblem({
+      isDemo: strip0x(e.ETH_KEY_ENCRYPTION_KEY) === strip0x(DEMO_ETH_KEY_ENCRYPTION_KEY),
+      demoMode: e.DEMO_MODE,
+      realFunds: false,
+    }),
     /** Secret. */
     keystorePassword: e.KEYSTORE_PASSWORD,
   }));

@@ -36,21 +36,54 @@ function checkStatus(value: string | undefined): ProviderStatus | undefined {
   return value as ProviderStatus;
 }
 
+/**
+ * How upgraded (WebSocket) connections are billed (docs/architecture.md §11): `--slice-seconds` (default
+ * 60), `--slice-messages` (client messages per slice; `none` for no cap), `--slice-cost` (USD per slice;
+ * `request` for the request price).
+ */
+const SLICE_FLAGS = ["slice-cost", "slice-seconds", "slice-messages"];
+const SLICE_USAGE = "[--slice-cost <usd>|request] [--slice-seconds <s>] [--slice-messages <n>|none]";
+
+function sliceSettings(args: { flags: Record<string, string | boolean | undefined> }) {
+  const cost = flag(args, "slice-cost");
+  const seconds = flag(args, "slice-seconds");
+  const messages = flag(args, "slice-messages");
+  const count = (name: string, v: string, max: number) => {
+    if (!/^[1-9][0-9]{0,8}$/.test(v) || Number(v) > max)
+      throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
+    return Number(v);
+  };
+  return {
+    ...(cost === undefined ? {} : { upgradeSliceUsd: cost === "request" ? null : checkCost(cost) }),
+    ...(seconds === undefined ? {} : { upgradeSliceSeconds: count("slice-seconds", seconds, 86_400) }),
+    ...(messages === undefined
+      ? {}
+      : {
+          upgradeSliceMessages: messages === "none" ? null : count("slice-messages", messages, 1_000_000_000),
+        }),
+  };
+}
+
 const present = (p: ProviderRow) => ({
   id: p.id,
   key: p.key,
   originUrl: p.originUrl,
   costInUSD: p.costInUsd,
   status: p.status,
+  upgradeSlice: {
+    costInUSD: p.upgradeSliceUsd ?? p.costInUsd,
+    seconds: p.upgradeSliceSeconds,
+    messages: p.upgradeSliceMessages,
+  },
   updatedAt: p.updatedAt.toISOString(),
 });
 
 /** Gateway providers, the coin rate, party funding and gateway key deactivation. */
 export const gatewayCommands: Record<string, Command> = {
   "providers add": {
-    usage: "providers add <key> --url <origin[/base]> --cost <usd> [--status active|disabled|degraded]",
+    usage: `providers add <key> --url <origin[/base]> --cost <usd> [--status active|disabled|degraded] ${SLICE_USAGE}`,
     summary: "register a gateway provider",
-    valueFlags: ["url", "cost", "status"],
+    valueFlags: ["url", "cost", "status", ...SLICE_FLAGS],
     async run(ctx, args) {
       const key = requirePositional(args, 0, "key");
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(key))
@@ -63,6 +96,7 @@ export const gatewayCommands: Record<string, Command> = {
         originUrl: checkUrl(url),
         costInUsd: checkCost(cost),
         status: checkStatus(flag(args, "status")) ?? "active",
+        ...sliceSettings(args),
       });
       if (!row) throw new UsageError(`provider ${key} already exists (use providers update)`);
       return {
@@ -72,10 +106,9 @@ export const gatewayCommands: Record<string, Command> = {
     },
   },
   "providers update": {
-    usage:
-      "providers update <key> [--url <origin[/base]>] [--cost <usd>] [--status active|disabled|degraded]",
+    usage: `providers update <key> [--url <origin[/base]>] [--cost <usd>] [--status active|disabled|degraded] ${SLICE_USAGE}`,
     summary: "change a provider (takes effect on every gateway within a second)",
-    valueFlags: ["url", "cost", "status"],
+    valueFlags: ["url", "cost", "status", ...SLICE_FLAGS],
     async run(ctx, args) {
       const key = requirePositional(args, 0, "key");
       const url = flag(args, "url");
@@ -85,6 +118,7 @@ export const gatewayCommands: Record<string, Command> = {
         ...(url ? { originUrl: checkUrl(url) } : {}),
         ...(cost ? { costInUsd: checkCost(cost) } : {}),
         ...(status ? { status } : {}),
+        ...sliceSettings(args),
       };
       if (!Object.keys(set).length) throw new UsageError("nothing to update");
       const row = await ctx.gateway.updateProvider(key, set);

@@ -117,3 +117,26 @@ test("/docs serves the interactive reference and its assets from the package", a
     assert.ok(res.text.length > 0 || (res.body as Buffer).length > 0, asset);
   }
 });
+
+test("fix: /docs serves only what the reference page loads, under a Content-Security-Policy (issue 24 item 13)", async () => {
+  for (const path of ["/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/init.js"]) {
+    const res = await request(h.app).get(path);
+    const csp = res.headers["content-security-policy"] ?? "";
+    assert.match(csp, /default-src 'none'/, path);
+    assert.match(csp, /script-src 'self'(;|$)/, `${path}: no inline or foreign script`);
+    assert.match(csp, /frame-ancestors 'none'/, path);
+    assert.equal(res.headers["x-content-type-options"], "nosniff", path);
+  }
+  // The package's sample pages and everything else in it are not served.
+  for (const path of [
+    "/docs/assets/index.html",
+    "/docs/assets/oauth2-redirect.html",
+    "/docs/assets/oauth2-redirect.js",
+    "/docs/assets/swagger-initializer.js",
+    "/docs/assets/package.json",
+    "/docs/assets/",
+  ]) {
+    const res = await request(h.app).get(path);
+    assert.equal(res.status, 404, `${path}: ${res.status}`);
+  }
+});

@@ -101,6 +101,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     DATABASE_POOL_SIZE: "4",
     // The paid load here is what is under test, not the per-party limit (tests/gateway/party-limit.test.ts).
     GATEWAY_PARTY_RATE_LIMIT: "0",
+    // The control plane and worker start on their public demo secrets, like `npm start`.
+    DEMO_MODE: "1",
     ...extra,
   });
 

@@ -157,6 +157,22 @@ test("bearer errors: Unauthorized without a token, Invalid token for a forged or
   assert.deepEqual((await request(h.app).get("/api/health")).body, { status: "ok" });
 });
 
+test("fix: a valid token naming a user that does not exist gets 401 Invalid token, not 500 (issue 24 item 8)", async () => {
+  const secret = new TextEncoder().encode(h.config.gatewayAccount.jwtSecret);
+  const ghost = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject(newId("gatewayUser"))
+    .setIssuer("stake-gateway-account")
+    .setAudience("stake-gateway-account-api")
+    .setIssuedAt()
+    .setExpirationTime("5m")
+    .sign(secret);
+  for (const path of ["/api/party/create", "/api/api-key/create"]) {
+    const res = await request(h.app).post(path).set("Authorization", `Bearer ${ghost}`);
+    assert.deepEqual([res.status, res.body], [401, { message: "Invalid token" }], path);
+  }
+});
+
 test("429 past the per-client request limit", async () => {
   let last = 0;
   for (let i = 0; i < 45 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;

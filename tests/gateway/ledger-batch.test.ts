@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { createLedger } from "../../gateway/src/billing/ledger.ts";
+import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { sleep } from "../helpers/eventually.ts";
 import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
 
@@ -11,7 +11,7 @@ import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
 const r = createTestRedis();
 const redis = r.redis;
 const keys = createRedisKeys(r.prefix);
-const ledger = createLedger(redis, keys, 86_400, { limit: 0, windowMs: 1000 });
+const ledger = createLedger(redis, keys, 86_400, NO_LIMITS);
 after(() => r.cleanup());
 
 const fund = (party: string, amount: bigint) =>
@@ -156,8 +156,8 @@ test("per-party limit: the requests of one window past the limit are refused, ac
   // Two ledgers on two connections stand for two gateway processes: the count lives in Redis.
   const second = createRedis(testRedisUrl(), { name: "tests-second-gateway" });
   const limited = [
-    createLedger(redis, keys, 86_400, { limit: 5, windowMs: 400 }),
-    createLedger(second, keys, 86_400, { limit: 5, windowMs: 400 }),
+    createLedger(redis, keys, 86_400, { ...NO_LIMITS, rate: { limit: 5, windowMs: 400 } }),
+    createLedger(second, keys, 86_400, { ...NO_LIMITS, rate: { limit: 5, windowMs: 400 } }),
   ];
   const take = (n: number, from: number) =>
     Promise.all(

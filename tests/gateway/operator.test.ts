@@ -43,6 +43,15 @@ test("providers add, update, list; rate set", async () => {
     list.map((p) => [p.key, p.originUrl, p.costInUSD, p.status]),
     [["rpc", "http://127.0.0.1:9/v1", "0.0010000000", "degraded"]],
   );
+  // WebSocket slices (docs/architecture.md §11): a minute at the request price by default.
+  const sliced = (await run("providers update", ["rpc"], { "slice-messages": "100", "slice-cost": "0.02" }))
+    .data as { upgradeSlice: unknown };
+  assert.deepEqual(sliced.upgradeSlice, { costInUSD: "0.0200000000", seconds: 60, messages: 100 });
+  const reset = (
+    await run("providers update", ["rpc"], { "slice-messages": "none", "slice-cost": "request" })
+  ).data as { upgradeSlice: unknown };
+  assert.deepEqual(reset.upgradeSlice, { costInUSD: "0.0010000000", seconds: 60, messages: null });
+  await assert.rejects(run("providers update", ["rpc"], { "slice-seconds": "0" }), /from 1 to 86400/);
   const rate = (await run("rate set", ["0.15"])).data as Record<string, string>;
   assert.equal(rate.usdPerCoin, "0.150000000000");
   await assert.rejects(run("rate set", ["0"]), /positive/);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { after, afterEach, before, test } from "node:test";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
@@ -82,6 +83,10 @@ test("method, base path, normalised path, query, body and other headers are forw
       "Basic abc",
       "TE",
       "trailers",
+      "X-Forwarded-For",
+      "6.6.6.6",
+      "Forwarded",
+      "for=6.6.6.6",
       "Content-Type",
       "application/json",
       "Content-Length",
@@ -101,6 +106,11 @@ test("method, base path, normalised path, query, body and other headers are forw
   for (const banned of ["x-gateway-api-key", "x-hop-listed", "keep-alive", "proxy-authorization", "te"]) {
     assert.ok(!names.some((n) => n.toLowerCase() === banned), `${banned} must not reach the provider`);
   }
+  // The gateway's own forwarding headers, in place of the client's (issue 24 item 10).
+  const values = (name: string) =>
+    got.rawHeaders.filter((_, i) => got.rawHeaders[i - 1]?.toLowerCase() === name);
+  assert.deepEqual(values("x-forwarded-for"), ["127.0.0.1"]);
+  assert.deepEqual(values("forwarded"), []);
 });
 
 test("upstream timeout answers a 502 and releases the funds", async () => {
@@ -181,21 +191,54 @@ function abortAfter(path: string, when: "provider-has-it" | "first-byte", key: s
   });
 }
 
-test("client abort before the response releases the reservation and aborts the upstream", async () => {
+// Regression (issue 24 item 2): a client that hung up after its whole request reached the provider was
+// not charged, although the provider did the work (an eth_sendRawTransaction executed, say).
+test("fix: client abort after the whole request reached the provider aborts the upstream and charges it", async () => {
   const release = provider.holdRequests();
   const before = await h.account(partyId);
   const key = idem();
+  const seen = provider.seen.length;
   await abortAfter("/gateway/p/held", "provider-has-it", key);
   await eventually(() => provider.closedEarly.includes("/base/held"), {
     what: "the upstream request to be aborted",
   });
   release();
+  assert.equal(provider.seen.length, seen + 1, "the provider had the whole request");
+  // Charged: nothing signals "nothing happened", so a quiet period gives a wrong release the time to land.
+  await sleep(50);
+  assert.equal((await h.account(partyId)).reserved - before.reserved, COST, "charged");
+  const [rec] = (await h.reservations(partyId)).filter((r) => r.i === key);
+  assert.equal(rec?.s, "registered");
+});
+
+test("client abort before its whole body reached the provider releases the reservation", async () => {
+  const before = await h.account(partyId);
+  const key = idem();
+  const seen = provider.seen.length;
+  const socket = connect(Number(new URL(h.url).port), "127.0.0.1");
+  socket.on("error", () => {});
+  socket.write(
+    [
+      "POST /gateway/p/echo HTTP/1.1",
+      "Host: x",
+      `x-gateway-api-key: ${acct.apiKey}`,
+      `idempotency-key: ${key}`,
+      "Content-Length: 1000",
+      "",
+      "only part of the body",
+    ].join("\r\n"),
+  );
+  await eventually(async () => (await h.reservations(partyId)).some((r) => r.i === key), {
+    what: "the reservation of the request whose body is still coming",
+  });
+  socket.destroy();
   const rec = await eventually(
     async () => (await h.reservations(partyId)).find((r) => r.i === key && r.s === "failed"),
     { what: "the reservation to be released" },
   );
-  assert.equal(rec.s, "failed");
+  assert.equal(rec.s, "failed", "released");
   assert.equal((await h.account(partyId)).reserved, before.reserved);
+  assert.equal(provider.seen.length, seen, "the provider never had the whole request");
 });
 
 test("client abort during the response aborts the upstream; the provider did answer 2xx so it stays registered", async () => {

@@ -17,7 +17,7 @@ import {
   type SettlementDeps,
 } from "../../control-plane/src/features/gateway-settlement/types.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
-import { createLedger } from "../../gateway/src/billing/ledger.ts";
+import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { ledgerCommands } from "../../scripts/operator/ledger.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
@@ -152,7 +152,7 @@ async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
     reserveScript,
     h.keys,
     partyId,
-    [at, { limit: 0, windowMs: 1000 }],
+    [at, NO_LIMITS.rate, NO_LIMITS.failures],
     [
       {
         key: g.reservation(partyId, scope),
@@ -245,7 +245,7 @@ async function reapedWhileServed(partyId: string) {
   const id = await orphan(partyId, Date.now() - REAP_AFTER - 5_000, key);
   assert.equal((await pass()).reaped, 1);
   assert.equal((await h.account(partyId)).reserved, 0n, "released by the reaper");
-  const ledger = createLedger(h.redis, h.keys, TTL, { limit: 0, windowMs: 1000 });
+  const ledger = createLedger(h.redis, h.keys, TTL, NO_LIMITS);
   const handle = {
     id,
     partyId,

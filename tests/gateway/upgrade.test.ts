@@ -6,7 +6,8 @@ import { eventually } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { upgradeRequestHead } from "../helpers/http-client.ts";
 
-// Upgrade (WebSocket) requests: same stages and errors, charged once per connection on the provider's 101.
+// Upgrade (WebSocket) requests: same stages and errors; the first slice is charged on the provider's 101 (the
+// slices after it: websocket-billing.test.ts).
 let h: GatewayHarness;
 const upstream = createServer((_req, res) => res.end("no upgrade"));
 const upgradeHeaders: string[][] = [];
@@ -47,7 +48,7 @@ function open(headers: Record<string, string>) {
   return { socket, until };
 }
 
-test("an upgrade is tunnelled both ways, charged once and registered on 101", async () => {
+test("an upgrade is tunnelled both ways, its first slice charged and registered on 101", async () => {
   const acct = await h.createAccount({ coins: "1" });
   const ws = open({ "x-gateway-api-key": acct.apiKey, "idempotency-key": "ws-1" });
   assert.match(await ws.until(/\r\n\r\n/), /^HTTP\/1\.1 101 /);
@@ -56,7 +57,7 @@ test("an upgrade is tunnelled both ways, charged once and registered on 101", as
   ws.socket.write("again");
   assert.match(await ws.until(/echo:again/), /echo:again/);
   const { reserved } = await h.account(acct.partyId as string);
-  assert.equal(reserved, 5_000_000_000n); // 0.5 USD at 1 USD/coin, once for the whole connection
+  assert.equal(reserved, 5_000_000_000n); // 0.5 USD at 1 USD/coin: the first slice (60 s by default)
   const [rec] = await h.reservations(acct.partyId as string);
   assert.equal(rec?.s, "registered");
   const names = (upgradeHeaders.at(-1) ?? []).filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());

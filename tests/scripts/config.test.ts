@@ -11,7 +11,12 @@ function assertRefused(r: { code: number | null; stderr: string }, lines: string
   assert.deepEqual(r.stderr.trimEnd().split("\n"), lines);
 }
 
-const connection = { DATABASE_URL: "postgres://u@127.0.0.1:9/x", REDIS_URL: "redis://127.0.0.1:9" };
+// Demo mode, so the public demo secrets (the defaults) are not what these cases are refused for.
+const connection = {
+  DATABASE_URL: "postgres://u@127.0.0.1:9/x",
+  REDIS_URL: "redis://127.0.0.1:9",
+  DEMO_MODE: "1",
+};
 
 test("the gateway names each bad variable and exits 1", async () => {
   const r = await runEntry("gateway/src/main.ts", [], {
@@ -75,4 +80,17 @@ test("the worker and the operator CLI refuse a reap delay not longer than the ga
     GATEWAY_REQUEST_DEADLINE_MS: "39999",
   });
   assert.equal(config.settlement.reapAfterMs, 41_000);
+});
+
+test("fix: the operator CLI exports keystores only with a key of its own, or in demo mode (issue 24 item 4)", async () => {
+  const { loadOperatorConfig } = await import("../../scripts/operator/context.ts");
+  assert.match(
+    loadOperatorConfig({}).keyEncryptionKeyRefused ?? "",
+    /ETH_KEY_ENCRYPTION_KEY: the public demo value is refused unless DEMO_MODE=1/,
+  );
+  assert.equal(loadOperatorConfig({ DEMO_MODE: "1" }).keyEncryptionKeyRefused, undefined);
+  assert.equal(
+    loadOperatorConfig({ ETH_KEY_ENCRYPTION_KEY: "b2".repeat(32) }).keyEncryptionKeyRefused,
+    undefined,
+  );
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { presentStandard } from "../errors.ts";
-import { DOCS_INIT, DOCS_PAGE } from "../openapi.ts";
+import { DOCS_HEADERS, DOCS_INIT, DOCS_PAGE } from "../openapi.ts";
 import { type Area, route } from "./route.ts";
 
 const Status = z.object({ status: z.literal("ok") });
@@ -66,14 +66,19 @@ export function operationsArea(deps: {
         path: "/docs",
         summary: "Interactive API reference (Swagger UI)",
         responses: { 200: { description: "HTML page" } },
-        handler: () => ({ status: 200, type: "html", body: DOCS_PAGE }),
+        handler: () => ({ status: 200, type: "html", body: DOCS_PAGE, headers: DOCS_HEADERS }),
       }),
       route({
         method: "get",
         path: "/docs/assets/init.js",
         summary: "The reference page's start-up script",
         responses: { 200: { description: "JavaScript" } },
-        handler: () => ({ status: 200, type: "application/javascript", body: DOCS_INIT }),
+        handler: () => ({
+          status: 200,
+          type: "application/javascript",
+          body: DOCS_INIT,
+          headers: DOCS_HEADERS,
+        }),
       }),
     ],
   };

@@ -28,6 +28,11 @@ export function createRedisKeys(prefix: string) {
       account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
       /** Requests counted in the party's current rate-limit window (reserve.lua; expires with the window). */
       partyRate: (partyId: string) => `${p}gw:{${partyId}}:rate`,
+      /**
+       * Failed reservations counted in the party's current failure window (finalize.lua adds, reserve.lua
+       * refuses past the limit; expires with the window).
+       */
+      partyFailures: (partyId: string) => `${p}gw:{${partyId}}:fails`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */
@@ -43,6 +48,11 @@ export function createRedisKeys(prefix: string) {
        * worker re-marks a party whose stream still holds events after its drain, and every party each minute.
        */
       settleDirty: `${p}gw:settle:dirty`,
+      /**
+       * Hash of the running gateways' request deadlines (gateway-deadlines.ts), which the settlement
+       * worker's reaper must outwait.
+       */
+      deadlines: `${p}gw:deadlines`,
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },

@@ -84,30 +84,61 @@ export interface PartyRateLimit {
   windowMs: number;
 }
 
-/** reserve.lua: per-party rate limit + duplicate check + balance check + reservation. */
-export const reserveScript: BatchScript<[now: number, rate: PartyRateLimit], ReserveItem> = {
+/**
+ * The per-party limit on failed reservations: past `limit` failures within `windowMs` (counted by
+ * finalize.lua from the first one), reserve.lua refuses the party's requests until the window ends.
+ * `unansweredTtlSeconds`: how long the record of a request that failed before any provider byte keeps its
+ * idempotency key. limit 0 = no limit.
+ */
+export interface PartyFailureLimit {
+  limit: number;
+  windowMs: number;
+  unansweredTtlSeconds: number;
+}
+
+/** reserve.lua: per-party request and failure limits + duplicate check + balance check + reservation. */
+export const reserveScript: BatchScript<
+  [now: number, rate: PartyRateLimit, failures: PartyFailureLimit],
+  ReserveItem
+> = {
   script: load("reserve"),
-  head: (k, partyId) => [...partyHead(k, partyId), k.gateway.partyRate(partyId)],
-  shared: (now, rate) => [String(now), String(rate.limit), String(rate.windowMs)],
+  head: (k, partyId) => [
+    ...partyHead(k, partyId),
+    k.gateway.partyRate(partyId),
+    k.gateway.partyFailures(partyId),
+  ],
+  shared: (now, rate, failures) => [
+    String(now),
+    String(rate.limit),
+    String(rate.windowMs),
+    String(failures.limit),
+  ],
   item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope],
 };
 
 /**
- * finalize.lua: request_in_flight → registered | failed; registered → failed ("failed-mid-body"); failed →
+ * finalize.lua: request_in_flight → registered | failed (| "failed-unanswered": failed before any provider
+ * byte, its record kept `failures.unansweredTtlSeconds`); registered → failed ("failed-mid-body"); failed →
  * a new registered reservation `newId` ("late-registered": served after the reaper released it). A failed
- * record expires `ttlSeconds` later.
+ * record expires `ttlSeconds` later. Failures count towards the party's failure limit unless `failures`
+ * is null (the reaper: the gateway died, not the party's doing).
  */
 export const finalizeScript: BatchScript<
-  [now: number, ttlSeconds: number],
+  [now: number, ttlSeconds: number, failures: PartyFailureLimit | null],
   {
-    outcome: "registered" | "failed" | "failed-mid-body" | "late-registered";
+    outcome: "registered" | "failed" | "failed-unanswered" | "failed-mid-body" | "late-registered";
     expectedId: string;
     newId?: string;
   }
 > = {
   script: load("finalize"),
-  head: partyHead,
-  shared: (now, ttlSeconds) => [String(now), String(ttlSeconds)],
+  head: (k, partyId) => [...partyHead(k, partyId), k.gateway.partyFailures(partyId)],
+  shared: (now, ttlSeconds, failures) => [
+    String(now),
+    String(ttlSeconds),
+    String(failures?.unansweredTtlSeconds ?? ttlSeconds),
+    String(failures?.windowMs ?? 0),
+  ],
   item: (i) => [i.outcome, i.expectedId, i.newId ?? ""],
 };
 

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  index,
+  integer,
+  numeric,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { timestamps } from "./_columns.ts";
 
 /**
@@ -62,6 +72,15 @@ export const providers = pgTable(
     /** Fixed USD cost per request, exact decimal (numeric → string). */
     costInUsd: numeric({ precision: 20, scale: 10 }).notNull(),
     status: providerStatus().notNull().default("active"),
+    /**
+     * Upgraded (WebSocket) connections are billed in slices, each reserved before it is used
+     * (docs/architecture.md §11): a slice lasts at most `upgradeSliceSeconds` and carries at most
+     * `upgradeSliceMessages` client messages (null: no message cap), and costs `upgradeSliceUsd` (null: the
+     * request price `costInUsd`). So "per started minute" is 60 s slices, "per N messages" a message cap.
+     */
+    upgradeSliceUsd: numeric({ precision: 20, scale: 10 }),
+    upgradeSliceSeconds: integer().notNull().default(60),
+    upgradeSliceMessages: integer(),
     ...timestamps(),
   },
   (t) => [uniqueIndex("providers_key_key").on(t.key)],

@@ -63,7 +63,7 @@ test("clear() (the invalidation message) makes the next get look up again, not s
 
 test("bounded: the least recently used entry goes first, the keys in use stay", async () => {
   let loads = 0;
-  const cache = new ReadThroughCache(60_000, async (k) => `${k}:${++loads}`, 3);
+  const cache = new ReadThroughCache(60_000, async (k) => `${k}:${++loads}`, { maxEntries: 3 });
   for (const k of ["a", "b", "c"]) await cache.get(k);
   await cache.get("a"); // a is now the most recently used
   await cache.get("d"); // evicts b
@@ -71,4 +71,29 @@ test("bounded: the least recently used entry goes first, the keys in use stay", 
   assert.equal(await cache.get("a"), "a:1", "kept");
   assert.equal(await cache.get("c"), "c:3", "kept");
   assert.equal(await cache.get("b"), "b:5", "evicted, so looked up again");
+});
+
+test("fix: while lookups fail, a value is served for at most maxStaleMs, then the lookup's failure is (issue 24 item 11)", async (t) => {
+  t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+  let fail = false;
+  let loads = 0;
+  const cache = new ReadThroughCache(
+    1_000,
+    async (k) => {
+      loads++;
+      if (fail) throw new Error("database down");
+      return `${k}:${loads}`;
+    },
+    { maxStaleMs: 10_000 },
+  );
+  assert.equal(await cache.get("x"), "x:1");
+  fail = true;
+  t.mock.timers.tick(9_000);
+  assert.equal(await cache.get("x"), "x:1", "stale within the bound: still served");
+  await tick();
+  t.mock.timers.tick(1_001);
+  await assert.rejects(cache.get("x"), /database down/, "past the bound the old value is gone");
+  fail = false;
+  await tick();
+  assert.match(await cache.get("x"), /^x:\d+$/);
 });

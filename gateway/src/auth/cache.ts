@@ -1,5 +1,13 @@
 import type { Redis } from "ioredis";
 
+interface Entry<V> {
+  value: Promise<V>;
+  expires: number;
+  /** When the value was loaded (a failed refresh leaves it). */
+  loaded: number;
+  refreshing: boolean;
+}
+
 /**
  * In-process read-through cache with a short fallback TTL. Concurrent misses share one lookup. Any
  * message on the invalidation channel clears every cache, so a deactivated key or disabled provider
@@ -8,18 +16,32 @@ import type { Redis } from "ioredis";
  * database round trip in front of a request; a failed refresh keeps the old value and is retried later.
  * At most `maxEntries` are kept, least recently used first out, so unknown keys cannot grow it without
  * bound nor flush the keys in use.
+ *
+ * Staleness is bounded: a value loaded more than `maxStaleMs` ago is not served (CACHE_MAX_STALE_MS). While
+ * the database is down every refresh fails, so past that bound the request waits for a lookup of its own
+ * and fails with it: a key deactivated just before an outage (its invalidation message lost) cannot keep
+ * spending for the whole outage.
  */
 export class ReadThroughCache<V> {
-  readonly #entries = new Map<string, { value: Promise<V>; expires: number; refreshing: boolean }>();
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #maxEntries: number;
+  readonly #maxStaleMs: number;
   constructor(
     private readonly ttlMs: number,
     private readonly load: (key: string) => Promise<V>,
-    private readonly maxEntries = 100_000,
-  ) {}
+    options: { maxEntries?: number; maxStaleMs?: number } = {},
+  ) {
+    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#maxStaleMs = Math.max(options.maxStaleMs ?? 300_000, ttlMs);
+  }
 
   get(key: string): Promise<V> {
     const now = Date.now();
-    const hit = this.#entries.get(key);
+    let hit = this.#entries.get(key);
+    if (hit && now - hit.loaded > this.#maxStaleMs) {
+      this.#entries.delete(key);
+      hit = undefined;
+    }
     if (hit) {
       // A Map keeps insertion order: moving a hit to the end makes the first entry the least recently used.
       this.#entries.delete(key);
@@ -28,17 +50,17 @@ export class ReadThroughCache<V> {
       return hit.value;
     }
     const value = this.load(key);
-    this.#entries.set(key, { value, expires: now + this.ttlMs, refreshing: false });
+    this.#entries.set(key, { value, expires: now + this.ttlMs, loaded: now, refreshing: false });
     // A failed lookup (database down) is not cached.
     value.catch(() => {
       if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
     });
-    if (this.#entries.size > this.maxEntries)
+    if (this.#entries.size > this.#maxEntries)
       this.#entries.delete(this.#entries.keys().next().value as string);
     return value;
   }
 
-  #refresh(key: string, entry: { value: Promise<V>; expires: number; refreshing: boolean }, now: number) {
+  #refresh(key: string, entry: Entry<V>, now: number) {
     entry.refreshing = true;
     this.load(key).then(
       (fresh) => {
@@ -47,6 +69,7 @@ export class ReadThroughCache<V> {
           this.#entries.set(key, {
             value: Promise.resolve(fresh),
             expires: now + this.ttlMs,
+            loaded: now,
             refreshing: false,
           });
       },

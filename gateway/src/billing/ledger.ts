@@ -2,6 +2,7 @@ import { newId } from "@stake/db/ids";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
 import {
   finalizeScript,
+  type PartyFailureLimit,
   type PartyRateLimit,
   repliesMark,
   reserveScript,
@@ -37,10 +38,11 @@ export type ReserveResult =
   | { ok: false; code: "DUPLICATE"; existing: Reservation };
 
 /**
- * `registered` / `failed` move an in-flight reservation; `failed-mid-body` releases a `registered` one whose
+ * `registered` / `failed` move an in-flight reservation (`failed-unanswered`: failed before any provider
+ * byte, so its record is kept minutes, not the idempotency window); `failed-mid-body` releases a `registered` one whose
  * provider broke off its body (too late once settlement has taken it).
  */
-export type FinalizeOutcome = "registered" | "failed" | "failed-mid-body";
+export type FinalizeOutcome = "registered" | "failed" | "failed-unanswered" | "failed-mid-body";
 
 /** `lateCharge`: the reservation had been failed by the reaper; this new one charges the request. */
 export type FinalizeResult =
@@ -103,22 +105,29 @@ function sender(redis: LedgerClient, dirtyKey: string) {
   };
 }
 
-export function createLedger(
-  redis: LedgerClient,
-  keys: RedisKeys,
-  ttlSeconds: number,
-  rateLimit: PartyRateLimit,
-) {
+/** The per-party limits reserve.lua applies: requests per window, failed reservations per window. */
+export interface PartyLimits {
+  rate: PartyRateLimit;
+  failures: PartyFailureLimit;
+}
+
+/** No request or failure limit, and failed records all kept a day (tools and tests). */
+export const NO_PARTY_LIMITS: PartyLimits = {
+  rate: { limit: 0, windowMs: 1000 },
+  failures: { limit: 0, windowMs: 1000, unansweredTtlSeconds: 86_400 },
+};
+
+export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: number, limits: PartyLimits) {
   const g = keys.gateway;
   const batcher = new TurnBatcher<ScriptName>(
     {
       reserve: {
         head: (partyId) => reserveScript.head(keys, partyId),
-        shared: () => reserveScript.shared(Date.now(), rateLimit),
+        shared: () => reserveScript.shared(Date.now(), limits.rate, limits.failures),
       },
       finalize: {
         head: (partyId) => finalizeScript.head(keys, partyId),
-        shared: () => finalizeScript.shared(Date.now(), ttlSeconds),
+        shared: () => finalizeScript.shared(Date.now(), ttlSeconds, limits.failures),
       },
     },
     sender(redis, g.settleDirty),

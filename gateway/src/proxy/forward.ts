@@ -6,8 +6,11 @@ import { responseHeaders } from "../routing/headers.ts";
 export type ForwardOutcome =
   /** The provider answered with `status`; `complete` is false when the client left mid-body. */
   | { kind: "response"; status: number; complete: boolean }
-  /** The client left before the provider's response started. */
-  | { kind: "client-aborted" }
+  /**
+   * The client left before the provider's response started; `delivered`: the whole request had been
+   * written to the provider's connection by then (so the provider was already answering it).
+   */
+  | { kind: "client-aborted"; delivered: boolean }
   /** The deadline passed before the provider's response started; `uploaded`: the whole body had arrived. */
   | { kind: "deadline"; uploaded: boolean }
   /** Transport failure; `responseStarted` means the 502 can no longer be sent. */
@@ -50,6 +53,7 @@ export function forward(args: {
     let resume: (() => void) | undefined;
     let bodyless = false;
     let expired = false;
+    let delivered = false;
     const settle = (o: ForwardOutcome) => {
       if (!settled) {
         settled = true;
@@ -68,7 +72,7 @@ export function forward(args: {
     const onClientClose = () => {
       if (res.writableFinished) return;
       // Settle first: aborting can call onError synchronously, which must not count as a provider failure.
-      settle(status ? { kind: "response", status, complete: false } : { kind: "client-aborted" });
+      settle(status ? { kind: "response", status, complete: false } : { kind: "client-aborted", delivered });
       abortUpstream?.(new Error("client closed the connection"));
     };
     res.once("close", onClientClose);
@@ -90,6 +94,9 @@ export function forward(args: {
           abortUpstream = abort;
           if (expired) abort(new DeadlineError());
           else if (res.destroyed) abort(new Error("client closed the connection"));
+        },
+        onRequestSent() {
+          delivered = true;
         },
         onHeaders(statusCode: number, raw: Buffer[], resumeUpstream: () => void, statusText: string) {
           if (statusCode < 200) return true; // 1xx interim answers are not relayed

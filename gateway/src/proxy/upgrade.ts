@@ -8,6 +8,7 @@ import {
   type GatewayErrorCode,
   upstreamErrorCode,
 } from "../errors.ts";
+import { CLOSE_UNPAID, CLOSE_UNPAID_REASON, closeFrame, FrameGate } from "./ws-frames.ts";
 
 /** A gateway error written on a raw socket (an upgrade request has no ServerResponse). */
 export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details: ErrorDetails = {}) {
@@ -24,20 +25,19 @@ export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details
 
 /**
  * WebSocket (or any Upgrade) tunnel: asks the provider for the upgrade through its pooled dispatcher and,
- * on 101, relays the 101 and splices the two sockets with pipe() (backpressure both ways). The provider
- * must answer within `timeoutMs` (the upstream timeout) and `deadlineMs` (what is left of the request's
- * deadline), else the upgrade is aborted (502, upstream aborted) and its reservation released.
+ * on 101, relays the 101 and hands back the provider's socket for `splice`. The provider must answer
+ * within `timeoutMs` (the upstream timeout) and `deadlineMs` (what is left of the request's deadline),
+ * else the upgrade is aborted (502, upstream aborted) and its reservation released.
  */
 export async function tunnel(args: {
   req: IncomingMessage;
   socket: Duplex;
-  head: Buffer;
   dispatcher: Dispatcher;
   path: string;
   headers: string[];
   timeoutMs: number;
   deadlineMs: number;
-}): Promise<{ ok: true } | { ok: false; code: GatewayErrorCode; error: unknown }> {
+}): Promise<{ ok: true; upstream: Duplex } | { ok: false; code: GatewayErrorCode; error: unknown }> {
   const { socket } = args;
   const deadline = new AbortController();
   const timer = setTimeout(
@@ -53,28 +53,75 @@ export async function tunnel(args: {
       signal: deadline.signal,
     });
     clearTimeout(timer);
-    if (socket.destroyed) {
-      up.socket.destroy();
-      return { ok: true };
+    if (!socket.destroyed) {
+      const lines = ["HTTP/1.1 101 Switching Protocols"];
+      const h = up.headers as Record<string, string | string[] | undefined>;
+      for (const [name, value] of Object.entries(h)) {
+        for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+          lines.push(`${name}: ${v}`);
+      }
+      socket.write(`${lines.join("\r\n")}\r\n\r\n`);
     }
-    const lines = ["HTTP/1.1 101 Switching Protocols"];
-    const h = up.headers as Record<string, string | string[] | undefined>;
-    for (const [name, value] of Object.entries(h)) {
-      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
-        lines.push(`${name}: ${v}`);
-    }
-    socket.write(`${lines.join("\r\n")}\r\n\r\n`);
-    if (args.head.length) up.socket.write(args.head);
-    up.socket.pipe(socket).pipe(up.socket);
-    const close = () => {
-      up.socket.destroy();
-      socket.destroy();
-    };
-    up.socket.on("error", close).on("close", close);
-    socket.on("error", close).on("close", close);
-    return { ok: true };
+    return { ok: true, upstream: up.socket };
   } catch (error) {
     clearTimeout(timer);
     return { ok: false, code: upstreamErrorCode(error), error };
   }
+}
+
+/** What waits for the peer's frame in flight before a billing close gives up and cuts the sockets. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * Splices the client and provider sockets with backpressure both ways; `head` (what the client sent after
+ * its upgrade request) goes first. On a WebSocket, both directions run through a FrameGate: each client
+ * message waits for `onMessage` (its slice paid), and `closeUnpaid` ends the connection on frame
+ * boundaries, the client getting close code 4402 after the provider's frame in flight, the provider a
+ * 1001 after the client's. Any other upgraded protocol cannot be framed, so its sockets are cut.
+ */
+export function splice(args: {
+  client: Duplex;
+  upstream: Duplex;
+  head: Buffer;
+  websocket: boolean;
+  onMessage: () => Promise<void>;
+  onClose: () => void;
+}) {
+  const { client, upstream } = args;
+  let closed = false;
+  const close = () => {
+    upstream.destroy();
+    client.destroy();
+    if (!closed) {
+      closed = true;
+      args.onClose();
+    }
+  };
+  upstream.on("error", close).on("close", close);
+  client.on("error", close).on("close", close);
+  if (client.destroyed) close();
+  if (!args.websocket) {
+    if (args.head.length) upstream.write(args.head);
+    upstream.pipe(client).pipe(upstream);
+    return { closeUnpaid: close };
+  }
+  const fromClient = new FrameGate(args.onMessage);
+  const fromProvider = new FrameGate();
+  if (args.head.length) fromClient.write(args.head);
+  client.pipe(fromClient).pipe(upstream);
+  upstream.pipe(fromProvider).pipe(client);
+  return {
+    closeUnpaid() {
+      setTimeout(close, CLOSE_GRACE_MS).unref();
+      // Pushed through the gates, so the close frames queue behind the whole frames already passed.
+      fromProvider.cut(() => {
+        fromProvider.push(closeFrame(CLOSE_UNPAID, CLOSE_UNPAID_REASON, false));
+        fromProvider.push(null);
+      });
+      fromClient.cut(() => {
+        fromClient.push(closeFrame(1001, "", true));
+        fromClient.push(null);
+      });
+    },
+  };
 }

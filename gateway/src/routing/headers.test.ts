@@ -151,3 +151,35 @@ test("response headers named in Connection go, before or after it, and only name
     ["T\xc9", "4", "keep\ralive", "5", "X-C", "6"],
   );
 });
+
+test("fix: the client's Forwarded and X-Forwarded-* never reach the provider; the gateway's own do (issue 24 item 10)", () => {
+  const h = readRequestHeaders(
+    [
+      "Host",
+      "gw.example",
+      "X-Forwarded-For",
+      "10.0.0.1",
+      "x-forwarded-host",
+      "internal.admin",
+      "Forwarded",
+      "for=10.0.0.1;host=internal.admin;proto=https",
+      "X-Forwarded-Proto",
+      "https",
+      "X-Real-IP",
+      "10.0.0.1",
+      "X-Custom",
+      "kept",
+    ],
+    { address: "203.0.113.9", encrypted: false },
+  );
+  assert.deepEqual(h.forward, [
+    "X-Custom",
+    "kept",
+    "x-forwarded-for",
+    "203.0.113.9",
+    "x-forwarded-proto",
+    "http",
+    "x-forwarded-host",
+    "gw.example",
+  ]);
+});

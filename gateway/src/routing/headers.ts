@@ -14,6 +14,15 @@ const ALWAYS_DROPPED = new Set([
   "expect",
   // The provider's own host is set from its origin.
   "host",
+  // What a client says about the hops before the gateway cannot be trusted (a forged address, host or
+  // scheme would reach the provider as if the gateway vouched for it): dropped, and the gateway's own set.
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-forwarded-prefix",
+  "x-real-ip",
 ]);
 
 /** On the way back only hop-by-hop headers go: Node frames the body for its own connection. */
@@ -75,13 +84,23 @@ export interface RequestHeaders {
   forward: string[];
 }
 
+/** The connection a request arrived on, as the gateway itself saw it. */
+export interface ClientHop {
+  /** The peer's address (the client's, or the load balancer's in front of the gateway). */
+  address: string | undefined;
+  /** Whether the connection to the gateway was TLS. */
+  encrypted: boolean;
+}
+
 /**
  * One pass over `rawHeaders` instead of Node's parsed `req.headers`, which would be built (and its
- * duplicates joined) on every request only to be read for three fields.
+ * duplicates joined) on every request only to be read for three fields. With `hop`, the gateway's own
+ * `X-Forwarded-For`, `-Proto` and `-Host` close the forwarded list, in place of any the client sent.
  */
-export function readRequestHeaders(raw: readonly string[]): RequestHeaders {
+export function readRequestHeaders(raw: readonly string[], hop?: ClientHop): RequestHeaders {
   const out: RequestHeaders = { apiKey: undefined, idempotencyKeys: [], hasBody: false, forward: [] };
   let listed: Set<string> | undefined;
+  let host: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const value = raw[i + 1] as string;
@@ -102,10 +121,18 @@ export function readRequestHeaders(raw: readonly string[]): RequestHeaders {
       case "connection":
         listed = addConnectionNames(listed, value);
         continue;
+      case "host":
+        host = value;
+        continue;
     }
     if (!ALWAYS_DROPPED.has(lower)) out.forward.push(name, value);
   }
   if (listed) out.forward = dropListed(out.forward, listed);
+  if (hop) {
+    if (hop.address) out.forward.push("x-forwarded-for", hop.address);
+    out.forward.push("x-forwarded-proto", hop.encrypted ? "https" : "http");
+    if (host !== undefined) out.forward.push("x-forwarded-host", host);
+  }
   return out;
 }
 

@@ -47,3 +47,17 @@ test("dots, percent escapes and backslashes still go through resolution", () => 
   assert.equal(parseGatewayPath("/gateway/rpc/a\\..\\..\\x"), null);
   assert.equal(parseGatewayPath("/gateway/rpc/a%5C%2e%2E%5cx"), null);
 });
+
+test("fix: `;`, `%00` and a double-encoded `%25` never reach the provider (issue 24 item 9)", () => {
+  for (const path of [
+    "/gateway/rpc/..;/admin",
+    "/gateway/rpc/a/..;/..;/admin",
+    "/gateway/rpc/a;jsessionid=1/b",
+    "/gateway/rpc/a%00/b",
+    "/gateway/rpc/%252e%252e/admin",
+    "/gateway/rpc/a%25/b",
+  ])
+    assert.equal(parseGatewayPath(path), null, path);
+  // In the query they are the provider's business.
+  assert.deepEqual(parseGatewayPath("/gateway/rpc/a?x=;%00%25")?.path, "/a");
+});

@@ -1,9 +1,17 @@
 const PROVIDER_KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 /**
+ * Characters no segment may carry, refused like an escape because servers and frameworks disagree on
+ * them: `;` starts path parameters (Tomcat and Jetty drop `..;` down to `..`), `%00` ends a C string, and
+ * `%25` (an encoded `%`) turns into a fresh escape such as `%2e` when a second hop decodes again.
+ */
+const AMBIGUOUS = /;|%00|%25/i;
+
+/**
  * Splits `/gateway/<providerKey>/<rest>?query` and normalises `<rest>`. `.` and `..` segments are
  * resolved (also when percent-encoded, since the provider may decode them); climbing above the provider's
- * base path is refused. Returns null for anything that is not a valid gateway path.
+ * base path, and a segment with an AMBIGUOUS character, is refused. Returns null for anything that is not
+ * a valid gateway path.
  */
 export function parseGatewayPath(url: string): { providerKey: string; path: string; query: string } | null {
   const q = url.indexOf("?");
@@ -15,8 +23,9 @@ export function parseGatewayPath(url: string): { providerKey: string; path: stri
   if (!PROVIDER_KEY.test(providerKey)) return null;
   if (slash === -1) return { providerKey, path: "/", query };
   const rest = pathname.slice(slash);
-  // With no `.`, `%` or `\\` no segment can be a dot segment or an escape: nothing to resolve or refuse.
-  if (!/[.%\\]/.test(rest)) return { providerKey, path: rest, query };
+  // With no `.`, `%`, `;` or `\\` no segment can be a dot segment or an escape: nothing to resolve or refuse.
+  if (!/[.%;\\]/.test(rest)) return { providerKey, path: rest, query };
+  if (AMBIGUOUS.test(rest)) return null;
   const segments = rest.slice(1).split("/");
   const out: string[] = [];
   for (let i = 0; i < segments.length; i++) {

@@ -1,6 +1,10 @@
 import type { Db } from "@stake/db/client";
 import { coinRates, providers } from "@stake/db/schema/index";
 import { desc, eq } from "drizzle-orm";
+import type { SliceTerms } from "../billing/slices.ts";
+
+/** Longest slice honoured: a day (a timer cannot wait 25 days, and nothing sensible bills slower). */
+const MAX_SLICE_SECONDS = 86_400;
 
 export interface ProviderRecord {
   key: string;
@@ -8,6 +12,8 @@ export interface ProviderRecord {
   basePath: string;
   costInUsd: string;
   status: "active" | "disabled" | "degraded";
+  /** How an upgraded connection is billed after its first slice (docs/architecture.md §11). */
+  upgradeSlice: SliceTerms;
 }
 
 /** Provider key → record (null when unknown), for the cache loader. */
@@ -22,6 +28,11 @@ export function createProviderLookup(db: Db) {
       basePath: url.pathname,
       costInUsd: row.costInUsd,
       status: row.status,
+      upgradeSlice: {
+        costInUsd: row.upgradeSliceUsd ?? row.costInUsd,
+        ms: Math.min(Math.max(row.upgradeSliceSeconds, 1), MAX_SLICE_SECONDS) * 1000,
+        messages: row.upgradeSliceMessages,
+      },
     };
   };
 }

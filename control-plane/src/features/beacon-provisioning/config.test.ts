@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadConfig } from "../../config.ts";
 
-const base = { DATABASE_URL: "postgres://x@127.0.0.1/db", REDIS_URL: "redis://127.0.0.1:6379" };
+const base = {
+  DATABASE_URL: "postgres://x@127.0.0.1/db",
+  REDIS_URL: "redis://127.0.0.1:6379",
+  DEMO_MODE: "1",
+};
 
 test("ETH config: network follows NETWORK; malformed secrets are refused", () => {
   assert.equal(loadConfig(base).eth.network, "hoodi");

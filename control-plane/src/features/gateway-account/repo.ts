@@ -12,6 +12,14 @@ export function createGatewayAccountRepo(db: DbOrTx) {
       const [user] = await db.select().from(gatewayUsers).where(eq(gatewayUsers.email, email)).limit(1);
       return user ?? null;
     },
+    async userExists(userId: string) {
+      const [user] = await db
+        .select({ id: gatewayUsers.id })
+        .from(gatewayUsers)
+        .where(eq(gatewayUsers.id, userId))
+        .limit(1);
+      return user !== undefined;
+    },
     async insertParty(row: { id: string; userId: string }) {
       const [party] = await db.insert(parties).values(row).onConflictDoNothing().returning();
       return party ?? null;

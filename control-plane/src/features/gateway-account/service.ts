@@ -36,6 +36,14 @@ export function createGatewayAccountService(deps: {
     return party;
   }
 
+  /**
+   * A valid token may name a user that no longer exists (deleted; or a `sub` forged with a leaked secret):
+   * what writes rows for the user answers 401 then, not the foreign key's 500.
+   */
+  async function existingUser(userId: string) {
+    if (!(await repo.userExists(userId))) throw new AppError("INVALID_TOKEN", "Invalid token");
+  }
+
   return {
     async signup(input: SignupRequest) {
       const user = await repo.insertUser({
@@ -58,6 +66,7 @@ export function createGatewayAccountService(deps: {
     },
 
     async createParty(userId: string) {
+      await existingUser(userId);
       const party = await repo.insertParty({ id: newId("party"), userId });
       if (!party) throw new AppError("PARTY_EXISTS", "Party already exists");
       await invalidate();
@@ -89,6 +98,7 @@ export function createGatewayAccountService(deps: {
     },
 
     async createKey(userId: string) {
+      await existingUser(userId);
       const issued = issueApiKey("gateway");
       const key = await repo.insertKey({
         id: newId("gatewayKey"),

@@ -57,7 +57,11 @@ export async function takeDirty(redis: Redis, keys: RedisKeys, count: number): P
 }
 
 /** One batch script over a party's reservation records, with `now` and the closed records' TTL. */
-function overRecords<I>(script: BatchScript<[number, number], I>, itemOf: (r: RecordRef) => I) {
+function overRecords<S extends [number, number, ...unknown[]], I>(
+  script: BatchScript<S, I>,
+  itemOf: (r: RecordRef) => I,
+  rest: S extends [number, number, ...infer R] ? R : never,
+) {
   return (
     redis: Redis,
     keys: RedisKeys,
@@ -71,19 +75,23 @@ function overRecords<I>(script: BatchScript<[number, number], I>, itemOf: (r: Re
       script,
       keys,
       partyId,
-      [now, ttlSeconds],
+      [now, ttlSeconds, ...rest] as unknown as S,
       rows.map((r) => ({ key: recordKey(keys, partyId, r), item: itemOf(r) })),
     );
 }
 
 /** settle.lua for a batch of one party's reservations: one [outcome, status?] per row. */
-export const settleRecords = overRecords(settleScript, (r) => ({ id: r.id }));
+export const settleRecords = overRecords(settleScript, (r) => ({ id: r.id }), []);
 
-/** finalize.lua `failed` for reservations left in flight (only an in-flight one moves): one reply per row. */
-export const failInFlight = overRecords(finalizeScript, (r) => ({
-  outcome: "failed" as const,
-  expectedId: r.id,
-}));
+/**
+ * finalize.lua `failed` for reservations left in flight (only an in-flight one moves): one reply per row.
+ * Not counted towards the party's failure limit: their gateway died, the party did nothing.
+ */
+export const failInFlight = overRecords(
+  finalizeScript,
+  (r) => ({ outcome: "failed" as const, expectedId: r.id }),
+  [null],
+);
 
 /** Applies a credit entry to the party's balance once (credit.lua). */
 export async function applyCredit(

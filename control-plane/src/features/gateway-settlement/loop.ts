@@ -31,6 +31,7 @@ export function startSettlementLoop(deps: {
   let current: Promise<void> = Promise.resolve();
   let lastRemark = 0;
   let lastStaleScan = 0;
+  let reapAgeWarned = deps.reapAfterMs;
   const settlement = { db: deps.db, redis: deps.redis, keys: deps.keys, logger: deps.logger };
   // Redis came back (a restart, a failover): a gateway may have lost the reply that told it to mark a party,
   // so every party is marked again on the next pass instead of waiting for the periodic backstop.
@@ -55,6 +56,13 @@ export function startSettlementLoop(deps: {
         ttlSeconds: deps.ttlSeconds,
         ...(deps.afterStep ? { afterStep: deps.afterStep } : {}),
       });
+      if (result.reapAfterMs !== reapAgeWarned) {
+        reapAgeWarned = result.reapAfterMs;
+        deps.logger.warn(
+          { configured: deps.reapAfterMs, inForce: result.reapAfterMs },
+          "a running gateway publishes a request deadline RESERVATION_REAP_AFTER_MS does not exceed by the margin: reaping later, raise RESERVATION_REAP_AFTER_MS",
+        );
+      }
       if (result.settled || result.reaped || result.errors) deps.logger.info(result, "settlement pass");
     } catch (err) {
       deps.logger.error({ err }, "settlement pass failed");

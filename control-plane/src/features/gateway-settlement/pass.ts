@@ -1,3 +1,5 @@
+import { REAP_MARGIN_MS } from "@stake/db/env";
+import { longestGatewayDeadline } from "@stake/db/redis/gateway-deadlines";
 import { chargeParty } from "./charge.ts";
 import { drainReservationLog } from "./drain.ts";
 import { markDirty, takeDirty } from "./hot-repo.ts";
@@ -34,12 +36,24 @@ export async function settlePartyOnce(
 }
 
 /**
+ * The reap age in force: the configured one, or, when a running gateway publishes a deadline it does not
+ * exceed by REAP_MARGIN_MS (its GATEWAY_REQUEST_DEADLINE_MS differs from the worker's), just past that
+ * deadline, so the reaper never releases a request a gateway is still serving.
+ */
+export async function reapAgeInForce(deps: SettlementDeps, configuredMs: number): Promise<number> {
+  const longest = await longestGatewayDeadline(deps.redis, deps.keys);
+  return Math.max(configuredMs, longest + REAP_MARGIN_MS + 1);
+}
+
+/**
  * One pass: takes parties off the dirty set until it is empty and settles each. A party whose
  * settlement throws is put back for the next pass; the error is logged, not rethrown, so one party
- * cannot stall the others.
+ * cannot stall the others. `reapAfterMs` in the result is the reap age the pass used (reapAgeInForce).
  */
-export async function runSettlementPass(deps: SettlementDeps, options: SettlementOptions) {
-  const total = { parties: 0, drained: 0, settled: 0, reaped: 0, errors: 0 };
+export async function runSettlementPass(deps: SettlementDeps, given: SettlementOptions) {
+  const reapAfterMs = await reapAgeInForce(deps, given.reapAfterMs);
+  const options = { ...given, reapAfterMs };
+  const total = { parties: 0, drained: 0, settled: 0, reaped: 0, errors: 0, reapAfterMs };
   const seen = new Set<string>();
   for (;;) {
     const batch = await takeDirty(deps.redis, deps.keys, options.partyBatch ?? 100);

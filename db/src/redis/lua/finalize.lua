@@ -4,15 +4,24 @@
 -- failed -> a new registered reservation ("late-registered", below).
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[3]   failed reservations of the failure window (gw:{party}:fails; reserve.lua reads it)
+-- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
--- ARGV[3i], ARGV[3i+1], ARGV[3i+2] item i: outcome "registered" | "failed" | "failed-mid-body" |
---   "late-registered", expected reservation id or "" for any (the reaper passes it: a scope reused after its
---   record expired is another reservation), and for "late-registered" the new reservation's id (else "")
+-- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
+-- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
+-- ARGV[5+3(i-1)], ARGV[6+3(i-1)], ARGV[7+3(i-1)] item i: outcome "registered" | "failed" |
+--   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
+--   reaper passes it: a scope reused after its record expired is another reservation), and for
+--   "late-registered" the new reservation's id (else "")
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
 -- never release twice, and one already settled stays charged.
+--
+-- "failed-unanswered" is "failed" for a request no provider byte came back for (refused connection, timeout,
+-- the client gone before its request was delivered): nothing was served and nothing can be disputed, so
+-- its record keeps the idempotency key for ARGV[3] seconds (minutes) rather than the idempotency window.
+-- Every failure (but the reaper's) adds one to the party's failure counter, which reserve.lua checks.
 --
 -- "late-registered": the provider answered 2xx/3xx, but the reaper had already failed the reservation (its
 -- gateway could not finalize in time) and released its funds. A served request must be paid, so the cost
@@ -25,14 +34,18 @@
 -- key), which links them. Never twice: only a failed record still holding the expected (old) id moves, and
 -- afterwards it holds the new one.
 
-local now, ttl = ARGV[1], ARGV[2]
+local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local FIRST = 4 -- KEYS index of the first item's record
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
+local failures = 0
 local replies = {}
-for i = 3, #KEYS do
+for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 3 * (i - 2)
+  local a = 5 + 3 * (i - FIRST)
   local outcome, expected, newId = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local recordTtl = ttl
+  if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
   local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
   local status = rec[1]
   local from = "request_in_flight"
@@ -56,12 +69,19 @@ for i = 3, #KEYS do
     end
     redis.call("HSET", record, "s", outcome, "m", now)
     -- A registered record stays until settled; a failed one is closed and lives out the idempotency window.
-    if outcome == "failed" then redis.call("EXPIRE", record, ttl) end
+    if outcome == "failed" then
+      redis.call("EXPIRE", record, recordTtl)
+      failures = failures + 1
+    end
     redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
       "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", created, "m", now)
     added = true
     replies[#replies + 1] = {"OK"}
   end
+end
+if failures > 0 and failWindow > 0 then
+  redis.call("INCRBY", KEYS[3], failures)
+  if redis.call("PTTL", KEYS[3]) < 0 then redis.call("PEXPIRE", KEYS[3], failWindow) end
 end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies

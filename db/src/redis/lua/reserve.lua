@@ -4,12 +4,15 @@
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[3]   request counter of the current window  (gw:{party}:rate)
--- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[4]   failed reservations of the failure window (gw:{party}:fails; finalize.lua counts them)
+-- KEYS[4+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
--- ARGV[4+6(i-1)] .. ARGV[9+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+-- ARGV[4] failed reservations allowed per failure window (0 = no limit)
+-- ARGV[5+6(i-1)] .. ARGV[10+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
 --   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
 -- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"} |
---   {"RATE_LIMITED", ms until the window ends},
+--   {"RATE_LIMITED", ms until the window ends} (the request window's, or the failure window's when the party
+--   has had ARGV[4] failed reservations in it: each costs a record and a Postgres row, and is free),
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
@@ -25,6 +28,8 @@ end
 
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
+local failLimit = tonumber(ARGV[4])
+local FIRST = 5 -- KEYS index of the first item's record
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
@@ -34,7 +39,7 @@ local replies = {}
 -- ones included (a party hammering while limited gains nothing); the window restarts when the key expires.
 local count, windowLeft = 0, 0
 if limit > 0 then
-  local asked = #KEYS - 3
+  local asked = #KEYS - FIRST + 1
   count = redis.call("INCRBY", KEYS[3], asked) - asked
   windowLeft = redis.call("PTTL", KEYS[3])
   if windowLeft < 0 then -- the first batch of a window (a counter without a TTL would never reset)
@@ -42,13 +47,21 @@ if limit > 0 then
     windowLeft = tonumber(ARGV[3])
   end
 end
-for i = 4, #KEYS do
+-- Failures so far in the party's failure window (read once: none can be added while this script runs).
+local failsLeft = 0
+if failLimit > 0 and tonumber(redis.call("GET", KEYS[4]) or "0") >= failLimit then
+  failsLeft = redis.call("PTTL", KEYS[4])
+  if failsLeft < 1 then failsLeft = 1 end
+end
+for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 4 + (i - 4) * 6
+  local a = FIRST + (i - FIRST) * 6
   local cost = ARGV[a]
   count = count + 1
   if limit > 0 and count > limit then
     replies[#replies + 1] = {"RATE_LIMITED", tostring(windowLeft)}
+  elseif failsLeft > 0 then
+    replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft)}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
     table.insert(rec, 1, "DUPLICATE")
