@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex } from "viem";
-import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
 import { CONSOLIDATION_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
 
 /**
  * EIP-7251 on real anvil and the beacon devnet: the target switches to compounding credentials, then the
@@ -70,17 +69,13 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
     .set("api-key", key)
     .send({ pubkeys: [SOURCE, TARGET] });
   assert.equal(reg.status, 200, JSON.stringify(reg.body));
-  const indexer = createBeaconIndexer({
-    db: h.db,
-    config: h.config,
-    logger: createLogger({ level: "silent", service: "test" }),
-  });
+  const indexer = rootOf(h).followers.beaconData;
   await devnet.advanceToEndOfEpoch(2);
-  await indexer.step();
+  await indexer.runOnce();
   await request(TARGET, TARGET);
   await request(SOURCE, TARGET);
   await devnet.advanceToEndOfEpoch(8);
-  await indexer.step();
+  await indexer.runOnce();
 
   const list = await get("/api/validators/list", { pubkeys: `${SOURCE},${TARGET}` });
   const state = new Map(

@@ -26,12 +26,11 @@ import postgres from "postgres";
 import { Client } from "undici";
 import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { createIndexer } from "../../control-plane/src/features/beacon-data/indexer.ts";
-import { beaconIndexerDeps } from "../../control-plane/src/features/beacon-data/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
 import { adminUrl } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 
@@ -83,11 +82,7 @@ async function benchIndexing() {
     const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
     await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
       select ${org.id}, unnest(${pubkeys}::text[])`;
-    const deps = beaconIndexerDeps({
-      db: h.db,
-      config: h.config,
-      logger: createLogger({ level: "silent", service: "bench" }),
-    });
+    const deps = rootOf(h).beaconIndexerDeps;
     // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
     // node round trips (concurrent) and computing.
     const pgMs = new Map<string, number>();
@@ -115,7 +110,7 @@ async function benchIndexing() {
       pgMs.clear();
       t = performance.now();
       const cpu = process.cpuUsage();
-      const written = await indexer.step();
+      const written = await indexer.runOnce();
       const used = process.cpuUsage(cpu);
       const wall = performance.now() - t;
       const pg = [...pgMs.values()].reduce((a, b) => a + b, 0);

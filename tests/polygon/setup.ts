@@ -1,7 +1,7 @@
 import { type Address, parseAbi } from "viem";
 import { createPolygonL1 } from "../../control-plane/src/features/polygon-rewards/client.ts";
+import { createPolygonSnapshotter } from "../../control-plane/src/features/polygon-rewards/indexer.ts";
 import { createPolygonRepo } from "../../control-plane/src/features/polygon-rewards/repo.ts";
-import { createPolygonSnapshotter } from "../../control-plane/src/features/polygon-rewards/snapshots.ts";
 import { createValidatorShareResolver } from "../../control-plane/src/features/polygon-rewards/validator.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { buildHistory } from "../../devnet/polygon/scenario.ts";

@@ -7,7 +7,7 @@ import {
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
-import type { ChainSpec } from "./chain-clients.ts";
+import type { ChainSpec } from "./client.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { EpochData, TrackedValidator, TransactionRow } from "./read-epoch.ts";
 

@@ -1,5 +1,6 @@
+import type { ChainFollower } from "../../background-job.ts";
 import type { Logger } from "../../log.ts";
-import type { BeaconApi, ChainSpec, ExecutionApi } from "./chain-clients.ts";
+import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { readEpoch } from "./read-epoch.ts";
 
@@ -25,7 +26,7 @@ export interface IndexerDeps {
  * cursor at the last written epoch, and the next step redoes the rest with the same inputs: no gap, no
  * double count.
  */
-export function createIndexer(deps: IndexerDeps) {
+export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
   let spec: ChainSpec | undefined;
 
   async function checkReorg(s: ChainSpec): Promise<void> {
@@ -69,8 +70,8 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   return {
-    /** Returns the epochs written by this step. */
-    async step(): Promise<number[]> {
+    /** One step; returns the epochs it wrote. */
+    async runOnce(): Promise<number[]> {
       spec ??= await deps.beacon.spec();
       const s = spec;
       const [head, finalizedEpoch] = await Promise.all([

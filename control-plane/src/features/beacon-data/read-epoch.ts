@@ -1,11 +1,5 @@
 import type { Hex } from "viem";
-import type {
-  ApiPendingConsolidation,
-  ApiValidator,
-  BeaconApi,
-  ChainSpec,
-  ExecutionApi,
-} from "./chain-clients.ts";
+import type { ApiPendingConsolidation, ApiValidator, BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
 import { type Lifecycle, later, lifecycleOf, transitions } from "./lifecycle.ts";
 
 /** What one epoch means for the tracked validators; written in one transaction by indexer-repo.ts. */

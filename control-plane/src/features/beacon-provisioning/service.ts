@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ProvisionAttributes } from "@stake/db/schema/provisioning";
-import type { Queue } from "bullmq";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { BeaconApi } from "../beacon-data/client.ts";
 import { toChecksumAddress } from "./address.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import {
@@ -15,9 +15,9 @@ import {
   MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI,
   withdrawalCredentials,
 } from "./builder.ts";
-import type { BeaconClient } from "./client.ts";
-import { PROVISION_QUEUE, type ProvisionJobData, resolveNetwork } from "./job.ts";
+import { PROVISION_QUEUE, type ProvisionQueue } from "./jobs.ts";
 import { createKeyCipher } from "./key-encryption.ts";
+import type { BeaconNetwork } from "./networks.ts";
 import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
 import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
@@ -26,12 +26,13 @@ const norm = (a: string | null | undefined) => (a ? toChecksumAddress(a) : null)
 
 export function createProvisioningService(deps: {
   repo: ProvisioningRepo;
-  queue: Queue<ProvisionJobData>;
-  beacon: BeaconClient;
+  queue: ProvisionQueue;
+  /** The one Beacon API client (beacon-data's): add-stake reads a validator and the deposit queue. */
+  beacon: Pick<BeaconApi, "validator" | "pendingDeposits">;
   eth: Config["eth"];
+  network: BeaconNetwork;
 }) {
-  const { repo } = deps;
-  const network = resolveNetwork(deps.eth);
+  const { repo, network } = deps;
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
 
   async function provisionPage(organisationId: string, q: ProvisionQuery) {
@@ -165,7 +166,7 @@ export function createProvisioningService(deps: {
           `Validator is ${onChain?.status ?? "not on the beacon chain"}, not active`,
         );
       }
-      const pending = (await deps.beacon.pendingDeposits())
+      const pending = (await deps.beacon.pendingDeposits("head"))
         .filter((d) => d.pubkey.toLowerCase() === pubkey)
         .reduce((sum, d) => sum + BigInt(d.amount), 0n);
       const after = BigInt(onChain.balance) + pending + amountGwei;

@@ -5,23 +5,8 @@ import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx, withdrawalCredentials } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
 import { createKeyCipher } from "./key-encryption.ts";
-import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
+import type { BeaconNetwork } from "./networks.ts";
 import type { NewValidatorRow, ProvisioningRepo } from "./repo.ts";
-
-export const PROVISION_QUEUE = "beacon-provision";
-export interface ProvisionJobData {
-  provisionId: string;
-}
-
-/** The deployment's network constants, with the contract overrides from configuration. */
-export function resolveNetwork(eth: Config["eth"]): BeaconNetwork {
-  const base = BEACON_NETWORKS[eth.network];
-  return {
-    ...base,
-    depositContract: eth.depositContract ?? base.depositContract,
-    batchDepositor: eth.batchDepositor ?? base.batchDepositor,
-  };
-}
 
 /** Identifies a seed in the allocator table without revealing it (a domain-separated hash). */
 export function seedFingerprint(seedHex: string): string {
@@ -36,9 +21,10 @@ export function seedFingerprint(seedHex: string): string {
 export function createProvisionProcessor(deps: {
   repo: ProvisioningRepo;
   eth: Config["eth"];
+  network: BeaconNetwork;
   logger: Logger;
 }) {
-  const network = resolveNetwork(deps.eth);
+  const { network } = deps;
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
   const deriveKey = createSigningKeyDeriver(Buffer.from(deps.eth.operatorSeed, "hex"));
   const seedId = seedFingerprint(deps.eth.operatorSeed);

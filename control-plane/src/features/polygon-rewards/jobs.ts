@@ -1,0 +1,26 @@
+import {
+  type BackgroundJob,
+  type ChainFollower,
+  type QueueDeps,
+  repeatingJob,
+} from "../../background-job.ts";
+
+export const POLYGON_SNAPSHOT_QUEUE = "polygon-rewards-snapshots";
+
+/**
+ * The Polygon snapshot pass (indexer.ts) every POLYGON_POLL_INTERVAL_MS: new checkpoints' snapshots, the
+ * interval snapshot when due, backfill. A restarted worker resumes from the log cursor in Postgres.
+ */
+export function polygonRewardsJobs(
+  deps: QueueDeps & { indexer: ChainFollower; intervalMs: number },
+): BackgroundJob[] {
+  return [
+    repeatingJob({
+      ...deps,
+      logger: deps.logger.child({ component: "polygon-snapshots" }),
+      name: POLYGON_SNAPSHOT_QUEUE,
+      everyMs: deps.intervalMs,
+      run: () => deps.indexer.runOnce(),
+    }),
+  ];
+}
