@@ -8,8 +8,8 @@ import {
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
+import type { EpochData, TrackedValidator, TransactionRow } from "./epoch-rewards.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { EpochData, TrackedValidator, TransactionRow } from "./read-epoch.ts";
 
 const CURSOR = "beacon";
 
