@@ -85,7 +85,7 @@ function slots(replace: Record<number, Partial<SlotInput>> = {}): SlotInput[] {
 }
 
 function scenario(
-  over: Partial<EpochInput> & { tracked?: number[]; lifecycle?: Lifecycle | null },
+  over: Partial<Omit<EpochInput, "tracked">> & { tracked?: number[]; lifecycle?: Lifecycle | null },
 ): EpochInput {
   const { tracked = [1], lifecycle = "ACTIVE", ...rest } = over;
   return {
