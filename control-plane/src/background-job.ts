@@ -99,3 +99,20 @@ export function queueJob<D>(
 export function createJobQueue<D>(name: string, deps: { connection: Redis; prefix: string }): Queue<D> {
   return new Queue<D>(name, { connection: deps.connection, prefix: deps.prefix });
 }
+
+/**
+ * Polls `done` until it holds or `timeoutMs` has passed; returns whether it held. How a read waits a small,
+ * bounded time for the job it enqueued (docs/architecture.md §11) instead of doing the job's writes itself.
+ */
+export async function waitUntil(
+  done: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await done()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -11,9 +11,10 @@ import { createAccountService } from "./features/account-v2/service.ts";
 import { createBeaconApi, createExecutionApi } from "./features/beacon-data/client.ts";
 import { createIndexer } from "./features/beacon-data/indexer.ts";
 import { createIndexerRepo } from "./features/beacon-data/indexer-repo.ts";
-import { beaconDataJobs } from "./features/beacon-data/jobs.ts";
+import { beaconDataJobs, createRegistrationsQueue } from "./features/beacon-data/jobs.ts";
 import { createBeaconDataRepo } from "./features/beacon-data/repo.ts";
 import { createBeaconDataService } from "./features/beacon-data/service.ts";
+import { createTracking } from "./features/beacon-data/tracking.ts";
 import { createProvisionQueue, provisionJob } from "./features/beacon-provisioning/jobs.ts";
 import { resolveNetwork } from "./features/beacon-provisioning/networks.ts";
 import { createProvisionProcessor } from "./features/beacon-provisioning/provision.ts";
@@ -75,13 +76,14 @@ export function compose(deps: RootDeps) {
   const network = resolveNetwork(config.eth);
   const beacon = createBeaconApi({ url: config.eth.beaconUrl, timeoutMs: config.eth.beaconTimeoutMs });
   const beaconDataRepo = createBeaconDataRepo(db);
+  const beaconIndexerRepo = createIndexerRepo(db);
   const beaconIndexerDeps = {
     beacon,
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,
       timeoutMs: config.beaconData.executionTimeoutMs,
     }),
-    repo: createIndexerRepo(db),
+    repo: beaconIndexerRepo,
     depositContract: network.depositContract,
     maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
     startEpoch: config.beaconData.startEpoch,
@@ -89,6 +91,7 @@ export function compose(deps: RootDeps) {
     logger: logger.child({ component: "beacon-indexer" }),
   };
   const beaconIndexer = createIndexer(beaconIndexerDeps);
+  const tracking = createTracking(db);
   const provisioningRepo = createProvisioningRepo(db);
   const provisionQueue = createProvisionQueue({ connection: redis, prefix: queuePrefix });
 
@@ -137,6 +140,7 @@ export function compose(deps: RootDeps) {
       beacon,
       eth: config.eth,
       network,
+      tracking,
     }),
     sui: createSuiRewardsService({ repo: suiRepo, indexer: suiIndexer, validators: config.sui.validators }),
     polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
@@ -144,6 +148,7 @@ export function compose(deps: RootDeps) {
       repo: beaconDataRepo,
       network: config.eth.network,
       provider: config.beaconData.provider,
+      registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
     }),
     gatewayAccount: createGatewayAccountService({
       db,
@@ -164,10 +169,15 @@ export function compose(deps: RootDeps) {
       provisionJob({
         ...q,
         repo: provisioningRepo,
-        run: createProvisionProcessor({ repo: provisioningRepo, eth: config.eth, network, logger }),
+        run: createProvisionProcessor({ repo: provisioningRepo, eth: config.eth, network, tracking, logger }),
         concurrency: options.provisionConcurrency ?? 1,
       }),
-      ...beaconDataJobs({ ...q, indexer: beaconIndexer, intervalMs: config.beaconData.intervalMs }),
+      ...beaconDataJobs({
+        ...q,
+        indexer: beaconIndexer,
+        rollUpRegistrations: beaconIndexerRepo.rollUpRegistrations,
+        intervalMs: config.beaconData.intervalMs,
+      }),
       ...suiRewardsJobs({ ...q, indexer: suiIndexer, intervalMs: config.sui.indexIntervalMs }),
       ...polygonRewardsJobs({ ...q, indexer: polygonIndexer, intervalMs: config.polygon.pollIntervalMs }),
       ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger }),

@@ -80,8 +80,8 @@ async function benchIndexing() {
   try {
     const org = await makeOrganisation(h.db);
     const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
-    await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
-      select ${org.id}, unnest(${pubkeys}::text[])`;
+    await h.sql`insert into beacon_tracked_validators (organisation_id, source, pubkey)
+      select ${org.id}, 'registered', unnest(${pubkeys}::text[])`;
     const deps = rootOf(h).beaconIndexerDeps;
     // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
     // node round trips (concurrent) and computing.
@@ -171,9 +171,9 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const [have] = await sql<
     { small: number; spread: number; large: number; rewards: number; cursor: number | null }[]
   >`
-    select (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
-           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
-           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
+    select (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
+           (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
+           (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
            (select count(*) from beacon_rewards)::int as rewards,
            (select epoch from beacon_indexer_cursor where id = 'beacon') as cursor`;
   if (
@@ -194,10 +194,10 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const small = await makeOrganisation(db, { email: SMALL });
   const large = await makeOrganisation(db, { email: LARGE });
   const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${large.id}, unnest(${pubkeys}::text[])`;
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${small.id}, unnest(${pubkeys.slice(0, 100)}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${large.id}, 'registered', unnest(${pubkeys}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${small.id}, 'registered', unnest(${pubkeys.slice(0, 100)}::text[])`;
   const spread = await makeOrganisation(db, { email: SPREAD });
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${spread.id}, unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${spread.id}, 'registered', unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
   await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
     select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
     from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
@@ -210,7 +210,7 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
     from beacon_rewards group by 1, 2`;
   await sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
     select r.organisation_id, d.day, sum(d.cl_reward_gwei), sum(d.el_reward_gwei), sum(d.balance_sum_gwei), sum(d.epochs)
-    from beacon_validator_registrations r join beacon_validators b on b.pubkey = r.pubkey
+    from beacon_tracked_validators r join beacon_validators b on b.pubkey = r.pubkey
     join beacon_rewards_daily d on d.validator_index = b.validator_index group by 1, 2`;
   await sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', ${EPOCHS - 1}::int, ${EPOCHS - 2}::int, ${GENESIS}, ${SECONDS_PER_SLOT}, ${S})`;

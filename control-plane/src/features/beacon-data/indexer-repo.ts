@@ -18,10 +18,10 @@ const dayOf = (spec: ChainSpec, epoch: unknown) =>
   sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
 
 /**
- * The indexer's transaction lock: epoch writes, backfills, rollbacks, and registrations (which give the
- * organisation's rollup the validator's days) never interleave.
+ * The indexer's transaction lock: epoch writes, backfills, rollbacks, and the roll-up of registrations
+ * (which gives the organisation's rollup the validator's days) never interleave.
  */
-export const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
 
 /** The sums' columns of both rollups, added to the row already there. */
 const addSums = sql`
@@ -32,11 +32,10 @@ const addSums = sql`
 /** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
 const addToDays = sql`on conflict (validator_index, day) do update set ${addSums}`;
 /** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
-export const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
+const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
 
-/** Who tracks which pubkey: provisioned or registered, once per organisation. */
-const members = sql`(select organisation_id, pubkey from validators
-  union select organisation_id, pubkey from beacon_validator_registrations)`;
+/** Whose rollup counts which pubkey: provisioned or registered, once per organisation. */
+const members = sql`(select organisation_id, pubkey from beacon_tracked_validators where in_org_rollup)`;
 
 /** Subtracts the reward rows of epochs from `epoch` on from both rollups (a re-org replaces them). */
 async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
@@ -145,12 +144,7 @@ export function createIndexerRepo(db: Db) {
         fee_recipient: string | null;
         lifecycle: Lifecycle | null;
       }>(sql`
-        with t as (
-          select v.pubkey, p.attributes->>'feeRecipient' as fee_recipient
-          from validators v join provisions p on p.id = v.provision_id
-          union all
-          select pubkey, null from beacon_validator_registrations
-        )
+        with t as (select pubkey, fee_recipient from beacon_tracked_validators)
         , h as (select pubkey, max(status) as status from beacon_status_history group by pubkey)
         select t.pubkey, max(t.fee_recipient) as fee_recipient, max(h.status)::text as lifecycle
         from t left join h on h.pubkey = t.pubkey group by t.pubkey order by t.pubkey`);
@@ -199,16 +193,6 @@ export function createIndexerRepo(db: Db) {
         }
         await insertRewards(tx, data, spec);
         await insertHistory(tx, data);
-        // The provisioning area shows the same lifecycle status and index on its validator objects.
-        const changed = new Set(data.history.map((h) => h.pubkey));
-        const moved = data.validators.filter((v) => changed.has(v.pubkey));
-        if (moved.length) {
-          await tx.execute(sql`
-            update validators v set status = x.status::validator_status, validator_index = x.idx
-            from unnest(${col(moved.map((m) => m.pubkey))}::text[], ${col(moved.map((m) => m.lifecycle))}::text[],
-                        ${col(moved.map((m) => m.validatorIndex))}::int[]) as x(pubkey, status, idx)
-            where v.pubkey = x.pubkey`);
-        }
         await insertTransactions(tx, data.transactions, finalized);
         await tx
           .insert(beaconIndexedSlots)
@@ -239,7 +223,7 @@ export function createIndexerRepo(db: Db) {
       const rows = await db.execute<{ pubkey: string; indexed_from: number }>(sql`
         select b.pubkey, b.indexed_from from beacon_validators b
         where b.indexed_from > ${f.floor}::int
-          and exists (select 1 from beacon_validator_registrations r where r.pubkey = b.pubkey)`);
+          and exists (select 1 from beacon_tracked_validators r where r.pubkey = b.pubkey and r.source = 'registered')`);
       return new Map(rows.map((r) => [r.pubkey, r.indexed_from]));
     },
 
@@ -280,6 +264,31 @@ export function createIndexerRepo(db: Db) {
           data.epoch < finalizedEpoch,
         );
         return true;
+      });
+    },
+
+    /**
+     * Gives each organisation's rollup the days already indexed of the pubkeys it registered since the last
+     * call (another organisation may have tracked them for long), under the indexer's lock so that no epoch
+     * is counted both here and by a concurrent epoch write, or by neither. Returns how many it rolled up.
+     */
+    async rollUpRegistrations(): Promise<number> {
+      return db.transaction(async (tx) => {
+        await lockIndex(tx);
+        const added = await tx.execute<{ organisation_id: string; pubkey: string }>(sql`
+          update beacon_tracked_validators set in_org_rollup = true where not in_org_rollup
+          returning organisation_id, pubkey`);
+        if (!added.length) return 0;
+        await tx.execute(sql`
+          insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+          select x.organisation_id, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
+          from unnest(${col(added.map((a) => a.organisation_id))}::text[], ${col(added.map((a) => a.pubkey))}::text[])
+                 as x(organisation_id, pubkey)
+          join beacon_validators b on b.pubkey = x.pubkey
+          join beacon_rewards_daily r on r.validator_index = b.validator_index
+          group by x.organisation_id, r.day
+          ${addToOrgDays}`);
+        return added.length;
       });
     },
 

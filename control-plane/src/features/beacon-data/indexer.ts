@@ -17,7 +17,8 @@ export interface IndexerDeps {
 }
 
 /**
- * One idempotent indexer step: (1) re-org check — the newest stored slot root after the finalized
+ * One idempotent indexer step: (0) registrations since the last step rolled up (`rollUpRegistrations`);
+ * (1) re-org check — the newest stored slot root after the finalized
  * checkpoint is compared with the node's; if the node now has another block there, the indexer walks back to
  * the last slot that still agrees and deletes everything from that slot's epoch on; (2) every complete epoch
  * after the cursor (its last slot's state exists) is read and written with the cursor in one transaction;
@@ -72,6 +73,7 @@ export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
   return {
     /** One step; returns the epochs it wrote. */
     async runOnce(): Promise<number[]> {
+      await deps.repo.rollUpRegistrations();
       spec ??= await deps.beacon.spec();
       const s = spec;
       const [head, finalizedEpoch] = await Promise.all([

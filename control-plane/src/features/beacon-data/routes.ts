@@ -39,6 +39,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
           400: invalid,
           401: unauthorized,
           403: error("pubkey outside the key's scope"),
+          503: error("registered, but the worker has not counted the pubkeys yet (Retry-After)"),
         },
         handler: async ({ auth, body }) => ({
           status: 200,

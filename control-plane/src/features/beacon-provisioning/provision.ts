@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
+import type { Tracking } from "../beacon-data/tracking.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx, withdrawalCredentials } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
@@ -22,6 +23,8 @@ export function createProvisionProcessor(deps: {
   repo: ProvisioningRepo;
   eth: Config["eth"];
   network: BeaconNetwork;
+  /** beacon-data's port: tracking starts in the provision's transaction. */
+  tracking: Pick<Tracking, "track">;
   logger: Logger;
 }) {
   const { network } = deps;
@@ -37,6 +40,7 @@ export function createProvisionProcessor(deps: {
     const amountGwei = BigInt(a.amountPerValidatorGwei);
 
     await deps.repo.transaction(async (tx) => {
+      const createdAt = new Date();
       const first = await deps.repo.allocateKeyIndices(tx, seedId, a.validatorsCount);
       const rows: NewValidatorRow[] = [];
       const deposits = [];
@@ -69,9 +73,20 @@ export function createProvisionProcessor(deps: {
           depositInput: call.data,
           depositTo: call.to,
           depositValue: call.value,
+          createdAt,
         });
       }
       await deps.repo.insertValidators(tx, rows);
+      await deps.tracking.track(
+        rows.map((r) => ({
+          organisationId: r.organisationId,
+          pubkey: r.pubkey,
+          feeRecipient: a.feeRecipient,
+          withdrawalCredentials: r.withdrawalCredentials,
+          createdAt,
+        })),
+        tx,
+      );
       const batch = a.batch ? batchDepositTx(deposits, network) : null;
       await deps.repo.setProvisionStatus(
         provisionId,

@@ -1,6 +1,7 @@
-import { provisionStatus, validatorStatus } from "@stake/db/schema/provisioning";
+import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
+import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
 import { isEthAddress } from "./address.ts";
 
 const address = z.string().refine(isEthAddress, "must be a 0x address, lower-case or EIP-55 checksummed");
@@ -85,7 +86,7 @@ const PageEnvelope = {
   total: z.number().int(),
   pages: z.number().int().nullable(),
 };
-const ValidatorStatus = z.enum(validatorStatus.enumValues);
+const ValidatorStatus = z.enum(LIFECYCLE_STATUSES);
 const ProvisionHeader = {
   batch: z.boolean(),
   withdrawal_credentials: Hex,

@@ -4,6 +4,8 @@ import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { BeaconApi } from "../beacon-data/client.ts";
+import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
+import type { Tracking } from "../beacon-data/tracking.ts";
 import { toChecksumAddress } from "./address.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import {
@@ -18,8 +20,15 @@ import {
 import { PROVISION_QUEUE, type ProvisionQueue } from "./jobs.ts";
 import { createKeyCipher } from "./key-encryption.ts";
 import type { BeaconNetwork } from "./networks.ts";
-import { depositDetailItem, pageEnvelope, paging, provisionHeader, validatorItem } from "./present.ts";
-import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
+import {
+  depositDetailItem,
+  type ListedValidator,
+  pageEnvelope,
+  paging,
+  provisionHeader,
+  validatorItem,
+} from "./present.ts";
+import type { ProvisioningRepo, ValidatorRow } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
 const norm = (a: string | null | undefined) => (a ? toChecksumAddress(a) : null);
@@ -31,8 +40,20 @@ export function createProvisioningService(deps: {
   beacon: Pick<BeaconApi, "validator" | "pendingDeposits">;
   eth: Config["eth"];
   network: BeaconNetwork;
+  /** beacon-data's port: the lifecycle status and index of the organisation's validators. */
+  tracking: Pick<Tracking, "lifecycles" | "countProvisionedByStatus">;
 }) {
   const { repo, network } = deps;
+
+  /** The rows with the lifecycle status and index beacon-data keeps (CREATED until it saw more). */
+  async function withLifecycle(rows: ValidatorRow[]): Promise<ListedValidator[]> {
+    const known = await deps.tracking.lifecycles(rows.map((r) => r.pubkey));
+    return rows.map((r) => ({
+      ...r,
+      status: known.get(r.pubkey)?.status ?? "CREATED",
+      validatorIndex: known.get(r.pubkey)?.validatorIndex ?? null,
+    }));
+  }
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
 
   async function provisionPage(organisationId: string, q: ProvisionQuery) {
@@ -103,7 +124,7 @@ export function createProvisioningService(deps: {
     async validators(organisationId: string, q: ProvisionQuery) {
       const { p, page, done, header } = await provisionPage(organisationId, q);
       const a = p.attributes;
-      const rows = done ? await repo.listValidators(p.id, page) : [];
+      const rows = done ? await withLifecycle(await repo.listValidators(p.id, page)) : [];
       return {
         ...header,
         depositInput: a.batch && done ? p.batchDepositInput : null,
@@ -119,7 +140,7 @@ export function createProvisioningService(deps: {
 
     async depositDetails(organisationId: string, q: ProvisionQuery) {
       const { p, page, done, header } = await provisionPage(organisationId, q);
-      const rows = done ? await repo.listValidators(p.id, page) : [];
+      const rows = done ? await withLifecycle(await repo.listValidators(p.id, page)) : [];
       return {
         ...header,
         controllerAddress: p.attributes.controllerAddress,
@@ -132,7 +153,8 @@ export function createProvisioningService(deps: {
     /** Every validator of the organisation with its provision id (not in the spec; README). */
     async organisationValidators(organisationId: string, q: ListQuery) {
       const page = paging(q);
-      const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
+      const listed = await repo.listOrganisationValidators(organisationId, page);
+      const [rows, total] = [await withLifecycle(listed.rows), listed.total];
       return {
         results: rows.map((v) => ({
           validatorAddress: v.pubkey,
@@ -205,9 +227,9 @@ export function createProvisioningService(deps: {
     },
 
     async countByStatus(organisationId: string) {
-      const rows = await repo.countByStatus(organisationId);
+      const rows = await deps.tracking.countProvisionedByStatus(organisationId);
       const by = new Map(rows.map((r) => [r.status, r.n]));
-      const results = VALIDATOR_STATUSES.map((status) => ({ status, count: by.get(status) ?? 0 }));
+      const results = LIFECYCLE_STATUSES.map((status) => ({ status, count: by.get(status) ?? 0 }));
       return { total: results.reduce((a, r) => a + r.count, 0), results };
     },
   };
