@@ -38,7 +38,7 @@ import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { createSolanaStakeService } from "./features/solana-stake/service.ts";
 import { createSuiNode } from "./features/sui-rewards/client.ts";
 import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
-import { suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
+import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
 import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
@@ -142,7 +142,14 @@ export function compose(deps: RootDeps) {
       network,
       tracking,
     }),
-    sui: createSuiRewardsService({ repo: suiRepo, indexer: suiIndexer, validators: config.sui.validators }),
+    sui: createSuiRewardsService({
+      repo: suiRepo,
+      syncDelegator: createDelegatorSync({
+        queue: createDelegatorQueue({ connection: redis, prefix: queuePrefix }),
+        waitMs: 10_000,
+      }),
+      validators: config.sui.validators,
+    }),
     polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
     beaconData: createBeaconDataService({
       repo: beaconDataRepo,
@@ -178,7 +185,12 @@ export function compose(deps: RootDeps) {
         rollUpRegistrations: beaconIndexerRepo.rollUpRegistrations,
         intervalMs: config.beaconData.intervalMs,
       }),
-      ...suiRewardsJobs({ ...q, indexer: suiIndexer, intervalMs: config.sui.indexIntervalMs }),
+      ...suiRewardsJobs({
+        ...q,
+        indexer: suiIndexer,
+        cursorOf: async (address) => (await suiRepo.delegator(address))?.unstakeCursor ?? null,
+        intervalMs: config.sui.indexIntervalMs,
+      }),
       ...polygonRewardsJobs({ ...q, indexer: polygonIndexer, intervalMs: config.polygon.pollIntervalMs }),
       ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger }),
     ];

@@ -1,26 +1,91 @@
+import type { Queue } from "bullmq";
 import {
   type BackgroundJob,
   type ChainFollower,
+  createJobQueue,
   type QueueDeps,
+  queueJob,
   repeatingJob,
+  waitUntil,
 } from "../../background-job.ts";
+import { AppError, type ErrorCode } from "../../errors.ts";
+import type { SuiIndexer } from "./indexer.ts";
 
 export const SUI_INDEX_QUEUE = "sui-rewards-index";
+/** Delegators a request asked for before the worker followed them (POST /sui/rewards/daily enqueues one). */
+export const SUI_DELEGATORS_QUEUE = "sui-rewards-delegators";
+
+interface DelegatorJob {
+  address: string;
+}
+/** A node refusal is the job's answer to the request that asked for it, not a failed job. */
+type DelegatorOutcome = { ok: true } | { error: { code: ErrorCode; message: string } };
 
 /**
  * The Sui indexer every SUI_INDEX_INTERVAL_MS: one pass (new epochs' rates of the operator's pools, then
- * every followed delegator), resuming from the cursors in Postgres after a failed one.
+ * every followed delegator), resuming from the cursors in Postgres after a failed one. Beside it, the first
+ * sync of a delegator a request asked for.
  */
 export function suiRewardsJobs(
-  deps: QueueDeps & { indexer: ChainFollower; intervalMs: number },
+  deps: QueueDeps & {
+    indexer: ChainFollower & Pick<SuiIndexer, "syncDelegator">;
+    cursorOf: (address: string) => Promise<string | null>;
+    intervalMs: number;
+  },
 ): BackgroundJob[] {
+  const logger = deps.logger.child({ component: "sui-indexer" });
   return [
     repeatingJob({
       ...deps,
-      logger: deps.logger.child({ component: "sui-indexer" }),
+      logger,
       name: SUI_INDEX_QUEUE,
       everyMs: deps.intervalMs,
       run: () => deps.indexer.runOnce(),
     }),
+    queueJob<DelegatorJob>({
+      ...deps,
+      logger,
+      name: SUI_DELEGATORS_QUEUE,
+      concurrency: 4,
+      async process(job): Promise<DelegatorOutcome> {
+        try {
+          await deps.indexer.syncDelegator(job.data.address, await deps.cursorOf(job.data.address));
+          return { ok: true };
+        } catch (err) {
+          if (err instanceof AppError) return { error: { code: err.code, message: err.message } };
+          throw err;
+        }
+      },
+    }),
   ];
 }
+
+/**
+ * The API's side of a delegator's first sync: enqueues it for the worker and waits up to `waitMs` for its
+ * outcome. The node's refusal comes back as the job's error (502/504 as if the API had asked); no answer
+ * in time is 503 SUI_INDEX_NOT_READY with Retry-After (docs/spec.md, our additions).
+ */
+export function createDelegatorSync(deps: { queue: Queue<DelegatorJob>; waitMs: number }) {
+  return async function syncDelegator(address: string): Promise<void> {
+    const job = await deps.queue.add(
+      "sync",
+      { address },
+      { removeOnComplete: { age: 300, count: 1000 }, removeOnFail: { age: 300, count: 1000 } },
+    );
+    let outcome: DelegatorOutcome | undefined;
+    const finished = await waitUntil(async () => {
+      const state = await deps.queue.getJobState(job.id as string);
+      if (state === "completed") outcome = (await deps.queue.getJob(job.id as string))?.returnvalue;
+      return state === "completed" || state === "failed";
+    }, deps.waitMs);
+    if (outcome && "error" in outcome) throw new AppError(outcome.error.code, outcome.error.message);
+    if (!finished || !outcome) {
+      throw new AppError("SUI_INDEX_NOT_READY", "The delegator is not indexed yet; retry shortly", {
+        headers: { "retry-after": "5" },
+      });
+    }
+  };
+}
+
+export const createDelegatorQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
+  createJobQueue<DelegatorJob>(SUI_DELEGATORS_QUEUE, deps);
