@@ -95,6 +95,29 @@ export function queueJob<D>(
   };
 }
 
+/**
+ * The API's side of on-demand work: adds a job and waits up to `waitMs` for it to finish. Returns its
+ * return value, or `undefined` when it did not complete in time (or failed: the worker logged why).
+ */
+export async function enqueueAndWait<D, R>(
+  queue: Queue<D>,
+  data: D,
+  waitMs: number,
+): Promise<{ done: true; value: R } | { done: false }> {
+  const job = await (queue as Queue).add("run", data, {
+    removeOnComplete: { age: 300, count: 1000 },
+    removeOnFail: { age: 300, count: 1000 },
+  });
+  const id = job.id as string;
+  let state: string = "waiting";
+  await waitUntil(async () => {
+    state = await queue.getJobState(id);
+    return state === "completed" || state === "failed";
+  }, waitMs);
+  if (state !== "completed") return { done: false };
+  return { done: true, value: (await queue.getJob(id))?.returnvalue as R };
+}
+
 /** The queue the API side enqueues a `queueJob`'s work on. */
 export function createJobQueue<D>(name: string, deps: { connection: Redis; prefix: string }): Queue<D> {
   return new Queue<D>(name, { connection: deps.connection, prefix: deps.prefix });

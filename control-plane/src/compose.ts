@@ -23,7 +23,11 @@ import { createProvisioningService } from "./features/beacon-provisioning/servic
 import { createDashboardService } from "./features/dashboard/service.ts";
 import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
 import { createGatewayAccountService } from "./features/gateway-account/service.ts";
-import { gatewaySettlementJobs } from "./features/gateway-settlement/jobs.ts";
+import {
+  createDrainQueue,
+  createDrainRequest,
+  gatewaySettlementJobs,
+} from "./features/gateway-settlement/jobs.ts";
 import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
 import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
@@ -158,13 +162,16 @@ export function compose(deps: RootDeps) {
       registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
     }),
     gatewayAccount: createGatewayAccountService({
-      db,
       repo: createGatewayAccountRepo(db),
       passwords,
       limits,
       jwt,
       redis,
       keys,
+      drainParty: createDrainRequest({
+        queue: createDrainQueue({ connection: redis, prefix: queuePrefix }),
+        waitMs: 5_000,
+      }),
     }),
     dashboard: createDashboardService(config.dashboard),
   };
@@ -192,7 +199,7 @@ export function compose(deps: RootDeps) {
         intervalMs: config.sui.indexIntervalMs,
       }),
       ...polygonRewardsJobs({ ...q, indexer: polygonIndexer, intervalMs: config.polygon.pollIntervalMs }),
-      ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger }),
+      ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger, queues: q }),
     ];
   }
 

@@ -145,6 +145,7 @@ export function gatewayAccountArea(deps: {
           400: error("validation error"),
           401: unauthorized,
           403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
         },
         handler: async ({ auth, query }) => ({
           status: 200,

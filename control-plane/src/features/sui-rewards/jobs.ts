@@ -3,10 +3,10 @@ import {
   type BackgroundJob,
   type ChainFollower,
   createJobQueue,
+  enqueueAndWait,
   type QueueDeps,
   queueJob,
   repeatingJob,
-  waitUntil,
 } from "../../background-job.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import type { SuiIndexer } from "./indexer.ts";
@@ -67,19 +67,9 @@ export function suiRewardsJobs(
  */
 export function createDelegatorSync(deps: { queue: Queue<DelegatorJob>; waitMs: number }) {
   return async function syncDelegator(address: string): Promise<void> {
-    const job = await deps.queue.add(
-      "sync",
-      { address },
-      { removeOnComplete: { age: 300, count: 1000 }, removeOnFail: { age: 300, count: 1000 } },
-    );
-    let outcome: DelegatorOutcome | undefined;
-    const finished = await waitUntil(async () => {
-      const state = await deps.queue.getJobState(job.id as string);
-      if (state === "completed") outcome = (await deps.queue.getJob(job.id as string))?.returnvalue;
-      return state === "completed" || state === "failed";
-    }, deps.waitMs);
-    if (outcome && "error" in outcome) throw new AppError(outcome.error.code, outcome.error.message);
-    if (!finished || !outcome) {
+    const run = await enqueueAndWait<DelegatorJob, DelegatorOutcome>(deps.queue, { address }, deps.waitMs);
+    if (run.done && "error" in run.value) throw new AppError(run.value.error.code, run.value.error.message);
+    if (!run.done) {
       throw new AppError("SUI_INDEX_NOT_READY", "The delegator is not indexed yet; retry shortly", {
         headers: { "retry-after": "5" },
       });
