@@ -33,6 +33,7 @@ import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts
 import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
 import { createPolygonL1 } from "./features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "./features/polygon-rewards/indexer.ts";
+import { createPolygonIndexerRepo } from "./features/polygon-rewards/indexer-repo.ts";
 import { polygonRewardsJobs } from "./features/polygon-rewards/jobs.ts";
 import { createPolygonRepo } from "./features/polygon-rewards/repo.ts";
 import { createPolygonRewardsService } from "./features/polygon-rewards/service.ts";
@@ -42,6 +43,7 @@ import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { createSolanaStakeService } from "./features/solana-stake/service.ts";
 import { createSuiNode } from "./features/sui-rewards/client.ts";
 import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
+import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
 import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
 import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
@@ -102,7 +104,7 @@ export function compose(deps: RootDeps) {
   const suiRepo = createSuiRepo(db);
   const suiIndexer = createSuiIndexer({
     node: createSuiNode(config.sui, config.network),
-    repo: suiRepo,
+    repo: createSuiIndexerRepo(db),
     ...config.sui,
     logger: logger.child({ component: "sui-indexer" }),
   });
@@ -111,7 +113,7 @@ export function compose(deps: RootDeps) {
   const polygonResolver = createValidatorShareResolver({ l1: polygonL1, ...config.polygon });
   const polygonIndexer = createPolygonSnapshotter({
     l1: polygonL1,
-    repo: polygonRepo,
+    repo: createPolygonIndexerRepo(db),
     resolver: polygonResolver,
     rootChain: config.polygon.rootChain,
     snapshotIntervalS: config.polygon.snapshotIntervalS,
