@@ -191,7 +191,7 @@ export function compose(deps: RootDeps) {
       ...beaconDataJobs({
         ...q,
         indexer: beaconIndexer,
-        rollUpRegistrations: beaconIndexerRepo.rollUpRegistrations,
+        rollUpRegistrations: beaconIndexer.rollUpRegistrations,
         intervalMs: config.beaconData.intervalMs,
       }),
       ...suiRewardsJobs({

@@ -1,3 +1,4 @@
+import type { DbOrTx } from "@stake/db/client";
 import type { ChainFollower } from "../../background-job.ts";
 import type { Logger } from "../../log.ts";
 import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
@@ -27,8 +28,16 @@ export interface IndexerDeps {
  * cursor at the last written epoch, and the next step redoes the rest with the same inputs: no gap, no
  * double count.
  */
-export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
+export function createIndexer(deps: IndexerDeps) {
   let spec: ChainSpec | undefined;
+  const { repo } = deps;
+  /** The step's writes each in one transaction under the indexer's advisory lock (indexer-repo.ts). */
+  const locked = <T>(write: (tx: DbOrTx) => Promise<T>) =>
+    repo.transaction(async (tx) => {
+      await repo.lockIndex(tx);
+      return write(tx);
+    });
+  const rollUpRegistrations = () => locked((tx) => repo.rollUpRegistrations(tx));
 
   async function checkReorg(s: ChainSpec): Promise<void> {
     const stored = await deps.repo.unfinalizedSlots();
@@ -40,7 +49,7 @@ export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
     if (firstBad === undefined) return;
     const epoch = Math.floor(firstBad / s.slotsPerEpoch);
     deps.logger.warn({ slot: firstBad, epoch }, "beacon re-org: replacing indexed epochs");
-    await deps.repo.rollback(epoch, s);
+    await locked((tx) => repo.rollback(tx, epoch, s));
   }
 
   /**
@@ -63,7 +72,7 @@ export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
         epoch,
         tracked,
       );
-      if (!(await deps.repo.writeBackfill(data, s, finalizedEpoch))) break;
+      if (!(await locked((tx) => repo.writeBackfill(tx, data, s, finalizedEpoch)))) break;
       done.push(epoch);
     }
     if (done.length) deps.logger.info({ epochs: done }, "beacon epochs backfilled for registered pubkeys");
@@ -71,9 +80,10 @@ export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
   }
 
   return {
+    rollUpRegistrations,
     /** One step; returns the epochs it wrote. */
     async runOnce(): Promise<number[]> {
-      await deps.repo.rollUpRegistrations();
+      await rollUpRegistrations();
       spec ??= await deps.beacon.spec();
       const s = spec;
       const [head, finalizedEpoch] = await Promise.all([
@@ -94,16 +104,16 @@ export function createIndexer(deps: IndexerDeps): ChainFollower<number[]> {
           epoch,
           tracked,
         );
-        if (!(await deps.repo.writeEpoch(data, s, epoch - 1, finalizedEpoch))) break;
+        if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
         written.push(epoch);
         epoch++;
       }
       if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
       await backfill(s, finalizedEpoch);
-      await deps.repo.finalize(finalizedEpoch, s);
+      await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
       return written;
     },
   };
 }
 
-export type Indexer = ReturnType<typeof createIndexer>;
+export type Indexer = ReturnType<typeof createIndexer> & ChainFollower<number[]>;
