@@ -73,6 +73,13 @@ export function repeatingJob<R extends object>(
   };
 }
 
+/** A chain follower's step as a repeating job (the one way the three followers run). */
+export function followerJob(
+  opts: QueueDeps & { name: string; everyMs: number; follower: ChainFollower },
+): BackgroundJob {
+  return repeatingJob({ ...opts, run: () => opts.follower.runOnce() });
+}
+
 /** A BullMQ worker of jobs other code enqueues on queue `name` (same name and prefix on both sides). */
 export function queueJob<D>(
   opts: QueueDeps & { name: string; concurrency: number; process: (job: QueueJob<D>) => Promise<unknown> },

@@ -3,9 +3,9 @@ import {
   type BackgroundJob,
   type ChainFollower,
   createJobQueue,
+  followerJob,
   type QueueDeps,
   queueJob,
-  repeatingJob,
 } from "../../background-job.ts";
 
 export const BEACON_INDEX_QUEUE = "beacon-data-index";
@@ -28,12 +28,12 @@ export function beaconDataJobs(
 ): BackgroundJob[] {
   const logger = deps.logger.child({ component: "beacon-indexer" });
   return [
-    repeatingJob({
+    followerJob({
       ...deps,
       logger,
       name: BEACON_INDEX_QUEUE,
       everyMs: deps.intervalMs,
-      run: () => deps.indexer.runOnce(),
+      follower: deps.indexer,
     }),
     queueJob({
       ...deps,

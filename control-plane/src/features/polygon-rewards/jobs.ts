@@ -1,9 +1,4 @@
-import {
-  type BackgroundJob,
-  type ChainFollower,
-  type QueueDeps,
-  repeatingJob,
-} from "../../background-job.ts";
+import { type BackgroundJob, type ChainFollower, followerJob, type QueueDeps } from "../../background-job.ts";
 
 export const POLYGON_SNAPSHOT_QUEUE = "polygon-rewards-snapshots";
 
@@ -15,12 +10,12 @@ export function polygonRewardsJobs(
   deps: QueueDeps & { indexer: ChainFollower; intervalMs: number },
 ): BackgroundJob[] {
   return [
-    repeatingJob({
+    followerJob({
       ...deps,
       logger: deps.logger.child({ component: "polygon-snapshots" }),
       name: POLYGON_SNAPSHOT_QUEUE,
       everyMs: deps.intervalMs,
-      run: () => deps.indexer.runOnce(),
+      follower: deps.indexer,
     }),
   ];
 }

@@ -4,9 +4,9 @@ import {
   type ChainFollower,
   createJobQueue,
   enqueueAndWait,
+  followerJob,
   type QueueDeps,
   queueJob,
-  repeatingJob,
 } from "../../background-job.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import type { SuiIndexer } from "./indexer.ts";
@@ -35,12 +35,12 @@ export function suiRewardsJobs(
 ): BackgroundJob[] {
   const logger = deps.logger.child({ component: "sui-indexer" });
   return [
-    repeatingJob({
+    followerJob({
       ...deps,
       logger,
       name: SUI_INDEX_QUEUE,
       everyMs: deps.intervalMs,
-      run: () => deps.indexer.runOnce(),
+      follower: deps.indexer,
     }),
     queueJob<DelegatorJob>({
       ...deps,
