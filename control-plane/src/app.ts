@@ -1,59 +1,31 @@
 import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
-import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
 import express, { type Express } from "express";
 import type { Redis } from "ioredis";
 import { pinoHttp } from "pino-http";
-import { createBearerAuth, createJwt } from "./auth/jwt.ts";
-import { createPasswordHasher } from "./auth/password.ts";
+import { createBearerAuth } from "./auth/jwt.ts";
+import { compose, type Root } from "./compose.ts";
 import type { Config } from "./config.ts";
 import { AppError, errorHandler, presentStandard } from "./errors.ts";
 import { accountV1Area } from "./features/account-v1/routes.ts";
-import { createAccountV1Service } from "./features/account-v1/service.ts";
-import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { accountV2Area } from "./features/account-v2/routes.ts";
-import { createAccountService } from "./features/account-v2/service.ts";
-import { createBeaconDataRepo } from "./features/beacon-data/repo.ts";
 import { beaconDataArea } from "./features/beacon-data/routes.ts";
-import { createBeaconDataService } from "./features/beacon-data/service.ts";
-import { createBeaconClient } from "./features/beacon-provisioning/client.ts";
-import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
 import { beaconProvisioningArea } from "./features/beacon-provisioning/routes.ts";
-import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
-import { createProvisionQueue } from "./features/beacon-provisioning/worker.ts";
 import { dashboardArea } from "./features/dashboard/routes.ts";
-import { createDashboardService } from "./features/dashboard/service.ts";
 import { createRequestLimit } from "./features/gateway-account/limit.ts";
-import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
 import { gatewayAccountArea } from "./features/gateway-account/routes.ts";
-import { createGatewayAccountService } from "./features/gateway-account/service.ts";
-import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
-import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
 import { hyperliquidArea } from "./features/hyperliquid-delegation/routes.ts";
-import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
-import { createPolygonL1 } from "./features/polygon-rewards/client.ts";
-import { createPolygonRepo } from "./features/polygon-rewards/repo.ts";
 import { polygonRewardsArea } from "./features/polygon-rewards/routes.ts";
-import { createPolygonRewardsService } from "./features/polygon-rewards/service.ts";
-import { createValidatorShareResolver } from "./features/polygon-rewards/validator.ts";
-import { createSolanaRpc } from "./features/solana-stake/client.ts";
-import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { solanaStakeArea } from "./features/solana-stake/routes.ts";
-import { createSolanaStakeService } from "./features/solana-stake/service.ts";
-import { createSuiNode } from "./features/sui-rewards/client.ts";
-import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
-import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { suiRewardsArea } from "./features/sui-rewards/routes.ts";
-import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
-import { createAbuseLimits, createKeyRateLimit } from "./http/abuse-limits.ts";
+import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
 import { operationsArea } from "./http/operations.ts";
 import { type Area, assertAllDeclared, registerAreas } from "./http/route.ts";
-import { createUpstream } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
 import { docsAssets, openApiDocument } from "./openapi.ts";
 
@@ -64,6 +36,8 @@ export interface AppDeps {
   redis: Redis;
   /** Check every reply against its declared schema (the tests turn this on). */
   checkResponses?: boolean;
+  /** The composition root's output (main.ts passes it; built from the rest when absent). */
+  root?: Root;
 }
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -73,22 +47,10 @@ const REQUEST_ID = /^[\w.-]{1,64}$/;
  * authenticators its routes declare. Every endpoint is declared in its feature's `routes.ts`.
  */
 export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Authenticators } {
-  const { config, db, redis } = deps;
-  const keys = createRedisKeys(config.redisPrefix);
-  const accountsRepo = createAccountsRepo(db);
-  const passwords = createPasswordHasher(config.argon2);
-  const limits = createAbuseLimits({ redis, keys, config });
-  const accounts = createAccountService({ accounts: accountsRepo, passwords, limits });
-  const gw = config.gatewayAccount;
-  const jwt = createJwt({
-    secret: gw.jwtSecret,
-    issuer: "stake-gateway-account",
-    audience: "stake-gateway-account-api",
-    ttlSeconds: gw.jwtTtlSeconds,
-  });
-  const suiRepo = createSuiRepo(db);
-  const polygonL1 = createPolygonL1(config.polygon);
-  const stakingKeys = { keys: { findActiveKey: accounts.findActiveKey } };
+  const { config, redis } = deps;
+  const root = deps.root ?? compose(deps);
+  const { keys, services: s } = root;
+  const stakingKeys = { keys: { findActiveKey: s.accounts.findActiveKey } };
   const stakeKeyAuth = createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] });
   // A stake-account request can cost hundreds of Solana RPC calls (history, balances): limited per key.
   const solanaKeyLimit = createKeyRateLimit({
@@ -99,7 +61,7 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
   });
   const authenticators: Authenticators = {
     basic: async (req) => ({
-      organisationId: (await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
+      organisationId: (await s.accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
     "api-key": createApiKeyAuth({ ...stakingKeys, headers: ["api-key"] }),
     "x-api-key": createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key"] }),
@@ -109,85 +71,24 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
       return auth;
     },
     "v1-key": readV1Key,
-    bearer: createBearerAuth(jwt),
+    bearer: createBearerAuth(root.jwt),
     metrics: createMetricsAuth(config.metricsToken),
   };
+  const gw = config.gatewayAccount;
   const areas: Area[] = [
-    accountV2Area({ accounts }),
-    accountV1Area({
-      accounts: createAccountV1Service({ accounts: accountsRepo, passwords, limits }),
-    }),
-    hyperliquidArea({
-      service: createHyperliquidService({
-        client: createHyperliquidClient({
-          baseUrl: config.hyperliquid.apiUrl,
-          upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: config.hyperliquid.timeoutMs }),
-        }),
-        repo: createHyperliquidRepo({ redis, keys }),
-        network: config.network,
-        validator: config.hyperliquid.validatorAddress,
-      }),
-    }),
-    solanaStakeArea({
-      service: createSolanaStakeService({
-        rpc: createSolanaRpc({
-          url: config.solana.rpcUrl,
-          upstream: createUpstream({ name: "Solana node", timeoutMs: config.solana.timeoutMs }),
-        }),
-        repo: createSolanaRewardsRepo(db),
-        mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),
-      }),
-    }),
-    beaconProvisioningArea({
-      service: createProvisioningService({
-        repo: createProvisioningRepo(db),
-        queue: createProvisionQueue(redis, config.redisPrefix),
-        beacon: createBeaconClient({
-          baseUrl: config.eth.beaconUrl,
-          upstream: createUpstream({ name: "Beacon node", timeoutMs: config.eth.beaconTimeoutMs }),
-        }),
-        eth: config.eth,
-      }),
-    }),
-    suiRewardsArea({
-      service: createSuiRewardsService({
-        repo: suiRepo,
-        indexer: createSuiIndexer({
-          node: createSuiNode(config.sui, config.network),
-          repo: suiRepo,
-          ...config.sui,
-          logger: deps.logger,
-        }),
-        validators: config.sui.validators,
-      }),
-    }),
-    polygonRewardsArea({
-      service: createPolygonRewardsService({
-        l1: polygonL1,
-        repo: createPolygonRepo(db),
-        resolver: createValidatorShareResolver({ l1: polygonL1, ...config.polygon }),
-      }),
-    }),
-    beaconDataArea({
-      service: createBeaconDataService({
-        repo: createBeaconDataRepo(db),
-        network: config.eth.network,
-        provider: config.beaconData.provider,
-      }),
-    }),
+    accountV2Area({ accounts: s.accounts }),
+    accountV1Area({ accounts: s.accountsV1 }),
+    hyperliquidArea({ service: s.hyperliquid }),
+    solanaStakeArea({ service: s.solana }),
+    beaconProvisioningArea({ service: s.provisioning }),
+    suiRewardsArea({ service: s.sui }),
+    polygonRewardsArea({ service: s.polygon }),
+    beaconDataArea({ service: s.beaconData }),
     gatewayAccountArea({
-      accounts: createGatewayAccountService({
-        db,
-        repo: createGatewayAccountRepo(db),
-        passwords,
-        limits,
-        jwt,
-        redis,
-        keys,
-      }),
+      accounts: s.gatewayAccount,
       limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
     }),
-    dashboardArea({ service: createDashboardService(config.dashboard) }),
+    dashboardArea({ service: s.dashboard }),
   ];
   return { areas, authenticators };
 }

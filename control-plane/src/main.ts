@@ -3,6 +3,7 @@ import { createDb } from "@stake/db/client";
 import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createApp } from "./app.ts";
+import { compose } from "./compose.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { prepareDashboard } from "./features/dashboard/service.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -12,7 +13,8 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
   const { config, logger } = options;
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
   const redis = createRedis(config.redisUrl, { name: "control-plane", logger });
-  const app = createApp({ config, logger, db: pg.db, redis });
+  const root = compose({ config, logger, db: pg.db, redis });
+  const app = createApp({ config, logger, db: pg.db, redis, root });
   await prepareDashboard();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));

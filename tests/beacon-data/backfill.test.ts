@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf, startJobs } from "../helpers/jobs.ts";
 import { indexedRows } from "./fixtures.ts";
 
 /**
@@ -16,10 +17,11 @@ import { indexedRows } from "./fixtures.ts";
  */
 const EARLY = backgroundPubkey(0);
 const LATE = backgroundPubkey(1);
-const logger = createLogger({ level: "silent", service: "test" });
+const _logger = createLogger({ level: "silent", service: "test" });
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 
+let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
   devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
   h = await createControlPlaneHarness({
@@ -29,13 +31,16 @@ before(async () => {
     BEACON_INDEXER_MAX_EPOCHS: "100",
     BEACON_BACKFILL_EPOCHS: "5",
   });
+  // The worker's roll-up of registrations (POST /api/validators/register waits for it).
+  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
 });
 after(async () => {
+  await jobs?.close();
   await h?.close();
   await devnet?.close();
 });
 
-const indexer = () => createBeaconIndexer({ db: h.db, config: h.config, logger });
+const indexer = () => rootOf(h).followers.beaconData;
 async function register(key: string, pubkey: string) {
   const res = await supertest(h.app)
     .post("/api/validators/register")
@@ -49,10 +54,10 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const b = await makeOrganisation(h.db);
   await register(a.apiKey, EARLY);
   await devnet.advanceToEndOfEpoch(8);
-  await indexer().step();
+  await indexer().runOnce();
   await register(b.apiKey, LATE);
   await devnet.advanceToEndOfEpoch(10);
-  await indexer().step();
+  await indexer().runOnce();
 
   // Epochs 9–10 by the step itself, 6–8 by the backfill (5 epochs up to the cursor), none before.
   const epochs = await supertest(h.app)
@@ -82,15 +87,14 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   // The same rows as an index where both pubkeys were tracked from epoch 6 on; EARLY's from epoch 1.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
-  await h.sql`delete from beacon_validator_registrations where pubkey = ${LATE}`;
-  const fresh = createBeaconIndexer({
-    db: h.db,
-    config: { ...h.config, beaconData: { ...h.config.beaconData, maxEpochsPerStep: 5, backfillEpochs: 0 } },
-    logger,
-  });
-  await fresh.step();
+  await h.sql`delete from beacon_tracked_validators where pubkey = ${LATE} and source = 'registered'`;
+  const fresh = rootOf(h, {
+    ...h.config,
+    beaconData: { ...h.config.beaconData, maxEpochsPerStep: 5, backfillEpochs: 0 },
+  }).followers.beaconData;
+  await fresh.runOnce();
   await register(b.apiKey, LATE);
-  await fresh.step();
+  await fresh.runOnce();
   const reference = await indexedRows(h.sql);
   assert.deepEqual(backfilled.rewards, reference.rewards);
   assert.deepEqual(backfilled.daily, reference.daily);

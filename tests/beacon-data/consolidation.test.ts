@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex } from "viem";
-import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { CONSOLIDATION_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf, startJobs } from "../helpers/jobs.ts";
 
 /**
  * EIP-7251 on real anvil and the beacon devnet: the target switches to compounding credentials, then the
@@ -24,6 +24,7 @@ let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 let key: string;
 
+let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
   devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
   for (const pubkey of [SOURCE, TARGET]) {
@@ -41,8 +42,11 @@ before(async () => {
     BEACON_INDEXER_MAX_EPOCHS: "100",
   });
   key = (await makeOrganisation(h.db)).apiKey;
+  // The worker's roll-up of registrations (POST /api/validators/register waits for it).
+  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
 });
 after(async () => {
+  await jobs?.close();
   await h?.close();
   await devnet?.close();
 });
@@ -70,17 +74,13 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
     .set("api-key", key)
     .send({ pubkeys: [SOURCE, TARGET] });
   assert.equal(reg.status, 200, JSON.stringify(reg.body));
-  const indexer = createBeaconIndexer({
-    db: h.db,
-    config: h.config,
-    logger: createLogger({ level: "silent", service: "test" }),
-  });
+  const indexer = rootOf(h).followers.beaconData;
   await devnet.advanceToEndOfEpoch(2);
-  await indexer.step();
+  await indexer.runOnce();
   await request(TARGET, TARGET);
   await request(SOURCE, TARGET);
   await devnet.advanceToEndOfEpoch(8);
-  await indexer.step();
+  await indexer.runOnce();
 
   const list = await get("/api/validators/list", { pubkeys: `${SOURCE},${TARGET}` });
   const state = new Map(

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import supertest from "supertest";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { startJobs } from "../helpers/jobs.ts";
 
 /** Every beacon-data endpoint's bad input: a clear 4xx in `{error, code, details?}`, never a 500. */
 let h: ControlPlaneHarness;
@@ -10,6 +12,7 @@ let key: string;
 let scopedKey: string;
 const PK = `0x${"ab".repeat(48)}`;
 
+let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
   h = await createControlPlaneHarness();
   key = (await makeOrganisation(h.db)).apiKey;
@@ -20,8 +23,13 @@ before(async () => {
   ).apiKey;
   await h.sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', 100, 98, 1742213400, 12, 32)`;
+  // The worker's roll-up of registrations (POST /api/validators/register waits for it).
+  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
 });
-after(() => h.close());
+after(async () => {
+  await jobs?.close();
+  await h.close();
+});
 
 const get = (path: string, query: Record<string, unknown>, k = key) =>
   supertest(h.app).get(path).set("api-key", k).query(query);

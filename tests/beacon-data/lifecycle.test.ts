@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex, pad, toHex } from "viem";
-import { createBeaconIndexer } from "../../control-plane/src/features/beacon-data/worker.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
@@ -10,6 +9,7 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
 import { indexedRows } from "./fixtures.ts";
 
 /**
@@ -19,7 +19,7 @@ import { indexedRows } from "./fixtures.ts";
  * the way; then a crash mid-step and a re-org, each compared with a fresh index of the same chain.
  */
 const GWEI = 1_000_000_000n;
-const logger = createLogger({ level: "silent", service: "test" });
+const _logger = createLogger({ level: "silent", service: "test" });
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 let org: Awaited<ReturnType<typeof makeOrganisation>>;
@@ -48,11 +48,7 @@ after(async () => {
 });
 
 const indexer = (executionUrl = env.ETH_EXECUTION_URL as string) =>
-  createBeaconIndexer({
-    db: h.db,
-    config: { ...h.config, beaconData: { ...h.config.beaconData, executionUrl } },
-    logger,
-  });
+  rootOf(h, { ...h.config, beaconData: { ...h.config.beaconData, executionUrl } }).followers.beaconData;
 
 async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address = DEV_ACCOUNTS.user) {
   const ex = devnet.execution!;
@@ -66,7 +62,7 @@ async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address
 const get = (path: string, key = org.apiKey) => supertest(h.app).get(path).set("api-key", key);
 
 test("provision → deposits on anvil → indexed lifecycle, rewards and transactions", async () => {
-  const worker = startWorker(h);
+  const worker = await startWorker(h);
   const provision = async (batch: boolean, count: number) => {
     const res = await supertest(h.app)
       .post("/api/provision")
@@ -106,7 +102,7 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
 
   const idx = indexer();
   await devnet.advanceToEndOfEpoch(1);
-  await idx.step();
+  await idx.runOnce();
   let list = await get("/api/validators/list").query({ pubkeys: pubkey });
   assert.equal(list.status, 200, JSON.stringify(list.body));
   assert.deepEqual(
@@ -138,7 +134,7 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
     value: 1n,
   });
   await devnet.advanceToEndOfEpoch(18);
-  await idx.step();
+  await idx.runOnce();
 
   list = await get("/api/validators/list").query({ pubkeys: pubkey });
   const val = list.body.results[0].validator;
@@ -214,13 +210,13 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   await devnet.advanceToEndOfEpoch(22);
   // Crash: the execution node goes away in the middle of a step (after the beacon reads); nothing is half
   // written and the next step resumes from the cursor.
-  await assert.rejects(indexer("http://127.0.0.1:1").step());
-  await indexer().step();
+  await assert.rejects(indexer("http://127.0.0.1:1").runOnce());
+  await indexer().runOnce();
   const beforeReorg =
     await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
   await devnet.reorg(5);
   await devnet.advance(1);
-  await indexer().step();
+  await indexer().runOnce();
   const afterReorg =
     await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
   assert.notDeepEqual(afterReorg, beforeReorg, "the re-org changed the rewards of the replaced epochs");
@@ -229,7 +225,7 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   // A fresh index of the same chain, from nothing.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
-  await indexer().step();
+  await indexer().runOnce();
   const fresh = await indexedRows(h.sql);
   assert.deepEqual(resumed.rewards, fresh.rewards);
   assert.deepEqual(resumed.daily, fresh.daily);

@@ -12,15 +12,15 @@ import { decodeFunctionData, parseAbi } from "viem";
 import { hexOf } from "../../control-plane/src/chains/evm.ts";
 import { BuilderError } from "../../control-plane/src/errors.ts";
 import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provisioning/bls.ts";
-import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/job.ts";
+import {
+  createProvisionQueue,
+  failureReason,
+  PROVISION_QUEUE,
+} from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
 import {
   decryptKeystore,
   type Keystore,
 } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
-import {
-  createProvisionQueue,
-  failureReason,
-} from "../../control-plane/src/features/beacon-provisioning/worker.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
@@ -51,7 +51,7 @@ async function provision(key: string, attributes: object) {
 before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
   h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
-  worker = startWorker(h);
+  worker = await startWorker(h);
   a = await makeOrganisation(h.db);
   b = await makeOrganisation(h.db);
   compounding = (
@@ -232,7 +232,10 @@ describe("a failing job", () => {
       },
     });
     const connection = createRedis(h.config.redisUrl, { name: "test-queue" });
-    const queue = createProvisionQueue(connection, h.config.redisPrefix);
+    const queue = createProvisionQueue({
+      connection,
+      prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,
+    });
     await queue.add(PROVISION_QUEUE, { provisionId: id }, { jobId: id, attempts: 1 });
     const res = await waitForProvision(h.app, a.apiKey, id);
     await queue.close();

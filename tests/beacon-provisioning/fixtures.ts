@@ -1,30 +1,15 @@
 import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
-import { createRedis } from "@stake/db/redis/client";
 import supertest from "supertest";
+import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
 import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisioning/networks.ts";
-import { createProvisionWorker } from "../../control-plane/src/features/beacon-provisioning/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { startJobs } from "../helpers/jobs.ts";
 
 /** The provisioning worker, in-process, on its own queue connection. */
 export function startWorker(h: ControlPlaneHarness, concurrency = 1) {
-  const connection = createRedis(h.config.redisUrl, { name: "test-worker", forQueues: true });
-  const worker = createProvisionWorker({
-    db: h.db,
-    connection,
-    config: h.config,
-    logger: createLogger({ level: "silent", service: "worker" }),
-    concurrency,
-  });
-  return {
-    worker,
-    async close() {
-      await worker.close();
-      await connection.quit();
-    },
-  };
+  return startJobs(h, [PROVISION_QUEUE], { provisionConcurrency: concurrency });
 }
 
 /** Polls GET /api/validators until the provision leaves IN_PROGRESS. */

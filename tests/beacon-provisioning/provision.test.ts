@@ -30,7 +30,7 @@ let b: TestOrganisation;
 before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
   h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
-  worker = startWorker(h, 2);
+  worker = await startWorker(h, 2);
   a = await makeOrganisation(h.db);
   b = await makeOrganisation(h.db);
 });

@@ -26,12 +26,11 @@ import postgres from "postgres";
 import { Client } from "undici";
 import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { createIndexer } from "../../control-plane/src/features/beacon-data/indexer.ts";
-import { beaconIndexerDeps } from "../../control-plane/src/features/beacon-data/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
 import { adminUrl } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 
@@ -80,13 +79,9 @@ async function benchIndexing() {
   try {
     const org = await makeOrganisation(h.db);
     const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
-    await h.sql`insert into beacon_validator_registrations (organisation_id, pubkey)
-      select ${org.id}, unnest(${pubkeys}::text[])`;
-    const deps = beaconIndexerDeps({
-      db: h.db,
-      config: h.config,
-      logger: createLogger({ level: "silent", service: "bench" }),
-    });
+    await h.sql`insert into beacon_tracked_validators (organisation_id, source, pubkey)
+      select ${org.id}, 'registered', unnest(${pubkeys}::text[])`;
+    const deps = rootOf(h).beaconIndexerDeps;
     // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
     // node round trips (concurrent) and computing.
     const pgMs = new Map<string, number>();
@@ -114,7 +109,7 @@ async function benchIndexing() {
       pgMs.clear();
       t = performance.now();
       const cpu = process.cpuUsage();
-      const written = await indexer.step();
+      const written = await indexer.runOnce();
       const used = process.cpuUsage(cpu);
       const wall = performance.now() - t;
       const pg = [...pgMs.values()].reduce((a, b) => a + b, 0);
@@ -175,9 +170,9 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const [have] = await sql<
     { small: number; spread: number; large: number; rewards: number; cursor: number | null }[]
   >`
-    select (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
-           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
-           (select count(*) from beacon_validator_registrations r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
+    select (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${SMALL})::int as small,
+           (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${SPREAD})::int as spread,
+           (select count(*) from beacon_tracked_validators r join organisations o on o.id = r.organisation_id where o.email = ${LARGE})::int as large,
            (select count(*) from beacon_rewards)::int as rewards,
            (select epoch from beacon_indexer_cursor where id = 'beacon') as cursor`;
   if (
@@ -198,10 +193,10 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const small = await makeOrganisation(db, { email: SMALL });
   const large = await makeOrganisation(db, { email: LARGE });
   const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${large.id}, unnest(${pubkeys}::text[])`;
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${small.id}, unnest(${pubkeys.slice(0, 100)}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${large.id}, 'registered', unnest(${pubkeys}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${small.id}, 'registered', unnest(${pubkeys.slice(0, 100)}::text[])`;
   const spread = await makeOrganisation(db, { email: SPREAD });
-  await sql`insert into beacon_validator_registrations (organisation_id, pubkey) select ${spread.id}, unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
+  await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${spread.id}, 'registered', unnest(${pubkeys.filter((_, i) => i % Math.floor(VALIDATORS / 100) === 0).slice(0, 100)}::text[])`;
   await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
     select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
     from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
@@ -214,7 +209,7 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
     from beacon_rewards group by 1, 2`;
   await sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
     select r.organisation_id, d.day, sum(d.cl_reward_gwei), sum(d.el_reward_gwei), sum(d.balance_sum_gwei), sum(d.epochs)
-    from beacon_validator_registrations r join beacon_validators b on b.pubkey = r.pubkey
+    from beacon_tracked_validators r join beacon_validators b on b.pubkey = r.pubkey
     join beacon_rewards_daily d on d.validator_index = b.validator_index group by 1, 2`;
   await sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', ${EPOCHS - 1}::int, ${EPOCHS - 2}::int, ${GENESIS}, ${SECONDS_PER_SLOT}, ${S})`;

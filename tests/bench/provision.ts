@@ -33,7 +33,7 @@ function rawSpeeds() {
 }
 
 const h = await createControlPlaneHarness({ ETH_NETWORK: "hoodi" });
-const worker = startWorker(h);
+const worker = await startWorker(h);
 try {
   const org = await makeOrganisation(h.db);
   const raw = rawSpeeds();

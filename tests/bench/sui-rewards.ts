@@ -9,7 +9,7 @@ import { runMigrations } from "@stake/db/migrate";
 import request from "supertest";
 import { createSuiNode } from "../../control-plane/src/features/sui-rewards/client.ts";
 import { createSuiIndexer } from "../../control-plane/src/features/sui-rewards/indexer.ts";
-import { createSuiRepo } from "../../control-plane/src/features/sui-rewards/repo.ts";
+import { createSuiIndexerRepo } from "../../control-plane/src/features/sui-rewards/indexer-repo.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { devnetId, SuiChain } from "../../devnet/sui/chain.ts";
 import { startSuiDevnet } from "../../devnet/sui/server.ts";
@@ -48,7 +48,7 @@ const h = await createControlPlaneHarness({
 await runMigrations(h.config.databaseUrl);
 const indexer = createSuiIndexer({
   node: createSuiNode(h.config.sui, h.config.network),
-  repo: createSuiRepo(h.db),
+  repo: createSuiIndexerRepo(h.db),
   ...h.config.sui,
   logger: createLogger({ level: "silent", service: "bench" }),
 });

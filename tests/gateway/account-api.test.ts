@@ -9,9 +9,11 @@ import { coinRates, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
 import request from "supertest";
 import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
+import { startJobs } from "../helpers/jobs.ts";
 
 // The gateway account API end to end: sign up, log in, create a party and a key, fund, pay for a request
 // through a real gateway on the same Postgres and Redis, see balance and reservations, deactivate the key.
@@ -19,12 +21,16 @@ let h: ControlPlaneHarness;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 const upstream = createServer((_req, res) => res.end("paid response"));
 
+let jobs: Awaited<ReturnType<typeof startJobs>>;
 before(async () => {
   h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "40" });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
+  // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
+  jobs = await startJobs(h, [DRAIN_QUEUE]);
 });
 after(async () => {
+  await jobs.close();
   await gateway.close();
   upstream.close();
   await h.close();

@@ -1,7 +1,7 @@
 import { type Address, parseAbi } from "viem";
 import { createPolygonL1 } from "../../control-plane/src/features/polygon-rewards/client.ts";
-import { createPolygonRepo } from "../../control-plane/src/features/polygon-rewards/repo.ts";
-import { createPolygonSnapshotter } from "../../control-plane/src/features/polygon-rewards/snapshots.ts";
+import { createPolygonSnapshotter } from "../../control-plane/src/features/polygon-rewards/indexer.ts";
+import { createPolygonIndexerRepo } from "../../control-plane/src/features/polygon-rewards/indexer-repo.ts";
 import { createValidatorShareResolver } from "../../control-plane/src/features/polygon-rewards/validator.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { buildHistory } from "../../devnet/polygon/scenario.ts";
@@ -25,7 +25,7 @@ export async function startPolygonEnv(
   const l1 = createPolygonL1(h.config.polygon);
   const snapshotter = createPolygonSnapshotter({
     l1,
-    repo: createPolygonRepo(h.db),
+    repo: createPolygonIndexerRepo(h.db),
     resolver: createValidatorShareResolver({ l1, ...h.config.polygon }),
     rootChain: h.config.polygon.rootChain,
     snapshotIntervalS: h.config.polygon.snapshotIntervalS,

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { createRedis } from "@stake/db/redis/client";
 import request from "supertest";
-import { startPolygonSnapshotWorker } from "../../control-plane/src/features/polygon-rewards/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
+import { POLYGON_SNAPSHOT_QUEUE } from "../../control-plane/src/features/polygon-rewards/jobs.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { startJobs } from "../helpers/jobs.ts";
 import { startPolygonEnv } from "./setup.ts";
 
 const HOUR = 3600;
@@ -23,15 +22,7 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
       env: { POLYGON_POLL_INTERVAL_MS: "200" },
     });
     cleanups.push(() => env.close());
-    const connection = createRedis(env.h.config.redisUrl, { name: "polygon-worker-test", forQueues: true });
-    cleanups.push(() => connection.quit());
-    const start = () =>
-      startPolygonSnapshotWorker({
-        db: env.h.db,
-        connection,
-        config: env.h.config,
-        logger: createLogger({ level: "silent", service: "test" }),
-      });
+    const start = () => startJobs(env.h, [POLYGON_SNAPSHOT_QUEUE]);
     const rows = () =>
       env.h.sql<
         { block: string; source: string }[]

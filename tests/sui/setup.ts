@@ -1,11 +1,9 @@
-import { createSuiNode } from "../../control-plane/src/features/sui-rewards/client.ts";
-import { createSuiIndexer } from "../../control-plane/src/features/sui-rewards/indexer.ts";
-import { createSuiRepo } from "../../control-plane/src/features/sui-rewards/repo.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
+import { SUI_DELEGATORS_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
 import { buildScenario, type Scenario } from "../../devnet/sui/scenario.ts";
 import { type SuiDevnet, startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf, startJobs } from "../helpers/jobs.ts";
 
 /**
  * The simulated Sui node with the demo scenario, the real control plane pointed at it (the operator's
@@ -19,13 +17,10 @@ export async function startSuiEnv(env: Record<string, string> = {}) {
     SUI_VALIDATOR_ADDRESSES: `${scenario.validators.operator},${scenario.validators.sample}`,
     ...env,
   });
-  const indexer = createSuiIndexer({
-    node: createSuiNode(h.config.sui, h.config.network),
-    repo: createSuiRepo(h.db),
-    ...h.config.sui,
-    logger: createLogger({ level: "silent", service: "test" }),
-  });
+  const indexer = rootOf(h).followers.sui;
   await indexer.runOnce();
+  // The worker's first sync of a delegator a request asks for (the request waits for it).
+  const jobs = await startJobs(h, [SUI_DELEGATORS_QUEUE]);
   const org = await makeOrganisation(h.db);
   return {
     scenario,
@@ -33,7 +28,9 @@ export async function startSuiEnv(env: Record<string, string> = {}) {
     h,
     indexer,
     key: org.apiKey,
+    jobs,
     async close() {
+      await jobs.close();
       await h.close();
       await dev.close();
     },

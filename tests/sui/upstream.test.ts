@@ -3,10 +3,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import request from "supertest";
+import { SUI_DELEGATORS_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
 import { devnetId } from "../../devnet/sui/chain.ts";
 import { SAMPLE } from "../../devnet/sui/scenario.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { startJobs } from "../helpers/jobs.ts";
 import { startSuiEnv } from "./setup.ts";
 
 const body = (address: string) => ({
@@ -23,7 +25,10 @@ describe("Sui rewards when the node fails", () => {
 
   it("node down: indexed data still answers; a delegator never seen needs the node → 502", async () => {
     const env = await startSuiEnv();
-    cleanups.push(() => env.h.close());
+    cleanups.push(async () => {
+      await env.jobs.close();
+      await env.h.close();
+    });
     await env.indexer.syncDelegator(SAMPLE.delegator, null);
     await env.dev.close();
     const post = (address: string) =>
@@ -54,6 +59,8 @@ describe("Sui rewards when the node fails", () => {
       SUI_VALIDATOR_ADDRESSES: `${env.scenario.validators.operator},${env.scenario.validators.sample}`,
     });
     cleanups.push(() => slow.close());
+    const slowJobs = await startJobs(slow, [SUI_DELEGATORS_QUEUE]);
+    cleanups.push(() => slowJobs.close());
     // Same pools indexed in this database, so only the delegator read reaches the silent node.
     const org = await makeOrganisation(slow.db);
     const start = Date.now();

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { createRedis } from "@stake/db/redis/client";
 import request from "supertest";
-import { startSuiIndexWorker } from "../../control-plane/src/features/sui-rewards/worker.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
+import { SUI_INDEX_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
 import { buildScenario, SAMPLE } from "../../devnet/sui/scenario.ts";
 import { startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { startJobs } from "../helpers/jobs.ts";
 
 describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -29,14 +28,7 @@ describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
     const org = await makeOrganisation(h.db, {
       scope: { sui: { delegator_addresses: [SAMPLE.delegator], validator_addresses: [] } },
     });
-    const connection = createRedis(h.config.redisUrl, { name: "sui-worker-test", forQueues: true });
-    cleanups.push(() => connection.quit());
-    const sui = await startSuiIndexWorker({
-      db: h.db,
-      connection,
-      config: h.config,
-      logger: createLogger({ level: "silent", service: "test" }),
-    });
+    const sui = await startJobs(h, [SUI_INDEX_QUEUE]);
     cleanups.push(() => sui.close());
 
     await eventually(

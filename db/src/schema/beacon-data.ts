@@ -5,13 +5,13 @@ import {
   date,
   index,
   integer,
+  pgEnum,
   pgTable,
   primaryKey,
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
 import { organisations } from "./accounts.ts";
-import { validatorStatus } from "./provisioning.ts";
 
 /**
  * The beacon-chain data area: what the indexer learns from the beacon node and the execution node about
@@ -20,19 +20,48 @@ import { validatorStatus } from "./provisioning.ts";
  * `finalized_epoch`; transactions also carry `finalized = false`) may be replaced when the chain re-organises.
  */
 
-/** A pubkey an organisation asked to follow (POST /api/validators/register); provisioned ones need none. */
-export const beaconValidatorRegistrations = pgTable(
-  "beacon_validator_registrations",
+/** The spec's validator lifecycle status; UNKNOWN aside, a validator passes them in order. */
+export const validatorStatus = pgEnum("validator_status", [
+  "CREATED",
+  "DEPOSITED",
+  "PENDING",
+  "ACTIVE",
+  "EXIT_REQUESTED",
+  "EXIT_SENT",
+  "EXITED",
+  "WITHDRAWAL_DONE",
+  "UNKNOWN",
+]);
+
+export const trackingSource = pgEnum("beacon_tracking_source", ["provisioned", "registered"]);
+
+/**
+ * Every validator the platform follows, once per organisation: provisioned here (the provisioning area
+ * calls beacon-data's `track` port in its own transaction) or registered (POST /api/validators/register).
+ * The one owner of "tracked Ethereum validator"; its lifecycle is `beacon_validators.lifecycle_status`.
+ */
+export const beaconTrackedValidators = pgTable(
+  "beacon_tracked_validators",
   {
     organisationId: text()
       .notNull()
       .references(() => organisations.id, { onDelete: "cascade" }),
     pubkey: text().notNull(),
+    source: trackingSource().notNull(),
+    /** The provision's fee recipient as given (checksummed); null for registered pubkeys. */
+    feeRecipient: text(),
+    /** The deposit's credentials of a provisioned validator (the registry's win once it has them). */
+    withdrawalCredentials: text(),
+    /**
+     * Whether the organisation's rollup counts this pubkey's indexed days. A registration starts false; the
+     * indexer adds the days already indexed under its lock and sets it (docs/architecture.md §9).
+     */
+    inOrgRollup: boolean().notNull().default(true),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     primaryKey({ columns: [t.organisationId, t.pubkey] }),
-    index("beacon_registrations_by_pubkey").on(t.pubkey),
+    index("beacon_tracked_by_pubkey").on(t.pubkey),
   ],
 );
 

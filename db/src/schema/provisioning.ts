@@ -16,18 +16,6 @@ import { organisations } from "./accounts.ts";
 
 export const provisionStatus = pgEnum("provision_status", ["IN_PROGRESS", "CREATED", "FAILED"]);
 
-export const validatorStatus = pgEnum("validator_status", [
-  "CREATED",
-  "DEPOSITED",
-  "PENDING",
-  "ACTIVE",
-  "EXIT_REQUESTED",
-  "EXIT_SENT",
-  "EXITED",
-  "WITHDRAWAL_DONE",
-  "UNKNOWN",
-]);
-
 /** The attributes exactly as accepted (normalised), kept for idempotent replays and audits. */
 export interface ProvisionAttributes {
   withdrawalAddress: string;
@@ -100,15 +88,14 @@ export const validators = pgTable(
     depositTo: text().notNull(),
     /** Wei, decimal string. */
     depositValue: text().notNull(),
-    status: validatorStatus().notNull().default("CREATED"),
-    validatorIndex: integer(),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("validators_key_index").on(t.keyIndex),
     uniqueIndex("validators_pubkey").on(t.pubkey),
     index("validators_by_provision").on(t.provisionId, t.position),
-    index("validators_by_organisation").on(t.organisationId, t.status),
+    // Lifecycle status and index are beacon-data's (beacon_validators), read through its tracking port.
+    index("validators_by_organisation").on(t.organisationId, t.createdAt),
   ],
 );
 

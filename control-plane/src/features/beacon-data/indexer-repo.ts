@@ -7,9 +7,9 @@ import {
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
-import type { ChainSpec } from "./chain-clients.ts";
+import type { ChainSpec } from "./client.ts";
+import type { EpochData, TrackedValidator, TransactionRow } from "./epoch-rewards.ts";
 import type { Lifecycle } from "./lifecycle.ts";
-import type { EpochData, TrackedValidator, TransactionRow } from "./read-epoch.ts";
 
 const CURSOR = "beacon";
 
@@ -18,10 +18,10 @@ const dayOf = (spec: ChainSpec, epoch: unknown) =>
   sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
 
 /**
- * The indexer's transaction lock: epoch writes, backfills, rollbacks, and registrations (which give the
- * organisation's rollup the validator's days) never interleave.
+ * The indexer's transaction lock: epoch writes, backfills, rollbacks, and the roll-up of registrations
+ * (which gives the organisation's rollup the validator's days) never interleave.
  */
-export const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
 
 /** The sums' columns of both rollups, added to the row already there. */
 const addSums = sql`
@@ -32,11 +32,10 @@ const addSums = sql`
 /** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
 const addToDays = sql`on conflict (validator_index, day) do update set ${addSums}`;
 /** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
-export const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
+const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
 
-/** Who tracks which pubkey: provisioned or registered, once per organisation. */
-const members = sql`(select organisation_id, pubkey from validators
-  union select organisation_id, pubkey from beacon_validator_registrations)`;
+/** Whose rollup counts which pubkey: provisioned or registered, once per organisation. */
+const members = sql`(select organisation_id, pubkey from beacon_tracked_validators where in_org_rollup)`;
 
 /** Subtracts the reward rows of epochs from `epoch` on from both rollups (a re-org replaces them). */
 async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
@@ -128,8 +127,15 @@ async function insertTransactions(tx: DbOrTx, transactions: TransactionRow[], fi
     on conflict do nothing`);
 }
 
+/**
+ * The beacon indexer's reads and writes. Writes take the caller's transaction: the indexer (the worker's
+ * job) opens it and takes the lock (`transaction`, `lockIndex`).
+ */
 export function createIndexerRepo(db: Db) {
   return {
+    transaction: db.transaction.bind(db),
+    lockIndex,
+
     async cursor() {
       const [row] = await db.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
       return row ?? null;
@@ -145,12 +151,7 @@ export function createIndexerRepo(db: Db) {
         fee_recipient: string | null;
         lifecycle: Lifecycle | null;
       }>(sql`
-        with t as (
-          select v.pubkey, p.attributes->>'feeRecipient' as fee_recipient
-          from validators v join provisions p on p.id = v.provision_id
-          union all
-          select pubkey, null from beacon_validator_registrations
-        )
+        with t as (select pubkey, fee_recipient from beacon_tracked_validators)
         , h as (select pubkey, max(status) as status from beacon_status_history group by pubkey)
         select t.pubkey, max(t.fee_recipient) as fee_recipient, max(h.status)::text as lifecycle
         from t left join h on h.pubkey = t.pubkey group by t.pubkey order by t.pubkey`);
@@ -167,63 +168,51 @@ export function createIndexerRepo(db: Db) {
     },
 
     /**
-     * Writes one epoch and moves the cursor to it, in one transaction; `expected` is the cursor the data was
+     * Writes one epoch and moves the cursor to it, in the caller's locked transaction; `expected` is the cursor the data was
      * read after, so a concurrent indexer (or a re-org rollback in between) makes this write a no-op.
      */
     async writeEpoch(
+      tx: DbOrTx,
       data: EpochData,
       spec: ChainSpec,
       expected: number,
       finalizedEpoch: number,
     ): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        await lockIndex(tx);
-        const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
-        if ((cur?.epoch ?? expected) !== expected) return false;
-        const finalized = data.epoch < finalizedEpoch;
-        const v = data.validators;
-        if (v.length) {
-          await tx.execute(sql`
-            insert into beacon_validators as t (pubkey, validator_index, beacon_status, lifecycle_status,
-              withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch, indexed_from)
-            select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int, ${data.epoch}::int
-            from unnest(${col(v.map((x) => x.pubkey))}::text[], ${col(v.map((x) => x.validatorIndex))}::int[],
-                        ${col(v.map((x) => x.beaconStatus))}::text[], ${col(v.map((x) => x.lifecycle))}::text[],
-                        ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
-                        ${col(v.map((x) => x.balanceGwei))}::int8[]) as x(p, i, s, l, w, f, b)
-            on conflict (pubkey) do update set validator_index = excluded.validator_index,
-              beacon_status = excluded.beacon_status, lifecycle_status = excluded.lifecycle_status,
-              withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
-              fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
-              balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);
-        }
-        await insertRewards(tx, data, spec);
-        await insertHistory(tx, data);
-        // The provisioning area shows the same lifecycle status and index on its validator objects.
-        const changed = new Set(data.history.map((h) => h.pubkey));
-        const moved = data.validators.filter((v) => changed.has(v.pubkey));
-        if (moved.length) {
-          await tx.execute(sql`
-            update validators v set status = x.status::validator_status, validator_index = x.idx
-            from unnest(${col(moved.map((m) => m.pubkey))}::text[], ${col(moved.map((m) => m.lifecycle))}::text[],
-                        ${col(moved.map((m) => m.validatorIndex))}::int[]) as x(pubkey, status, idx)
-            where v.pubkey = x.pubkey`);
-        }
-        await insertTransactions(tx, data.transactions, finalized);
-        await tx
-          .insert(beaconIndexedSlots)
-          .values(data.slots)
-          .onConflictDoUpdate({
-            target: beaconIndexedSlots.slot,
-            set: { root: sql`excluded.root` },
-          });
-        const values = { id: CURSOR, epoch: data.epoch, finalizedEpoch, ...spec };
-        await tx
-          .insert(beaconIndexerCursor)
-          .values(values)
-          .onConflictDoUpdate({ target: beaconIndexerCursor.id, set: values });
-        return true;
-      });
+      const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
+      if ((cur?.epoch ?? expected) !== expected) return false;
+      const finalized = data.epoch < finalizedEpoch;
+      const v = data.validators;
+      if (v.length) {
+        await tx.execute(sql`
+          insert into beacon_validators as t (pubkey, validator_index, beacon_status, lifecycle_status,
+            withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch, indexed_from)
+          select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int, ${data.epoch}::int
+          from unnest(${col(v.map((x) => x.pubkey))}::text[], ${col(v.map((x) => x.validatorIndex))}::int[],
+                      ${col(v.map((x) => x.beaconStatus))}::text[], ${col(v.map((x) => x.lifecycle))}::text[],
+                      ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
+                      ${col(v.map((x) => x.balanceGwei))}::int8[]) as x(p, i, s, l, w, f, b)
+          on conflict (pubkey) do update set validator_index = excluded.validator_index,
+            beacon_status = excluded.beacon_status, lifecycle_status = excluded.lifecycle_status,
+            withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
+            fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
+            balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);
+      }
+      await insertRewards(tx, data, spec);
+      await insertHistory(tx, data);
+      await insertTransactions(tx, data.transactions, finalized);
+      await tx
+        .insert(beaconIndexedSlots)
+        .values(data.slots)
+        .onConflictDoUpdate({
+          target: beaconIndexedSlots.slot,
+          set: { root: sql`excluded.root` },
+        });
+      const values = { id: CURSOR, epoch: data.epoch, finalizedEpoch, ...spec };
+      await tx
+        .insert(beaconIndexerCursor)
+        .values(values)
+        .onConflictDoUpdate({ target: beaconIndexerCursor.id, set: values });
+      return true;
     },
 
     /**
@@ -239,7 +228,7 @@ export function createIndexerRepo(db: Db) {
       const rows = await db.execute<{ pubkey: string; indexed_from: number }>(sql`
         select b.pubkey, b.indexed_from from beacon_validators b
         where b.indexed_from > ${f.floor}::int
-          and exists (select 1 from beacon_validator_registrations r where r.pubkey = b.pubkey)`);
+          and exists (select 1 from beacon_tracked_validators r where r.pubkey = b.pubkey and r.source = 'registered')`);
       return new Map(rows.map((r) => [r.pubkey, r.indexed_from]));
     },
 
@@ -250,37 +239,61 @@ export function createIndexerRepo(db: Db) {
      * `epoch + 1` to `epoch` under the indexer's lock, so a concurrent worker or a re-org rollback (which
      * moves `indexed_from` back itself) makes this a no-op. Returns whether anything was written.
      */
-    async writeBackfill(data: EpochData, spec: ChainSpec, finalizedEpoch: number): Promise<boolean> {
-      return db.transaction(async (tx) => {
-        await lockIndex(tx);
-        const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
-        if (!cur || data.epoch > cur.epoch) return false;
-        const claimed = new Set(
-          (
-            await tx.execute<{ pubkey: string }>(sql`
-              update beacon_validators set indexed_from = ${data.epoch}::int
-              where pubkey = any(${col(data.validators.map((v) => v.pubkey))}::text[]) and indexed_from = ${data.epoch + 1}::int
-              returning pubkey`)
-          ).map((r) => r.pubkey),
-        );
-        if (!claimed.size) return false;
-        const indices = new Set(
-          data.validators.filter((v) => claimed.has(v.pubkey)).map((v) => v.validatorIndex),
-        );
-        const mine = {
-          ...data,
-          rewards: data.rewards.filter((r) => indices.has(r.validatorIndex)),
-          history: data.history.filter((h) => claimed.has(h.pubkey)),
-        };
-        await insertRewards(tx, mine, spec);
-        await insertHistory(tx, mine);
-        await insertTransactions(
-          tx,
-          data.transactions.filter((t) => claimed.has(t.pubkey)),
-          data.epoch < finalizedEpoch,
-        );
-        return true;
-      });
+    async writeBackfill(
+      tx: DbOrTx,
+      data: EpochData,
+      spec: ChainSpec,
+      finalizedEpoch: number,
+    ): Promise<boolean> {
+      const [cur] = await tx.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, CURSOR));
+      if (!cur || data.epoch > cur.epoch) return false;
+      const claimed = new Set(
+        (
+          await tx.execute<{ pubkey: string }>(sql`
+            update beacon_validators set indexed_from = ${data.epoch}::int
+            where pubkey = any(${col(data.validators.map((v) => v.pubkey))}::text[]) and indexed_from = ${data.epoch + 1}::int
+            returning pubkey`)
+        ).map((r) => r.pubkey),
+      );
+      if (!claimed.size) return false;
+      const indices = new Set(
+        data.validators.filter((v) => claimed.has(v.pubkey)).map((v) => v.validatorIndex),
+      );
+      const mine = {
+        ...data,
+        rewards: data.rewards.filter((r) => indices.has(r.validatorIndex)),
+        history: data.history.filter((h) => claimed.has(h.pubkey)),
+      };
+      await insertRewards(tx, mine, spec);
+      await insertHistory(tx, mine);
+      await insertTransactions(
+        tx,
+        data.transactions.filter((t) => claimed.has(t.pubkey)),
+        data.epoch < finalizedEpoch,
+      );
+      return true;
+    },
+
+    /**
+     * Gives each organisation's rollup the days already indexed of the pubkeys it registered since the last
+     * call (another organisation may have tracked them for long), under the indexer's lock so that no epoch
+     * is counted both here and by a concurrent epoch write, or by neither. Returns how many it rolled up.
+     */
+    async rollUpRegistrations(tx: DbOrTx): Promise<number> {
+      const added = await tx.execute<{ organisation_id: string; pubkey: string }>(sql`
+        update beacon_tracked_validators set in_org_rollup = true where not in_org_rollup
+        returning organisation_id, pubkey`);
+      if (!added.length) return 0;
+      await tx.execute(sql`
+        insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+        select x.organisation_id, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
+        from unnest(${col(added.map((a) => a.organisation_id))}::text[], ${col(added.map((a) => a.pubkey))}::text[])
+               as x(organisation_id, pubkey)
+        join beacon_validators b on b.pubkey = x.pubkey
+        join beacon_rewards_daily r on r.validator_index = b.validator_index
+        group by x.organisation_id, r.day
+        ${addToOrgDays}`);
+      return added.length;
     },
 
     /** Sets the starting cursor (no epoch indexed yet) if there is none. */
@@ -292,48 +305,43 @@ export function createIndexerRepo(db: Db) {
     },
 
     /** Deletes everything indexed from `epoch` on (a re-org replaced its blocks) and moves the cursor back. */
-    async rollback(epoch: number, spec: ChainSpec) {
+    async rollback(tx: DbOrTx, epoch: number, spec: ChainSpec) {
       const firstSlot = epoch * spec.slotsPerEpoch;
-      await db.transaction(async (tx) => {
-        await lockIndex(tx);
-        await subtractFromDays(tx, spec, epoch);
-        await tx.delete(beaconRewards).where(gte(beaconRewards.epoch, epoch));
-        await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
-        await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
-        await tx.delete(beaconIndexedSlots).where(gte(beaconIndexedSlots.slot, firstSlot));
-        // Every tracked pubkey is read again from `epoch` on.
-        await tx.execute(
-          sql`update beacon_validators set indexed_from = ${epoch} where indexed_from > ${epoch}`,
-        );
-        await tx
-          .update(beaconIndexerCursor)
-          .set({ epoch: epoch - 1 })
-          .where(and(eq(beaconIndexerCursor.id, CURSOR), gte(beaconIndexerCursor.epoch, epoch)));
-      });
+      await subtractFromDays(tx, spec, epoch);
+      await tx.delete(beaconRewards).where(gte(beaconRewards.epoch, epoch));
+      await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
+      await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
+      await tx.delete(beaconIndexedSlots).where(gte(beaconIndexedSlots.slot, firstSlot));
+      // Every tracked pubkey is read again from `epoch` on.
+      await tx.execute(
+        sql`update beacon_validators set indexed_from = ${epoch} where indexed_from > ${epoch}`,
+      );
+      await tx
+        .update(beaconIndexerCursor)
+        .set({ epoch: epoch - 1 })
+        .where(and(eq(beaconIndexerCursor.id, CURSOR), gte(beaconIndexerCursor.epoch, epoch)));
     },
 
     /**
      * Moves the finalized checkpoint (reward rows before it are final by their epoch), marks transactions
      * final and forgets the slot roots before it.
      */
-    async finalize(finalizedEpoch: number, spec: ChainSpec) {
+    async finalize(tx: DbOrTx, finalizedEpoch: number, spec: ChainSpec) {
       const slot = finalizedEpoch * spec.slotsPerEpoch;
-      await db.transaction(async (tx) => {
-        await tx
-          .update(beaconTransactions)
-          .set({ finalized: true })
-          .where(and(lte(beaconTransactions.slot, slot), eq(beaconTransactions.finalized, false)));
-        await tx.delete(beaconIndexedSlots).where(lte(beaconIndexedSlots.slot, slot));
-        await tx
-          .update(beaconIndexerCursor)
-          .set({ finalizedEpoch })
-          .where(
-            and(
-              eq(beaconIndexerCursor.id, CURSOR),
-              gt(sql`${finalizedEpoch}`, beaconIndexerCursor.finalizedEpoch),
-            ),
-          );
-      });
+      await tx
+        .update(beaconTransactions)
+        .set({ finalized: true })
+        .where(and(lte(beaconTransactions.slot, slot), eq(beaconTransactions.finalized, false)));
+      await tx.delete(beaconIndexedSlots).where(lte(beaconIndexedSlots.slot, slot));
+      await tx
+        .update(beaconIndexerCursor)
+        .set({ finalizedEpoch })
+        .where(
+          and(
+            eq(beaconIndexerCursor.id, CURSOR),
+            gt(sql`${finalizedEpoch}`, beaconIndexerCursor.finalizedEpoch),
+          ),
+        );
     },
   };
 }

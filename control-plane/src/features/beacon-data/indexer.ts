@@ -1,5 +1,7 @@
+import type { DbOrTx } from "@stake/db/client";
+import type { ChainFollower } from "../../background-job.ts";
 import type { Logger } from "../../log.ts";
-import type { BeaconApi, ChainSpec, ExecutionApi } from "./chain-clients.ts";
+import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { readEpoch } from "./read-epoch.ts";
 
@@ -16,7 +18,8 @@ export interface IndexerDeps {
 }
 
 /**
- * One idempotent indexer step: (1) re-org check — the newest stored slot root after the finalized
+ * One idempotent indexer step: (0) registrations since the last step rolled up (`rollUpRegistrations`);
+ * (1) re-org check — the newest stored slot root after the finalized
  * checkpoint is compared with the node's; if the node now has another block there, the indexer walks back to
  * the last slot that still agrees and deletes everything from that slot's epoch on; (2) every complete epoch
  * after the cursor (its last slot's state exists) is read and written with the cursor in one transaction;
@@ -27,6 +30,14 @@ export interface IndexerDeps {
  */
 export function createIndexer(deps: IndexerDeps) {
   let spec: ChainSpec | undefined;
+  const { repo } = deps;
+  /** The step's writes each in one transaction under the indexer's advisory lock (indexer-repo.ts). */
+  const locked = <T>(write: (tx: DbOrTx) => Promise<T>) =>
+    repo.transaction(async (tx) => {
+      await repo.lockIndex(tx);
+      return write(tx);
+    });
+  const rollUpRegistrations = () => locked((tx) => repo.rollUpRegistrations(tx));
 
   async function checkReorg(s: ChainSpec): Promise<void> {
     const stored = await deps.repo.unfinalizedSlots();
@@ -38,7 +49,7 @@ export function createIndexer(deps: IndexerDeps) {
     if (firstBad === undefined) return;
     const epoch = Math.floor(firstBad / s.slotsPerEpoch);
     deps.logger.warn({ slot: firstBad, epoch }, "beacon re-org: replacing indexed epochs");
-    await deps.repo.rollback(epoch, s);
+    await locked((tx) => repo.rollback(tx, epoch, s));
   }
 
   /**
@@ -61,7 +72,7 @@ export function createIndexer(deps: IndexerDeps) {
         epoch,
         tracked,
       );
-      if (!(await deps.repo.writeBackfill(data, s, finalizedEpoch))) break;
+      if (!(await locked((tx) => repo.writeBackfill(tx, data, s, finalizedEpoch)))) break;
       done.push(epoch);
     }
     if (done.length) deps.logger.info({ epochs: done }, "beacon epochs backfilled for registered pubkeys");
@@ -69,8 +80,10 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   return {
-    /** Returns the epochs written by this step. */
-    async step(): Promise<number[]> {
+    rollUpRegistrations,
+    /** One step; returns the epochs it wrote. */
+    async runOnce(): Promise<number[]> {
+      await rollUpRegistrations();
       spec ??= await deps.beacon.spec();
       const s = spec;
       const [head, finalizedEpoch] = await Promise.all([
@@ -91,16 +104,16 @@ export function createIndexer(deps: IndexerDeps) {
           epoch,
           tracked,
         );
-        if (!(await deps.repo.writeEpoch(data, s, epoch - 1, finalizedEpoch))) break;
+        if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
         written.push(epoch);
         epoch++;
       }
       if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
       await backfill(s, finalizedEpoch);
-      await deps.repo.finalize(finalizedEpoch, s);
+      await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
       return written;
     },
   };
 }
 
-export type Indexer = ReturnType<typeof createIndexer>;
+export type Indexer = ReturnType<typeof createIndexer> & ChainFollower<number[]>;

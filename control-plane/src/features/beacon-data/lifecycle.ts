@@ -1,7 +1,9 @@
-import { validatorStatus } from "@stake/db/schema/provisioning";
+import { validatorStatus } from "@stake/db/schema/beacon-data";
 
 /** The spec's validator lifecycle status (one Postgres enum); UNKNOWN aside, a validator passes them in order. */
 export type Lifecycle = (typeof validatorStatus.enumValues)[number];
+/** Every lifecycle status in enum order (the provisioning area's status counts list them all). */
+export const LIFECYCLE_STATUSES = validatorStatus.enumValues;
 export const LIFECYCLE: readonly Lifecycle[] = validatorStatus.enumValues.filter((s) => s !== "UNKNOWN");
 
 /** Beacon API status → lifecycle status (spec "Beacon status" → "Validator lifecycle status"). */

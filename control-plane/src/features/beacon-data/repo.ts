@@ -1,26 +1,23 @@
-import type { Db } from "@stake/db/client";
-import { beaconIndexerCursor, beaconValidatorRegistrations } from "@stake/db/schema/beacon-data";
+import type { Db, DbOrTx } from "@stake/db/client";
+import { beaconIndexerCursor, beaconTrackedValidators } from "@stake/db/schema/beacon-data";
 import { eq, type SQL, sql } from "drizzle-orm";
-import { addToOrgDays, lockIndex } from "./indexer-repo.ts";
 
 /** The organisation's pubkeys: provisioned here or registered (the only validators it ever sees). */
-const mine = (organisationId: string) => sql`(
-  select pubkey from validators where organisation_id = ${organisationId}
-  union select pubkey from beacon_validator_registrations where organisation_id = ${organisationId})`;
+const mine = (organisationId: string) =>
+  sql`(select pubkey from beacon_tracked_validators where organisation_id = ${organisationId})`;
 
 /**
  * The organisation's rows of `beacon_validators`, two ways (bench, 10,000 validators). `probe`: one
  * primary-key lookup per pubkey, 0.6 ms for an organisation of 100 where the planner's own join hashed the
- * whole table (2–5 ms). `scan`: one pass over the table against hashes of the organisation's pubkeys, no
- * de-duplication of the union: for all 10,000 half the time of the join (26–35 against 63–70 ms at load
- * 4.8), where probing 10,000 keys is slower still.
+ * whole table (2–5 ms). `scan`: one pass over the table against a hash of the organisation's pubkeys: for all
+ * 10,000 half the time of the join (26–35 against 63–70 ms at load 4.8), where probing 10,000 keys is
+ * slower still.
  */
 const myValidators = {
   probe: (organisationId: string) =>
     sql`(select * from beacon_validators where pubkey = any(array${mine(organisationId)}))`,
-  scan: (organisationId: string) => sql`(select * from beacon_validators
-    where pubkey in (select pubkey from beacon_validator_registrations where organisation_id = ${organisationId})
-       or pubkey in (select pubkey from validators where organisation_id = ${organisationId}))`,
+  scan: (organisationId: string) =>
+    sql`(select * from beacon_validators where pubkey in ${mine(organisationId)})`,
 };
 
 /** A list of validator indices as one `int[]` parameter. */
@@ -47,28 +44,29 @@ export function createBeaconDataRepo(db: Db) {
     },
 
     /**
-     * Adds the registrations, and gives the organisation's rollup the days already indexed for a pubkey
-     * new to it (another organisation may track it), under the indexer's lock so that no epoch is counted
-     * both here and by a concurrent epoch write, or by neither.
+     * Adds the registrations. The organisation's rollup gets a pubkey's days already indexed from the
+     * worker (indexer-repo.ts `rollUpRegistrations`, under the indexer's lock), never from the API.
      */
-    async register(organisationId: string, pubkeys: string[]) {
-      await db.transaction(async (tx) => {
-        await lockIndex(tx);
-        const added = await tx
-          .insert(beaconValidatorRegistrations)
-          .values(pubkeys.map((pubkey) => ({ organisationId, pubkey })))
-          .onConflictDoNothing()
-          .returning({ pubkey: beaconValidatorRegistrations.pubkey });
-        if (!added.length) return;
-        await tx.execute(sql`
-          insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-          select ${organisationId}, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
-          from beacon_rewards_daily r join beacon_validators b on b.validator_index = r.validator_index
-          where b.pubkey = any(${arr(added.map((a) => a.pubkey))})
-            and not exists (select 1 from validators v where v.organisation_id = ${organisationId} and v.pubkey = b.pubkey)
-          group by r.day
-          ${addToOrgDays}`);
-      });
+    async register(organisationId: string, pubkeys: string[], tx: DbOrTx = db) {
+      await tx
+        .insert(beaconTrackedValidators)
+        .values(
+          pubkeys.map((pubkey) => ({
+            organisationId,
+            pubkey,
+            source: "registered" as const,
+            inOrgRollup: false,
+          })),
+        )
+        .onConflictDoNothing();
+    },
+
+    /** Whether the organisation's rollup counts all of `pubkeys` yet (false while a registration waits). */
+    async rolledUp(organisationId: string, pubkeys: string[]): Promise<boolean> {
+      const row = await one<{ n: number }>(sql`
+        select count(*)::int as n from beacon_tracked_validators
+        where organisation_id = ${organisationId} and pubkey = any(${arr(pubkeys)}) and not in_org_rollup`);
+      return row?.n === 0;
     },
 
     /** A page of the organisation's validators with their state and history (filters are ANDed). */
@@ -89,10 +87,10 @@ export function createBeaconDataRepo(db: Db) {
         ],
         sql` and `,
       );
+      // `v`: the pubkey's provisioned row, whichever organisation provisioned it.
       const base = sql`from ${mine(organisationId)} m
         left join beacon_validators b on b.pubkey = m.pubkey
-        left join validators v on v.pubkey = m.pubkey
-        left join provisions p on p.id = v.provision_id
+        left join beacon_tracked_validators v on v.pubkey = m.pubkey and v.source = 'provisioned'
         where ${where}`;
       const rows = await db.execute<{
         pubkey: string;
@@ -106,7 +104,7 @@ export function createBeaconDataRepo(db: Db) {
       }>(sql`
         select m.pubkey, b.validator_index, b.beacon_status,
                coalesce(b.withdrawal_credentials, v.withdrawal_credentials) as withdrawal_credentials,
-               coalesce(p.attributes->>'feeRecipient', b.fee_recipient) as fee_recipient,
+               coalesce(v.fee_recipient, b.fee_recipient) as fee_recipient,
                b.balance_gwei::text as balance_gwei, v.created_at,
                (select json_agg(json_build_object('status', h.status, 'time', h.time) order by h.time, h.status)
                   from (select status::text as status, time from beacon_status_history where pubkey = m.pubkey

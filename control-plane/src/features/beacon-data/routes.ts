@@ -15,7 +15,7 @@ import {
 } from "./schemas.ts";
 import type { BeaconDataService } from "./service.ts";
 
-const _error = errorResponses(ErrorBodies.standard);
+const error = errorResponses(ErrorBodies.standard);
 
 /** Beacon-chain data area (Ethereum): validators, rewards and transactions from our own indexer; header `api-key`. */
 export function beaconDataArea(deps: { service: BeaconDataService }): Area {
@@ -32,7 +32,10 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
           "Track validators by pubkey (idempotent); the indexer follows them from its next epoch and backfills the last indexed ones",
         security: "api-key",
         body: RegisterRequest,
-        responses: { 200: { description: "the pubkeys now tracked", body: RegisterResponse } },
+        responses: {
+          200: { description: "the pubkeys now tracked", body: RegisterResponse },
+          503: error("registered, but the worker has not counted the pubkeys yet (Retry-After)"),
+        },
         handler: async ({ auth, body }) => ({
           status: 200,
           body: await service.register(auth, body.pubkeys),

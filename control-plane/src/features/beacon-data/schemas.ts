@@ -1,4 +1,4 @@
-import { validatorStatus } from "@stake/db/schema/provisioning";
+import { validatorStatus } from "@stake/db/schema/beacon-data";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { evmAddress } from "../../chains/evm.ts";

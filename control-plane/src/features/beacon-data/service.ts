@@ -1,7 +1,9 @@
+import { waitUntil } from "../../background-job.ts";
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
+import type { RegistrationsQueue } from "./jobs.ts";
 import type { BeaconDataRepo } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
 
@@ -43,6 +45,10 @@ export function createBeaconDataService(deps: {
   repo: BeaconDataRepo;
   network: "mainnet" | "hoodi";
   provider: string;
+  /** Where a registration asks the worker for its roll-up. */
+  registrations: Pick<RegistrationsQueue, "add">;
+  /** How long a registration waits for the worker's roll-up before answering 503 (default 5 s). */
+  registerWaitMs?: number;
 }) {
   const { repo } = deps;
   const network = deps.network === "mainnet" ? "MAINNET" : "HOODI";
@@ -65,7 +71,16 @@ export function createBeaconDataService(deps: {
     async register(auth: StakingAuth, pubkeys: string[]) {
       for (const p of pubkeys) assertInScope(auth, "ethereum", p, "validator");
       const unique = [...new Set(pubkeys)];
-      await repo.register(auth.organisationId, unique);
+      const org = auth.organisationId;
+      await repo.register(org, unique);
+      // The organisation's rollup gets the pubkeys' indexed days from the worker, never from here
+      // (docs/spec.md, our additions): enqueued, then awaited for a moment.
+      if (!(await repo.rolledUp(org, unique))) {
+        await deps.registrations.add("roll-up", {}, { removeOnComplete: 100, removeOnFail: 100 });
+        if (!(await waitUntil(() => repo.rolledUp(org, unique), deps.registerWaitMs ?? 5_000))) {
+          throw notIndexedYet("Registered; the worker has not counted the pubkeys yet, retry shortly", 5);
+        }
+      }
       return { registered: unique };
     },
 

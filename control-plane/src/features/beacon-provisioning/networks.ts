@@ -1,3 +1,5 @@
+import type { Config } from "../../config.ts";
+
 /** Per-network constants from docs/chains/ethereum.md §1.4 and §2. Addresses are EIP-55 checksummed. */
 export interface BeaconNetwork {
   name: "mainnet" | "hoodi";
@@ -26,3 +28,13 @@ export const BEACON_NETWORKS = {
 } as const satisfies Record<string, BeaconNetwork>;
 
 export type BeaconNetworkName = keyof typeof BEACON_NETWORKS;
+
+/** The deployment's network constants, with the contract overrides from configuration. */
+export function resolveNetwork(eth: Config["eth"]): BeaconNetwork {
+  const base = BEACON_NETWORKS[eth.network];
+  return {
+    ...base,
+    depositContract: eth.depositContract ?? base.depositContract,
+    batchDepositor: eth.batchDepositor ?? base.batchDepositor,
+  };
+}

@@ -1,4 +1,8 @@
+import type { Lifecycle } from "../beacon-data/lifecycle.ts";
 import type { ProvisionRow, ValidatorRow } from "./repo.ts";
+
+/** A validator row with the lifecycle status and index beacon-data keeps for it. */
+export type ListedValidator = ValidatorRow & { status: Lifecycle; validatorIndex: number | null };
 
 const no0x = (h: string) => h.replace(/^0x/, "");
 
@@ -15,7 +19,7 @@ export function provisionHeader(p: ProvisionRow, withdrawalCredentials: string) 
 }
 
 /** What every validator item starts with. */
-function validatorFields(v: ValidatorRow) {
+function validatorFields(v: ListedValidator) {
   return {
     validatorIndex: v.validatorIndex,
     validatorAddress: v.pubkey,
@@ -25,7 +29,7 @@ function validatorFields(v: ValidatorRow) {
   };
 }
 
-export function validatorItem(v: ValidatorRow, batch: boolean) {
+export function validatorItem(v: ListedValidator, batch: boolean) {
   return {
     ...validatorFields(v),
     depositInput: batch ? null : v.depositInput,
@@ -35,7 +39,7 @@ export function validatorItem(v: ValidatorRow, batch: boolean) {
 }
 
 /** Everything a deposit-data JSON entry carries (hex without 0x, as the deposit CLIs write it). */
-export function depositDetailItem(v: ValidatorRow) {
+export function depositDetailItem(v: ListedValidator) {
   return {
     ...validatorFields(v),
     signature: no0x(v.signature),

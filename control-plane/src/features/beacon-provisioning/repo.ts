@@ -3,7 +3,6 @@ import {
   keyIndexAllocator,
   type ProvisionAttributes,
   provisions,
-  validatorStatus,
   validators,
 } from "@stake/db/schema/provisioning";
 import { and, asc, count, eq, sql } from "drizzle-orm";
@@ -11,7 +10,6 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 export type ProvisionRow = typeof provisions.$inferSelect;
 export type ValidatorRow = typeof validators.$inferSelect;
 export type NewValidatorRow = typeof validators.$inferInsert;
-export const VALIDATOR_STATUSES = validatorStatus.enumValues;
 
 export function createProvisioningRepo(db: Db) {
   return {
@@ -120,14 +118,6 @@ export function createProvisioningRepo(db: Db) {
         .from(validators)
         .where(eq(validators.organisationId, organisationId));
       return { rows: await (page ? q.limit(page.limit).offset(page.offset) : q), total: total?.n ?? 0 };
-    },
-
-    async countByStatus(organisationId: string) {
-      return db
-        .select({ status: validators.status, n: count() })
-        .from(validators)
-        .where(eq(validators.organisationId, organisationId))
-        .groupBy(validators.status);
     },
   };
 }

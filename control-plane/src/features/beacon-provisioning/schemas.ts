@@ -1,9 +1,10 @@
-import { provisionStatus, validatorStatus } from "@stake/db/schema/provisioning";
+import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
 import { optionallyPagedQuery } from "../../http/paging.ts";
+import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
 
 const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
@@ -80,7 +81,7 @@ const PageEnvelope = {
   total: z.number().int(),
   pages: z.number().int().nullable(),
 };
-const ValidatorStatus = z.enum(validatorStatus.enumValues);
+const ValidatorStatus = z.enum(LIFECYCLE_STATUSES);
 const ProvisionHeader = {
   batch: z.boolean(),
   withdrawal_credentials: Hex,

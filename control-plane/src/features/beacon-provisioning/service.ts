@@ -1,31 +1,46 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ProvisionAttributes } from "@stake/db/schema/provisioning";
-import type { Queue } from "bullmq";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf, toChecksumAddress } from "../../chains/evm.ts";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOrAll } from "../../http/paging.ts";
+import type { BeaconApi } from "../beacon-data/client.ts";
+import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
+import type { Tracking } from "../beacon-data/tracking.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { buildDeposit, depositTx, MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI } from "./builder.ts";
-import type { BeaconClient } from "./client.ts";
-import { PROVISION_QUEUE, type ProvisionJobData, resolveNetwork } from "./job.ts";
+import { PROVISION_QUEUE, type ProvisionQueue } from "./jobs.ts";
 import { createKeyCipher } from "./key-encryption.ts";
-import { depositDetailItem, provisionHeader, validatorItem } from "./present.ts";
-import { type ProvisioningRepo, VALIDATOR_STATUSES } from "./repo.ts";
+import type { BeaconNetwork } from "./networks.ts";
+import { depositDetailItem, type ListedValidator, provisionHeader, validatorItem } from "./present.ts";
+import type { ProvisioningRepo, ValidatorRow } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
 const norm = (a: string | null | undefined) => (a ? toChecksumAddress(a) : null);
 
 export function createProvisioningService(deps: {
   repo: ProvisioningRepo;
-  queue: Queue<ProvisionJobData>;
-  beacon: BeaconClient;
+  queue: ProvisionQueue;
+  /** The one Beacon API client (beacon-data's): add-stake reads a validator and the deposit queue. */
+  beacon: Pick<BeaconApi, "validator" | "pendingDeposits">;
   eth: Config["eth"];
+  network: BeaconNetwork;
+  /** beacon-data's port: the lifecycle status and index of the organisation's validators. */
+  tracking: Pick<Tracking, "lifecycles" | "countProvisionedByStatus">;
 }) {
-  const { repo } = deps;
-  const network = resolveNetwork(deps.eth);
+  const { repo, network } = deps;
+
+  /** The rows with the lifecycle status and index beacon-data keeps (CREATED until it saw more). */
+  async function withLifecycle(rows: ValidatorRow[]): Promise<ListedValidator[]> {
+    const known = await deps.tracking.lifecycles(rows.map((r) => r.pubkey));
+    return rows.map((r) => ({
+      ...r,
+      status: known.get(r.pubkey)?.status ?? "CREATED",
+      validatorIndex: known.get(r.pubkey)?.validatorIndex ?? null,
+    }));
+  }
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
 
   async function provisionPage(organisationId: string, q: ProvisionQuery) {
@@ -96,7 +111,7 @@ export function createProvisioningService(deps: {
     async validators(organisationId: string, q: ProvisionQuery) {
       const { p, page, done, header } = await provisionPage(organisationId, q);
       const a = p.attributes;
-      const rows = done ? await repo.listValidators(p.id, page) : [];
+      const rows = done ? await withLifecycle(await repo.listValidators(p.id, page)) : [];
       return {
         ...header,
         depositInput: a.batch && done ? p.batchDepositInput : null,
@@ -112,7 +127,7 @@ export function createProvisioningService(deps: {
 
     async depositDetails(organisationId: string, q: ProvisionQuery) {
       const { p, page, done, header } = await provisionPage(organisationId, q);
-      const rows = done ? await repo.listValidators(p.id, page) : [];
+      const rows = done ? await withLifecycle(await repo.listValidators(p.id, page)) : [];
       return {
         ...header,
         controllerAddress: p.attributes.controllerAddress,
@@ -125,7 +140,8 @@ export function createProvisioningService(deps: {
     /** Every validator of the organisation with its provision id (not in the spec; README). */
     async organisationValidators(organisationId: string, q: ListQuery) {
       const page = pageOrAll(q);
-      const { rows, total } = await repo.listOrganisationValidators(organisationId, page);
+      const listed = await repo.listOrganisationValidators(organisationId, page);
+      const [rows, total] = [await withLifecycle(listed.rows), listed.total];
       return {
         results: rows.map((v) => ({
           validatorAddress: v.pubkey,
@@ -159,7 +175,7 @@ export function createProvisioningService(deps: {
           `Validator is ${onChain?.status ?? "not on the beacon chain"}, not active`,
         );
       }
-      const pending = (await deps.beacon.pendingDeposits())
+      const pending = (await deps.beacon.pendingDeposits("head"))
         .filter((d) => d.pubkey.toLowerCase() === pubkey)
         .reduce((sum, d) => sum + BigInt(d.amount), 0n);
       const after = BigInt(onChain.balance) + pending + amountGwei;
@@ -198,9 +214,9 @@ export function createProvisioningService(deps: {
     },
 
     async countByStatus(organisationId: string) {
-      const rows = await repo.countByStatus(organisationId);
+      const rows = await deps.tracking.countProvisionedByStatus(organisationId);
       const by = new Map(rows.map((r) => [r.status, r.n]));
-      const results = VALIDATOR_STATUSES.map((status) => ({ status, count: by.get(status) ?? 0 }));
+      const results = LIFECYCLE_STATUSES.map((status) => ({ status, count: by.get(status) ?? 0 }));
       return { total: results.reduce((a, r) => a + r.count, 0), results };
     },
   };

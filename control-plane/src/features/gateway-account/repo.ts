@@ -1,5 +1,5 @@
 import type { DbOrTx } from "@stake/db/client";
-import { gatewayApiKeys, gatewayUsers, parties, providers, reservations } from "@stake/db/schema/index";
+import { gatewayApiKeys, gatewayUsers, parties, providers, reservations } from "@stake/db/schema/gateway";
 import { and, asc, count, desc, eq, ne } from "drizzle-orm";
 
 export function createGatewayAccountRepo(db: DbOrTx) {

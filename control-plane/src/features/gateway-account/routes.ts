@@ -136,6 +136,7 @@ export function gatewayAccountArea(deps: {
         responses: {
           200: { description: "a page of reservations", body: ReservationsResponse },
           403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
         },
         handler: async ({ auth, query }) => ({
           status: 200,

@@ -1,5 +1,4 @@
 import { issueApiKey } from "@stake/db/api-key";
-import type { Db } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
@@ -9,7 +8,6 @@ import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
-import { drainReservationLog } from "../gateway-settlement/drain.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
@@ -18,15 +16,16 @@ import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
 const USD_SCALE = 10;
 
 export function createGatewayAccountService(deps: {
-  db: Db;
   repo: GatewayAccountRepo;
   passwords: PasswordHasher;
   limits: AbuseLimits;
   jwt: Jwt;
   redis: Redis;
   keys: RedisKeys;
+  /** Has the worker drain the party's reservation log into Postgres, and waits for it (settlement's port). */
+  drainParty: (partyId: string) => Promise<void>;
 }) {
-  const { db, repo, passwords, limits, jwt, redis, keys } = deps;
+  const { repo, passwords, limits, jwt, redis, keys } = deps;
   /** Gateway processes drop their key/party caches on this message (effective within a second). */
   const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
 
@@ -124,13 +123,13 @@ export function createGatewayAccountService(deps: {
     },
 
     /**
-     * Newest first, from Postgres, the record of every reservation however old. The party's event stream is
-     * drained first (idempotent, safe beside the worker's own drain), so the page includes requests made a
-     * moment ago rather than lagging the worker's settlement interval.
+     * Newest first, from Postgres, the record of every reservation however old. The worker drains the
+     * party's event stream first (asked here, waited for a moment), so the page includes requests made a
+     * moment ago rather than lagging the settlement interval; the API never writes settlement itself.
      */
     async reservations(userId: string, q: PageQuery) {
       const party = await partyOf(userId);
-      await drainReservationLog({ db, redis, keys }, party.id);
+      await deps.drainParty(party.id);
       const { rows, total } = await repo.listReservations(party.id, q.page, q.pageSize);
       const reservations = rows.map((r) => ({
         id: r.id,

@@ -1,9 +1,7 @@
 import type { Db } from "@stake/db/client";
-import { polygonLogCursors, polygonSnapshots } from "@stake/db/schema/polygon";
+import { polygonSnapshots } from "@stake/db/schema/polygon";
 import { and, between, desc, eq } from "drizzle-orm";
 import type { ShareState } from "./client.ts";
-
-type Source = "checkpoint" | "interval" | "backfill";
 
 const toState = (r: typeof polygonSnapshots.$inferSelect): ShareState => ({
   block: r.block,
@@ -15,19 +13,6 @@ const toState = (r: typeof polygonSnapshots.$inferSelect): ShareState => ({
 /** The worker's ValidatorShare snapshots and its place in the checkpoint logs. */
 export function createPolygonRepo(db: Db) {
   return {
-    async saveSnapshot(validatorShare: string, s: ShareState, source: Source): Promise<void> {
-      const row = {
-        timestamp: s.timestamp,
-        rewardPerShare: s.rewardPerShare.toString(),
-        exchangeRate: s.exchangeRate.toString(),
-        source,
-      };
-      await db
-        .insert(polygonSnapshots)
-        .values({ validatorShare, block: s.block, ...row })
-        .onConflictDoUpdate({ target: [polygonSnapshots.validatorShare, polygonSnapshots.block], set: row });
-    },
-
     async latest(validatorShare: string): Promise<ShareState | undefined> {
       const [row] = await db
         .select()
@@ -52,21 +37,6 @@ export function createPolygonRepo(db: Db) {
         .orderBy(desc(polygonSnapshots.timestamp), desc(polygonSnapshots.block))
         .limit(1);
       return row && toState(row);
-    },
-
-    async logCursor(rootChain: string): Promise<bigint | undefined> {
-      const [row] = await db
-        .select()
-        .from(polygonLogCursors)
-        .where(eq(polygonLogCursors.rootChain, rootChain));
-      return row?.lastBlock;
-    },
-
-    async setLogCursor(rootChain: string, lastBlock: bigint): Promise<void> {
-      await db
-        .insert(polygonLogCursors)
-        .values({ rootChain, lastBlock })
-        .onConflictDoUpdate({ target: polygonLogCursors.rootChain, set: { lastBlock } });
     },
   };
 }

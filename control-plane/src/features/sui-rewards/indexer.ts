@@ -1,6 +1,6 @@
 import type { Logger } from "../../log.ts";
 import type { SuiNode } from "./client.ts";
-import type { SuiRepo } from "./repo.ts";
+import type { SuiIndexerRepo } from "./indexer-repo.ts";
 
 /** Epochs read per round trip (Sui's GraphQL multi-get limit). */
 const BATCH = 50;
@@ -12,7 +12,7 @@ const BATCH = 50;
  */
 export function createSuiIndexer(deps: {
   node: SuiNode;
-  repo: SuiRepo;
+  repo: SuiIndexerRepo;
   /** The operator's validator addresses (lower-case); their pools are indexed. */
   validators: readonly string[];
   /** First epoch to read rates from (default: each pool's activation epoch, i.e. its whole history). */

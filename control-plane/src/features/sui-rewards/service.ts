@@ -1,7 +1,6 @@
 import { unitsToNumber } from "@stake/db/units";
 import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
-import type { SuiIndexer } from "./indexer.ts";
 import type { IndexedPool, SuiRepo } from "./repo.ts";
 import { isActive, RateTable, rewardRows } from "./rewards.ts";
 import type { DailyRewardsResponse, RewardsPageQuery, RewardsRequest } from "./schemas.ts";
@@ -12,14 +11,16 @@ const utcDate = (ms: bigint) => new Date(Number(ms)).toISOString().slice(0, 10);
 /**
  * Chain C rewards: one row per finished epoch whose start date lies in the range and in which the
  * delegator had stake active in one of the operator's pools, computed from the indexed exchange rates.
- * A delegator queried for the first time is read from the node once; the worker keeps it in sync after.
+ * A delegator queried for the first time is read from the node once by the worker (the request waits for
+ * it a moment); the worker keeps it in sync after.
  */
 export function createSuiRewardsService(deps: {
   repo: SuiRepo;
-  indexer: SuiIndexer;
+  /** Enqueues a delegator's first sync and waits for it (jobs.ts `createDelegatorSync`). */
+  syncDelegator: (address: string) => Promise<void>;
   validators: readonly string[];
 }) {
-  const { repo, indexer } = deps;
+  const { repo } = deps;
   const operator = new Set(deps.validators);
   // Indexed rates never change: a pool's table is rebuilt only when the indexer has read further.
   const tableCache = new Map<string, { through: number; table: RateTable }>();
@@ -52,7 +53,7 @@ export function createSuiRewardsService(deps: {
       if (!pools.length) {
         throw notIndexedYet("Sui pools are not indexed yet; retry shortly", 30);
       }
-      if (!known?.syncedAt) await indexer.syncDelegator(address, known?.unstakeCursor ?? null);
+      if (!known?.syncedAt) await deps.syncDelegator(address);
 
       // An epoch's row needs the next epoch's rate: only epochs before every pool's last indexed one.
       const lastFinished = Math.min(...pools.map((p) => p.indexedThroughEpoch ?? 0)) - 1;

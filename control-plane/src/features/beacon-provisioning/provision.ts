@@ -2,27 +2,13 @@ import { createHash, randomUUID } from "node:crypto";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
+import type { Tracking } from "../beacon-data/tracking.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
 import { createKeyCipher } from "./key-encryption.ts";
-import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
+import type { BeaconNetwork } from "./networks.ts";
 import type { NewValidatorRow, ProvisioningRepo } from "./repo.ts";
-
-export const PROVISION_QUEUE = "beacon-provision";
-export interface ProvisionJobData {
-  provisionId: string;
-}
-
-/** The deployment's network constants, with the contract overrides from configuration. */
-export function resolveNetwork(eth: Config["eth"]): BeaconNetwork {
-  const base = BEACON_NETWORKS[eth.network];
-  return {
-    ...base,
-    depositContract: eth.depositContract ?? base.depositContract,
-    batchDepositor: eth.batchDepositor ?? base.batchDepositor,
-  };
-}
 
 /** Identifies a seed in the allocator table without revealing it (a domain-separated hash). */
 export function seedFingerprint(seedHex: string): string {
@@ -37,9 +23,12 @@ export function seedFingerprint(seedHex: string): string {
 export function createProvisionProcessor(deps: {
   repo: ProvisioningRepo;
   eth: Config["eth"];
+  network: BeaconNetwork;
+  /** beacon-data's port: tracking starts in the provision's transaction. */
+  tracking: Pick<Tracking, "track">;
   logger: Logger;
 }) {
-  const network = resolveNetwork(deps.eth);
+  const { network } = deps;
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
   const deriveKey = createSigningKeyDeriver(Buffer.from(deps.eth.operatorSeed, "hex"));
   const seedId = seedFingerprint(deps.eth.operatorSeed);
@@ -52,6 +41,7 @@ export function createProvisionProcessor(deps: {
     const amountGwei = BigInt(a.amountPerValidatorGwei);
 
     await deps.repo.transaction(async (tx) => {
+      const createdAt = new Date();
       const first = await deps.repo.allocateKeyIndices(tx, seedId, a.validatorsCount);
       const rows: NewValidatorRow[] = [];
       const deposits = [];
@@ -84,9 +74,20 @@ export function createProvisionProcessor(deps: {
           depositInput: call.data,
           depositTo: call.to,
           depositValue: call.value,
+          createdAt,
         });
       }
       await deps.repo.insertValidators(tx, rows);
+      await deps.tracking.track(
+        rows.map((r) => ({
+          organisationId: r.organisationId,
+          pubkey: r.pubkey,
+          feeRecipient: a.feeRecipient,
+          withdrawalCredentials: r.withdrawalCredentials,
+          createdAt,
+        })),
+        tx,
+      );
       const batch = a.batch ? batchDepositTx(deposits, network) : null;
       await deps.repo.setProvisionStatus(
         provisionId,

@@ -45,6 +45,7 @@ export interface ChainSpec {
  * (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502.
  */
 export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
+  // The one Beacon API client of the control plane: the provisioning area reads through it too (add-stake).
   const upstream = createUpstream({ name: "Beacon node", timeoutMs: opts.timeoutMs });
   async function request<T>(path: string, body?: unknown): Promise<T | null> {
     const init: RequestInit = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
@@ -98,7 +99,9 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
         )) ?? []
       );
     },
-    async pendingDeposits(stateSlot: number): Promise<ApiPendingDeposit[]> {
+    /** One validator at the head (add-stake's checks); null when the registry has none. */
+    validator: (pubkey: string) => request<ApiValidator>(`/eth/v1/beacon/states/head/validators/${pubkey}`),
+    async pendingDeposits(stateSlot: number | "head"): Promise<ApiPendingDeposit[]> {
       return (
         (await request<ApiPendingDeposit[]>(`/eth/v1/beacon/states/${stateSlot}/pending_deposits`)) ?? []
       );

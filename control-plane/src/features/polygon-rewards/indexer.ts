@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
 import type { PolygonL1 } from "./client.ts";
-import type { PolygonRepo } from "./repo.ts";
+import type { PolygonIndexerRepo } from "./indexer-repo.ts";
 import type { ValidatorShareResolver } from "./validator.ts";
 
 const DAY_S = 86_400n;
@@ -21,7 +21,7 @@ const BACKFILL_RETRY_MS = 3_600_000;
  */
 export function createPolygonSnapshotter(deps: {
   l1: PolygonL1;
-  repo: PolygonRepo;
+  repo: PolygonIndexerRepo;
   resolver: ValidatorShareResolver;
   rootChain: Address;
   snapshotIntervalS: number;

@@ -1,0 +1,52 @@
+import type { Queue } from "bullmq";
+import { type BackgroundJob, createJobQueue, type QueueDeps, queueJob } from "../../background-job.ts";
+import { AppError, BuilderError } from "../../errors.ts";
+import type { ProvisioningRepo } from "./repo.ts";
+
+export const PROVISION_QUEUE = "beacon-provision";
+export interface ProvisionJobData {
+  provisionId: string;
+}
+export type ProvisionQueue = Queue<ProvisionJobData>;
+
+/**
+ * The reason a client reads on a FAILED provision: a refusal of its request is told as is; anything else
+ * (a database or programming fault) stays in the log, since its text can carry SQL, paths or key material.
+ */
+export function failureReason(err: unknown): string {
+  if (err instanceof BuilderError || err instanceof AppError) return err.message;
+  return "The validators could not be created because of an internal error; the operator has been alerted.";
+}
+
+/**
+ * The provision jobs the API enqueues (jobId = provisionId). After the last attempt the provision becomes
+ * FAILED with the error as reason; the job's transaction has already rolled back, so nothing partial remains.
+ */
+export function provisionJob(
+  deps: QueueDeps & {
+    repo: ProvisioningRepo;
+    run: (provisionId: string) => Promise<void>;
+    concurrency: number;
+  },
+): BackgroundJob {
+  return queueJob<ProvisionJobData>({
+    ...deps,
+    name: PROVISION_QUEUE,
+    async process(job) {
+      try {
+        await deps.run(job.data.provisionId);
+      } catch (err) {
+        const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        deps.logger.error({ err, provisionId: job.data.provisionId, last }, "provision job failed");
+        if (last) {
+          await deps.repo.setProvisionStatus(job.data.provisionId, "FAILED", { reason: failureReason(err) });
+        }
+        throw err;
+      }
+    },
+  });
+}
+
+/** The queue the HTTP side enqueues provision jobs on. */
+export const createProvisionQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
+  createJobQueue<ProvisionJobData>(PROVISION_QUEUE, deps);

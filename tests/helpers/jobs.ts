@@ -1,0 +1,39 @@
+import { createRedis } from "@stake/db/redis/client";
+import { compose } from "../../control-plane/src/compose.ts";
+import type { Config } from "../../control-plane/src/config.ts";
+import { createLogger } from "../../control-plane/src/log.ts";
+import type { ControlPlaneHarness } from "./control-plane.ts";
+
+/** The composition root over the harness's database and Redis, with `config` (the harness's by default). */
+export function rootOf(h: ControlPlaneHarness, config: Readonly<Config> = h.config) {
+  return compose({
+    config,
+    logger: createLogger({ level: "silent", service: "test" }),
+    db: h.db,
+    redis: h.redis,
+  });
+}
+
+/**
+ * The named worker jobs, in-process, started as worker.ts starts them (on their own queue connection).
+ * Returns a handle that closes them.
+ */
+export async function startJobs(
+  h: ControlPlaneHarness,
+  names: string[],
+  options: { config?: Readonly<Config>; provisionConcurrency?: number } = {},
+) {
+  const connection = createRedis(h.config.redisUrl, { name: "test-worker", forQueues: true });
+  const jobs = rootOf(h, options.config)
+    .jobs(connection, options)
+    .filter((j) => names.includes(j.name));
+  if (jobs.length !== names.length) throw new Error(`no job among ${names.join(", ")}`);
+  await Promise.all(jobs.map((j) => j.start()));
+  return {
+    isRunning: () => jobs.every((j) => j.isRunning()),
+    async close() {
+      await Promise.allSettled(jobs.map((j) => j.close()));
+      await connection.quit();
+    },
+  };
+}
