@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
-import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
+import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/gateway";
 import { and, asc, desc, eq } from "drizzle-orm";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
