@@ -18,6 +18,7 @@ import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
 import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
+import { writeDeploymentEnv } from "./lib/deployment-env.ts";
 import { ensureInfra } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
@@ -162,6 +163,11 @@ try {
   });
   started.push(gateway);
   for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
+  writeDeploymentEnv({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: infra.redisUrl,
+    REDIS_PREFIX: process.env.REDIS_PREFIX,
+  });
 
   const hypeWallet = demoWallets(1)[0]!;
   console.log(`

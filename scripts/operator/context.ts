@@ -109,7 +109,9 @@ export class UsageError extends Error {}
 
 export function createOperatorContext(config: Readonly<OperatorConfig>, json: boolean) {
   const pg = createDb(config.databaseUrl, { max: 2, applicationName: "operator" });
-  const redis = createRedis(config.redisUrl, { name: "operator" });
+  // A one-shot command: a Redis that does not answer fails the command (one line, main.ts) rather than
+  // printing each reconnect attempt.
+  const redis = createRedis(config.redisUrl, { name: "operator", logger: { warn: () => {} } });
   const keys = createRedisKeys(config.redisPrefix);
   const ctx: OperatorContext = {
     db: pg.db,

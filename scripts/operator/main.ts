@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { loadOrExit } from "@stake/db/env";
+import { withDeploymentEnv } from "../lib/deployment-env.ts";
 import { accountCommands } from "./accounts.ts";
 import { beaconCommands } from "./beacon.ts";
 import { type Command, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
@@ -19,7 +20,30 @@ const COMMANDS: Record<string, Command> = {
 
 function help(): string {
   const rows = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);
-  return `usage: npm run operator -- <command> [--json]\n\n${rows.join("\n")}\n\nDATABASE_URL and REDIS_URL select the deployment.`;
+  return `usage: npm run operator -- <command> [--json]\n\n${rows.join("\n")}\n\nDATABASE_URL and REDIS_URL select the deployment (default: the one npm start runs, from .data/env).`;
+}
+
+/**
+ * One line for a deployment that does not answer (instead of a driver's stack or "Failed query: …"): which
+ * service, where, and where that address came from.
+ */
+function unreachable(err: unknown, c: { databaseUrl: string; redisUrl: string }, source: string | null) {
+  const codes = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "ECONNRESET"]);
+  for (
+    let e = err as { code?: string; port?: number; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (!e.code || !codes.has(e.code)) continue;
+    const redis = e.port !== undefined && String(e.port) === (new URL(c.redisUrl).port || "6379");
+    const url = new URL(redis ? c.redisUrl : c.databaseUrl);
+    url.password = url.password ? "***" : "";
+    const from = source
+      ? `from ${source}, written by npm start`
+      : "DATABASE_URL / REDIS_URL or their defaults";
+    return `cannot connect to ${redis ? "Redis" : "Postgres"} at ${url} (${e.code}; ${from}): is it running?`;
+  }
+  return undefined;
 }
 
 const valueFlags = new Set(Object.values(COMMANDS).flatMap((c) => c.valueFlags ?? []));
@@ -38,7 +62,8 @@ if (!command || values.help) {
   process.exit(command || values.help ? 0 : 2);
 }
 
-const config = loadOrExit(() => loadOperatorConfig(process.env));
+const deployment = withDeploymentEnv(process.env);
+const config = loadOrExit(() => loadOperatorConfig(deployment.env));
 const { ctx, close } = createOperatorContext(config, json);
 let code = 0;
 try {
@@ -50,7 +75,8 @@ try {
   code = result.exitCode ?? 0;
 } catch (err) {
   code = err instanceof UsageError ? 2 : 1;
-  const message = err instanceof Error ? err.message : String(err);
+  const message =
+    unreachable(err, config, deployment.source) ?? (err instanceof Error ? err.message : String(err));
   if (json) console.log(JSON.stringify({ error: message }));
   else console.error(`error: ${message}${err instanceof UsageError ? `\n\nusage: ${command.usage}` : ""}`);
 } finally {

@@ -4,8 +4,10 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import request from "supertest";
+import { freePort } from "../faults/ports.ts";
 import { uniqueEmail } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { runEntry } from "../helpers/entry.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -73,5 +75,18 @@ test("usage errors exit non-zero with a JSON error", async () => {
       assert.match(JSON.parse(err.stdout).error, /no organisation/);
       return true;
     },
+  );
+});
+
+test("a deployment that does not answer is one line naming the service and its address, no stack", async () => {
+  const [closed, redisPort] = [await freePort(), await freePort()];
+  const r = await runEntry("scripts/operator/main.ts", ["providers", "list"], {
+    DATABASE_URL: `postgres://postgres:secret@127.0.0.1:${closed}/staking_demo`,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stderr.trim(),
+    `error: cannot connect to Postgres at postgres://postgres:***@127.0.0.1:${closed}/staking_demo (ECONNREFUSED; DATABASE_URL / REDIS_URL or their defaults): is it running?`,
   );
 });
