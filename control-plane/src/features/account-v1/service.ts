@@ -49,11 +49,11 @@ export function createAccountV1Service(deps: {
         );
       }
       const issued = issueApiKey("staking");
-      const replaced = await accounts.replaceKey({
-        keyId: found.keyId,
-        organisationId: found.organisation.id,
-        label: found.label,
-        issued,
+      // Revoking first: of two concurrent rotations with one key, the second finds it revoked and loses.
+      const replaced = await accounts.transaction(async (tx) => {
+        if (!(await accounts.revokeKey(found.keyId, found.organisation.id, tx))) return false;
+        await accounts.insertKey({ organisationId: found.organisation.id, label: found.label, issued }, tx);
+        return true;
       });
       if (!replaced) throw new AppError("INVALID_API_KEY", "Invalid or revoked API key");
       return issued.key;

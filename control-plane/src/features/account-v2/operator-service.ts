@@ -52,7 +52,7 @@ export function createAccountOperatorService(deps: { db: Db }) {
       }
       const org = (await repo.setOrganisationStatus(input.email, "approved"))!;
       const issued = issueApiKey("staking");
-      const key = await db.transaction(async (tx) => {
+      const key = await repo.transaction(async (tx) => {
         await repo.revokeKeysLabelled(org.id, input.label, tx);
         return repo.insertKey({ organisationId: org.id, label: input.label, issued }, tx);
       });

@@ -4,9 +4,14 @@ import { newId } from "@stake/db/ids";
 import { apiKeys, type OrganisationScope, organisations } from "@stake/db/schema/accounts";
 import { and, asc, eq, isNull } from "drizzle-orm";
 
-/** Organisations and API keys: shared by account v1, v2, the operator CLI and staking-area auth. */
+/**
+ * Organisations and API keys: shared by account v1, v2, the operator CLI and staking-area auth. Writes take
+ * an optional transaction (`tx`, default `db`): a service that needs several in one opens it (`transaction`).
+ */
 export function createAccountsRepo(db: Db) {
-  const repo = {
+  return {
+    transaction: db.transaction.bind(db),
+
     /** Inserts a pending organisation; returns null when the e-mail is taken (unique index, race-safe). */
     async insertOrganisation(
       args: {
@@ -105,21 +110,6 @@ export function createAccountsRepo(db: Db) {
         );
     },
 
-    /**
-     * Revokes `keyId` and inserts its successor in one transaction (v1 rotation). Returns false when the key
-     * was no longer active, so of two concurrent rotations with one key exactly one succeeds.
-     */
-    async replaceKey(args: { keyId: string; organisationId: string; label: string; issued: IssuedKey }) {
-      return db.transaction(async (tx) => {
-        if (!(await repo.revokeKey(args.keyId, args.organisationId, tx))) return false;
-        await repo.insertKey(
-          { organisationId: args.organisationId, label: args.label, issued: args.issued },
-          tx,
-        );
-        return true;
-      });
-    },
-
     /** Resolves a presented key to its active record and organisation, by hash. */
     async findActiveKey(key: string) {
       const hash = hashApiKey(key);
@@ -133,7 +123,6 @@ export function createAccountsRepo(db: Db) {
       return row && digestsEqual(row.hash, hash) ? row : null;
     },
   };
-  return repo;
 }
 
 export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -43,7 +43,9 @@ export function createSuiIndexer(deps: {
           node.rates(pool.exchangeRatesId, epochs),
           node.epochStarts(epochs),
         ]);
-        await repo.saveRates({ poolId: pool.poolId, rates, starts, through: last });
+        await repo.transaction((tx) =>
+          repo.saveRates(tx, { poolId: pool.poolId, rates, starts, through: last }),
+        );
         next = last + 1;
       }
     }
@@ -57,12 +59,14 @@ export function createSuiIndexer(deps: {
   async function syncDelegator(address: string, cursor: string | null): Promise<void> {
     const unstakes = await node.unstakeEvents(address, cursor);
     const owned = await node.ownedStakes(address);
-    await repo.saveStakes({
-      delegator: address,
-      owned,
-      unstaked: unstakes.events.filter((e) => e.stakerAddress === address),
-      cursor: unstakes.cursor,
-    });
+    await repo.transaction((tx) =>
+      repo.saveStakes(tx, {
+        delegator: address,
+        owned,
+        unstaked: unstakes.events.filter((e) => e.stakerAddress === address),
+        cursor: unstakes.cursor,
+      }),
+    );
   }
 
   return {
