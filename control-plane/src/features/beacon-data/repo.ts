@@ -87,10 +87,12 @@ export function createBeaconDataRepo(db: Db) {
         ],
         sql` and `,
       );
-      // `v`: the pubkey's provisioned row, whichever organisation provisioned it.
+      // `v`: the pubkey's provisioned row, only where this organisation provisioned it: another's fee
+      // recipient, credentials before any deposit and creation time are that organisation's business.
       const base = sql`from ${mine(organisationId)} m
         left join beacon_validators b on b.pubkey = m.pubkey
         left join beacon_tracked_validators v on v.pubkey = m.pubkey and v.source = 'provisioned'
+          and v.organisation_id = ${organisationId}
         where ${where}`;
       const rows = await db.execute<{
         pubkey: string;
@@ -106,7 +108,8 @@ export function createBeaconDataRepo(db: Db) {
                coalesce(b.withdrawal_credentials, v.withdrawal_credentials) as withdrawal_credentials,
                coalesce(v.fee_recipient, b.fee_recipient) as fee_recipient,
                b.balance_gwei::text as balance_gwei, v.created_at,
-               (select json_agg(json_build_object('status', h.status, 'time', h.time) order by h.time, h.status)
+               (select json_agg(json_build_object('status', h.status, 'time', h.time)
+                                 order by h.time, array_position(enum_range(null::validator_status)::text[], h.status))
                   from (select status::text as status, time from beacon_status_history where pubkey = m.pubkey
                         union all select 'CREATED', v.created_at where v.created_at is not null) h) as history
         ${base} order by b.validator_index nulls last, m.pubkey limit ${page.limit} offset ${page.offset}`);

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { createTracking } from "../../control-plane/src/features/beacon-data/tracking.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { startJobs } from "../helpers/jobs.ts";
+
+// A pubkey one organisation provisioned and another registers: the second sees the validator as the chain
+// shows it, never the first's provisioning data (its fee recipient, its credentials before any deposit, its
+// CREATED entry and creation time). Issue 23 item 3.
+let h: ControlPlaneHarness;
+let jobs: Awaited<ReturnType<typeof startJobs>>;
+const PK = `0x${"a7".repeat(48)}`;
+const FEE_RECIPIENT = `0x${"f1".repeat(20)}`;
+const CREDENTIALS = `0x01${"00".repeat(11)}${"c2".repeat(20)}`;
+
+before(async () => {
+  h = await createControlPlaneHarness();
+  await h.sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
+    values ('beacon', 100, 98, 1742213400, 12, 32)`;
+  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+});
+after(async () => {
+  await jobs.close();
+  await h.close();
+});
+
+test("an organisation that registers another's provisioned pubkey sees none of its provisioning data", async () => {
+  const provisioner = await makeOrganisation(h.db);
+  const registrant = await makeOrganisation(h.db);
+  await createTracking(h.db).track([
+    {
+      organisationId: provisioner.id,
+      pubkey: PK,
+      feeRecipient: FEE_RECIPIENT,
+      withdrawalCredentials: CREDENTIALS,
+      createdAt: new Date("2026-11-20T10:00:00Z"),
+    },
+  ]);
+  const reg = await supertest(h.app)
+    .post("/api/validators/register")
+    .set("api-key", registrant.apiKey)
+    .send({ pubkeys: [PK] });
+  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+
+  const listed = async (key: string) => {
+    const res = await supertest(h.app).get("/api/validators/list").set("api-key", key);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.total, 1);
+    return JSON.stringify(res.body.results[0]);
+  };
+  const own = await listed(provisioner.apiKey);
+  assert.ok(own.includes(FEE_RECIPIENT.slice(2)), `the provisioner sees its fee recipient: ${own}`);
+  assert.ok(own.includes("CREATED"), `the provisioner sees its CREATED entry: ${own}`);
+  const theirs = await listed(registrant.apiKey);
+  for (const secret of [FEE_RECIPIENT.slice(2), "c2".repeat(20), "CREATED", "2026-11-20"])
+    assert.ok(
+      !theirs.toLowerCase().includes(secret.toLowerCase()),
+      `${secret} leaked to the registrant: ${theirs}`,
+    );
+});
+
+test("status history entries at the same time are in lifecycle order, not alphabetical (issue 23 item 4)", async () => {
+  const org = await makeOrganisation(h.db);
+  const pubkey = `0x${"b8".repeat(48)}`;
+  const reg = await supertest(h.app)
+    .post("/api/validators/register")
+    .set("api-key", org.apiKey)
+    .send({ pubkeys: [pubkey] });
+  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  // One epoch can show a deposit, its processing and activation (the devnet's short epochs do).
+  await h.sql`insert into beacon_status_history (pubkey, status, time, epoch) values
+    (${pubkey}, 'ACTIVE', '2026-11-21T00:00:00Z', 5), (${pubkey}, 'DEPOSITED', '2026-11-21T00:00:00Z', 5),
+    (${pubkey}, 'PENDING', '2026-11-21T00:00:00Z', 5)`;
+  const res = await supertest(h.app).get("/api/validators/list").set("api-key", org.apiKey);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(
+    res.body.results[0].validator.lifecycle.status_history.map((e: { status: string }) => e.status),
+    ["DEPOSITED", "PENDING", "ACTIVE"],
+  );
+});
