@@ -115,6 +115,9 @@ try {
     started.push(node);
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
+    // The simulated L1 mines only when it sends a checkpoint (one a minute): its `finalized` block, 64 below
+    // the head, would hold the demo's APR an hour behind.
+    if (d.urlEnv === "POLYGON_L1_RPC_URL") baseEnv.POLYGON_SNAPSHOT_DEPTH ??= "0";
     if (d.urlEnv === "ETH_BEACON_URL") {
       // The simulated chain: anvil on 8545 (ETH_EXECUTION_URL's default), indexed from genesis.
       baseEnv.ETH_BATCH_DEPOSITOR ??= DEVNET_BATCH_DEPOSITOR;

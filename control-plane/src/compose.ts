@@ -117,6 +117,7 @@ export function compose(deps: RootDeps) {
     resolver: polygonResolver,
     rootChain: config.polygon.rootChain,
     snapshotIntervalS: config.polygon.snapshotIntervalS,
+    snapshotDepth: config.polygon.snapshotDepth,
     logger: logger.child({ component: "polygon-snapshots" }),
   });
 

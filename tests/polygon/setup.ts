@@ -21,7 +21,13 @@ export async function startPolygonEnv(
     checkpointSeconds: 6 * 3600,
     ...(opts.pruneHistory !== undefined ? { pruneHistory: opts.pruneHistory } : {}),
   });
-  const h = await createControlPlaneHarness({ POLYGON_L1_RPC_URL: devnet.url, ...opts.env });
+  // Snapshots at the head itself unless a test says otherwise: the devnet mines only when it is told to, so
+  // its `finalized` block (64 below the head, anvil's rule) would hold back every new checkpoint.
+  const h = await createControlPlaneHarness({
+    POLYGON_L1_RPC_URL: devnet.url,
+    POLYGON_SNAPSHOT_DEPTH: "0",
+    ...opts.env,
+  });
   const l1 = createPolygonL1(h.config.polygon);
   const snapshotter = createPolygonSnapshotter({
     l1,
@@ -29,6 +35,7 @@ export async function startPolygonEnv(
     resolver: createValidatorShareResolver({ l1, ...h.config.polygon }),
     rootChain: h.config.polygon.rootChain,
     snapshotIntervalS: h.config.polygon.snapshotIntervalS,
+    snapshotDepth: h.config.polygon.snapshotDepth,
     logger: createLogger({ level: "silent", service: "test" }),
   });
   const org = await makeOrganisation(h.db);

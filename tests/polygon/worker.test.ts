@@ -89,4 +89,22 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
     const [moved] = await env.h.sql`select last_block::text from polygon_log_cursors`;
     assert.equal(BigInt(moved!.last_block), latest);
   });
+
+  it("takes snapshots only of blocks POLYGON_SNAPSHOT_DEPTH below the head, never of the unsettled top (issue 23 item 11)", async () => {
+    const env = await startPolygonEnv({ days: 2, env: { POLYGON_SNAPSHOT_DEPTH: "3" } });
+    cleanups.push(() => env.close());
+    const blocks = async () =>
+      (await env.h.sql<{ block: string }[]>`select block::text from polygon_snapshots`).map((r) =>
+        BigInt(r.block),
+      );
+    await env.snapshotter.runOnce();
+    const checkpoint = (await env.devnet.checkpoint({ at: env.devnet.now() + 6 * HOUR })).blockNumber;
+    const pass = await env.snapshotter.runOnce();
+    assert.equal(BigInt(pass.head), checkpoint - 3n, "the head it reads is 3 below the latest block");
+    assert.ok(!(await blocks()).includes(checkpoint), "the checkpoint at the top is not snapshotted yet");
+    // The next checkpoint comes with hourly blocks before it: the first one is now 3 deep or more.
+    await env.devnet.checkpoint({ at: env.devnet.now() + 6 * HOUR });
+    await env.snapshotter.runOnce();
+    assert.ok((await blocks()).includes(checkpoint), "snapshotted once settled");
+  });
 });

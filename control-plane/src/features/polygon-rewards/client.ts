@@ -11,8 +11,12 @@ export interface ShareState {
   exchangeRate: bigint;
 }
 
+/** Which block counts as the chain's settled head: the node's `finalized`, or this many blocks below the latest. */
+export type SnapshotDepth = "finalized" | number;
+
 export interface PolygonL1 {
-  head(): Promise<{ number: bigint; timestamp: bigint }>;
+  /** The head at `depth` (default: the latest block). */
+  head(depth?: SnapshotDepth): Promise<{ number: bigint; timestamp: bigint }>;
   blockTime(block: bigint): Promise<bigint>;
   validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
   /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
@@ -49,9 +53,11 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
   };
 
   return {
-    head: () =>
-      call("the latest block", async () => {
-        const b = await client.getBlock({ blockTag: "latest" });
+    head: (depth = 0) =>
+      call(depth === "finalized" ? "the finalized block" : "the latest block", async () => {
+        let b = await client.getBlock({ blockTag: depth === "finalized" ? "finalized" : "latest" });
+        if (typeof depth === "number" && depth > 0)
+          b = await client.getBlock({ blockNumber: b.number > BigInt(depth) ? b.number - BigInt(depth) : 0n });
         return { number: b.number, timestamp: b.timestamp };
       }),
     blockTime: (block) =>

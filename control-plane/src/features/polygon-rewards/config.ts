@@ -77,6 +77,13 @@ export const PolygonRewardsConfig = z
       .min(60)
       .default(3600)
       .describe("Longest gap between two APR snapshots when no checkpoint arrives, in seconds of L1 time."),
+    POLYGON_SNAPSHOT_DEPTH: z
+      .string()
+      .default("finalized")
+      .refine((v) => v === "finalized" || /^[0-9]{1,5}$/.test(v), "must be finalized or a number of blocks")
+      .describe(
+        "How far behind the L1 head APR snapshots are taken: `finalized` (the node's finalized block), or a number of blocks below the latest (0: the head itself, for a devnet).",
+      ),
   })
   .transform((e) => {
     const defaults = POLYGON_NETWORKS[e.NETWORK];
@@ -89,6 +96,7 @@ export const PolygonRewardsConfig = z
       rootChain: e.POLYGON_ROOT_CHAIN ?? defaults.rootChain,
       pollIntervalMs: e.POLYGON_POLL_INTERVAL_MS,
       snapshotIntervalS: e.POLYGON_SNAPSHOT_INTERVAL_S,
+      snapshotDepth: e.POLYGON_SNAPSHOT_DEPTH === "finalized" ? ("finalized" as const) : Number(e.POLYGON_SNAPSHOT_DEPTH),
     };
   });
 

@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
-import type { PolygonL1 } from "./client.ts";
+import type { PolygonL1, SnapshotDepth } from "./client.ts";
 import type { PolygonIndexerRepo } from "./indexer-repo.ts";
 import type { ValidatorShareResolver } from "./validator.ts";
 
@@ -25,6 +25,8 @@ export function createPolygonSnapshotter(deps: {
   resolver: ValidatorShareResolver;
   rootChain: Address;
   snapshotIntervalS: number;
+  /** How far behind the head snapshots are taken (POLYGON_SNAPSHOT_DEPTH). */
+  snapshotDepth: SnapshotDepth;
   logger: Logger;
 }) {
   const { l1, repo } = deps;
@@ -90,7 +92,8 @@ export function createPolygonSnapshotter(deps: {
   return {
     async runOnce(): Promise<{ checkpoints: number; interval: boolean; backfilled: number; head: string }> {
       const { address: vs } = await deps.resolver.get();
-      const head = await l1.head();
+      // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
+      const head = await l1.head(deps.snapshotDepth);
       const cursor = await repo.logCursor(deps.rootChain);
       let checkpoints = 0;
       for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
