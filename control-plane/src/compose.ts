@@ -156,6 +156,7 @@ export function compose(deps: RootDeps) {
         waitMs: 10_000,
       }),
       validators: config.sui.validators,
+      indexFromEpoch: config.sui.fromEpoch,
     }),
     polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
     beaconData: createBeaconDataService({

@@ -207,3 +207,19 @@ describe("Sui rewards per epoch from the pools' exchange rates", () => {
     assert.equal(refused.body.code, "ADDRESS_NOT_IN_SCOPE");
   });
 });
+
+describe("Sui rewards when the index starts after a stake's activation", () => {
+  let late: SuiEnv | undefined;
+  after(async () => late?.close());
+
+  it("refuses with a clear 503 instead of valuing the stake 1:1 (issue 23 item 10)", async () => {
+    // The sample stake activated before epoch 630; its pool long before.
+    late = await startSuiEnv({ SUI_INDEX_FROM_EPOCH: "630" });
+    const res = await request(late.h.app)
+      .post("/sui/rewards/daily?page=1&limit=10")
+      .set("x-api-key", late.key)
+      .send({ stake_account_address: SAMPLE.delegator, start_date: "2025-01-01", end_date: "2025-01-02" });
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.match(JSON.stringify(res.body), /SUI_INDEX_FROM_EPOCH/);
+  });
+});

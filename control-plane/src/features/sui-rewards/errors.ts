@@ -2,4 +2,6 @@
 export const SUI_REWARDS_ERRORS = {
   /** Retired (now NOT_INDEXED_YET); kept because codes are append-only (docs/style.md §3). */
   SUI_INDEX_NOT_READY: 503,
+  /** A stake activated before the first indexed rate of its pool (SUI_INDEX_FROM_EPOCH set too late). */
+  SUI_RATES_NOT_INDEXED: 503,
 } as const;

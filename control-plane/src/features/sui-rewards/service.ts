@@ -1,5 +1,5 @@
 import { unitsToNumber } from "@stake/db/units";
-import { notIndexedYet } from "../../errors.ts";
+import { AppError, notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { IndexedPool, SuiRepo } from "./repo.ts";
 import { isActive, RateTable, rewardRows } from "./rewards.ts";
@@ -19,6 +19,8 @@ export function createSuiRewardsService(deps: {
   /** Enqueues a delegator's first sync and waits for it (jobs.ts `createDelegatorSync`). */
   syncDelegator: (address: string) => Promise<void>;
   validators: readonly string[];
+  /** SUI_INDEX_FROM_EPOCH: rates before it (and after a pool's activation) were never read. */
+  indexFromEpoch?: number | undefined;
 }) {
   const { repo } = deps;
   const operator = new Set(deps.validators);
@@ -67,6 +69,17 @@ export function createSuiRewardsService(deps: {
         ),
         rateTables(pools),
       ]);
+      // A stake's value needs its pool's rate at its activation. Before the first indexed epoch of a pool
+      // activated earlier, that rate was never read: refuse rather than value the stake 1:1.
+      const from0 = deps.indexFromEpoch ?? 0;
+      for (const s of stakes) {
+        const pool = pools.find((p) => p.poolId === s.poolId)!;
+        if (s.activationEpoch < from0 && pool.activationEpoch < from0)
+          throw new AppError(
+            "SUI_RATES_NOT_INDEXED",
+            `A stake of this delegator activated at epoch ${s.activationEpoch}, before the first indexed exchange rate of its pool (epoch ${from0}, SUI_INDEX_FROM_EPOCH): its rewards cannot be computed`,
+          );
+      }
       const rowsEpochs = epochs.filter(
         (e) => e.epoch <= lastFinished && stakes.some((s) => isActive(s, e.epoch)),
       );
