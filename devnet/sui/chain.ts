@@ -212,16 +212,19 @@ export class SuiChain {
     const pool = v.pool;
     this.objects.delete(stakeId);
     const tx = this.tx(owner);
+    let reward = 0n;
     if (stake.activationEpoch > this.epoch) {
+      // staking_pool::request_withdraw_stake: a stake not active yet leaves the pending stake, no reward.
       pool.pendingStake -= stake.principal;
-      return 0n;
+    } else {
+      const total = this.worthAt(stakeId, this.epoch);
+      reward = total > stake.principal ? total - stake.principal : 0n;
+      if (reward > pool.rewardsPool) reward = pool.rewardsPool;
+      pool.rewardsPool -= reward;
+      pool.pendingTotalSuiWithdraw += stake.principal + reward;
+      pool.pendingPoolTokenWithdraw += stake.poolTokens ?? 0n;
     }
-    const total = this.worthAt(stakeId, this.epoch);
-    let reward = total > stake.principal ? total - stake.principal : 0n;
-    if (reward > pool.rewardsPool) reward = pool.rewardsPool;
-    pool.rewardsPool -= reward;
-    pool.pendingTotalSuiWithdraw += stake.principal + reward;
-    pool.pendingPoolTokenWithdraw += stake.poolTokens ?? 0n;
+    // validator::request_withdraw_stake emits the event either way (reward 0 for a pending stake).
     this.emit(tx, 0, UNSTAKE_EVENT_TYPE, {
       pool_id: pool.id,
       validator_address: v.address,

@@ -57,7 +57,9 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
       call(depth === "finalized" ? "the finalized block" : "the latest block", async () => {
         let b = await client.getBlock({ blockTag: depth === "finalized" ? "finalized" : "latest" });
         if (typeof depth === "number" && depth > 0)
-          b = await client.getBlock({ blockNumber: b.number > BigInt(depth) ? b.number - BigInt(depth) : 0n });
+          b = await client.getBlock({
+            blockNumber: b.number > BigInt(depth) ? b.number - BigInt(depth) : 0n,
+          });
         return { number: b.number, timestamp: b.timestamp };
       }),
     blockTime: (block) =>

@@ -96,7 +96,8 @@ export const PolygonRewardsConfig = z
       rootChain: e.POLYGON_ROOT_CHAIN ?? defaults.rootChain,
       pollIntervalMs: e.POLYGON_POLL_INTERVAL_MS,
       snapshotIntervalS: e.POLYGON_SNAPSHOT_INTERVAL_S,
-      snapshotDepth: e.POLYGON_SNAPSHOT_DEPTH === "finalized" ? ("finalized" as const) : Number(e.POLYGON_SNAPSHOT_DEPTH),
+      snapshotDepth:
+        e.POLYGON_SNAPSHOT_DEPTH === "finalized" ? ("finalized" as const) : Number(e.POLYGON_SNAPSHOT_DEPTH),
     };
   });
 

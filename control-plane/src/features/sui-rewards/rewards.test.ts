@@ -41,4 +41,16 @@ describe("Sui rewards arithmetic (floors of staking_pool.move)", () => {
       { epoch: 14, principal: 333n, epochReward: 0n, totalRewards: 192n },
     ]);
   });
+
+  it("a stake withdrawn before it activated (UnstakingRequestEvent, reward 0) counts nowhere (issue 23 item 9)", () => {
+    // Requested in 11 for activation in 12, withdrawn while still pending in 11.
+    const stakes: StakePosition[] = [
+      { poolId: "p", principal: 333n, activationEpoch: 11, unstakeEpoch: null },
+      { poolId: "p", principal: 2_000_000_000_000n, activationEpoch: 12, unstakeEpoch: 11 },
+    ];
+    assert.deepEqual(rewardRows(stakes, tables, [11, 12]), [
+      { epoch: 11, principal: 333n, epochReward: 33n, totalRewards: 33n },
+      { epoch: 12, principal: 333n, epochReward: 0n, totalRewards: 33n },
+    ]);
+  });
 });

@@ -109,6 +109,8 @@ export function rewardRows(
     const tokens = tokenAmount(table.at(stake.activationEpoch), stake.principal);
     const end = stake.unstakeEpoch ?? Number.POSITIVE_INFINITY;
     const at = (e: number) => cumulative(stake, tokens, table, Math.min(e, end));
+    // Withdrawn before it activated (the chain's UnstakingRequestEvent, reward 0): never staked at all.
+    if (stake.unstakeEpoch !== null && stake.unstakeEpoch <= stake.activationEpoch) continue;
     changes.set(stake.activationEpoch, (changes.get(stake.activationEpoch) ?? 0n) + stake.principal);
     if (stake.unstakeEpoch !== null) {
       changes.set(stake.unstakeEpoch, (changes.get(stake.unstakeEpoch) ?? 0n) - stake.principal);
