@@ -7,7 +7,13 @@ export interface ApiValidator {
   index: string;
   balance: string;
   status: string;
-  validator: { pubkey: string; withdrawal_credentials: string; effective_balance: string };
+  validator: {
+    pubkey: string;
+    withdrawal_credentials: string;
+    effective_balance: string;
+    /** Always present in the standard's answer; optional here so an older fixture reads as unslashed. */
+    slashed?: boolean;
+  };
 }
 /** An EIP-7251 consolidation waiting for its source to become withdrawable (validator indices). */
 export interface ApiPendingConsolidation {

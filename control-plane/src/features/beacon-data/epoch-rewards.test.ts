@@ -72,6 +72,10 @@ function block(
   };
 }
 
+function slashed(v: ApiValidator): ApiValidator {
+  return { ...v, validator: { ...v.validator, slashed: true } };
+}
+
 /** Four slots, each a block by an untracked proposer unless replaced. */
 function slots(replace: Record<number, Partial<SlotInput>> = {}): SlotInput[] {
   return [20, 21, 22, 23].map((slot) => ({
@@ -188,6 +192,23 @@ const rows: Row[] = [
     // Source: 500 − (32 ETH + 500) + 32 ETH = 0. Target: 72 ETH + 7,000 − 40 ETH − 32 ETH = 7,000.
     rewards: [
       [1, 0n, 0n],
+      [2, 7_000n, 0n],
+    ],
+  },
+  {
+    name: "a slashed consolidation source leaves the queue without moving its balance: nothing is credited to it",
+    input: scenario({
+      tracked: [1, 2],
+      validators: {
+        // Source 1 slashed: Electra drops its consolidation; it keeps its balance minus the 1 ETH penalty.
+        before: [slashed(validator(1, 32n * ETH)), validator(2, 40n * ETH)],
+        after: [slashed(validator(1, 31n * ETH, "active_slashed")), validator(2, 40n * ETH + 7_000n)],
+      },
+      pendingConsolidations: { before: [{ source_index: "1", target_index: "2" }], after: [] },
+    }),
+    // Source: 31 − 32 ETH = −1 ETH (the penalty, a real loss). Target: 40 ETH + 7,000 − 40 ETH = 7,000.
+    rewards: [
+      [1, -ETH, 0n],
       [2, 7_000n, 0n],
     ],
   },

@@ -117,7 +117,8 @@ export function finishedConsolidations(
  * Balance moved by EIP-7251 consolidations at this epoch's transition, per validator index: + for the
  * source (it gave it away: not a loss), − for the target (it received it: not a reward). A finished
  * consolidation moved min(balance, effective balance) of the source as they stood before (Electra
- * `process_pending_consolidations`; an exited source earns nothing more by then).
+ * `process_pending_consolidations`; an exited source earns nothing more by then), unless the source was
+ * slashed: then it left the queue and nothing moved.
  */
 function consolidated(input: EpochInput, trackedIndices: Set<number>): Map<number, bigint> {
   const moved = new Map<number, bigint>();
@@ -130,7 +131,9 @@ function consolidated(input: EpochInput, trackedIndices: Set<number>): Map<numbe
   const add = (index: string, x: bigint) => moved.set(Number(index), (moved.get(Number(index)) ?? 0n) + x);
   for (const c of done) {
     const source = before.get(c.source_index);
-    if (!source) continue;
+    // A slashed source is dropped from the queue without moving anything (Electra
+    // process_pending_consolidations): its balance change stays its own (the penalty is a real loss).
+    if (!source || source.validator.slashed) continue;
     const balance = BigInt(source.balance);
     const effective = BigInt(source.validator.effective_balance);
     const amount = balance < effective ? balance : effective;
