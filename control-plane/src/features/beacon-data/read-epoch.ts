@@ -45,7 +45,8 @@ export async function fetchEpoch(
   const [after, prev, pendingAfter, pendingBefore, consolidatingAfter, consolidatingBefore] =
     await Promise.all([
       beacon.validators(last, pubkeys),
-      first > 0 ? beacon.validators(first - 1, pubkeys) : Promise.resolve([]),
+      // Epoch 0 is measured from the genesis state: a genesis validator did not earn its balance in it.
+      beacon.validators(first > 0 ? first - 1 : "genesis", pubkeys),
       pubkeys.length ? beacon.pendingDeposits(last) : Promise.resolve([]),
       before ? beacon.pendingDeposits(first - 1) : Promise.resolve([]),
       before ? beacon.pendingConsolidations(last) : Promise.resolve([]),
