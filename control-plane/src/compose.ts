@@ -42,6 +42,7 @@ import { createSolanaRpc } from "./features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { createSolanaStakeService } from "./features/solana-stake/service.ts";
 import { createSuiNode } from "./features/sui-rewards/client.ts";
+import { createSuiFollows } from "./features/sui-rewards/follows.ts";
 import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
 import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
 import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
@@ -102,10 +103,17 @@ export function compose(deps: RootDeps) {
   const provisionQueue = createProvisionQueue({ connection: redis, prefix: queuePrefix });
 
   const suiRepo = createSuiRepo(db);
+  const suiFollows = createSuiFollows({
+    redis,
+    keys,
+    perOrganisation: config.sui.followsPerOrganisation,
+    expiryMs: config.sui.followExpiryMs,
+  });
   const suiIndexer = createSuiIndexer({
     node: createSuiNode(config.sui, config.network),
     repo: createSuiIndexerRepo(db),
     ...config.sui,
+    recentlyQueried: suiFollows.recent,
     logger: logger.child({ component: "sui-indexer" }),
   });
   const polygonL1 = createPolygonL1(config.polygon);
@@ -154,7 +162,9 @@ export function compose(deps: RootDeps) {
         queue: createDelegatorQueue({ connection: redis, prefix: queuePrefix }),
         waitMs: 10_000,
       }),
+      follows: suiFollows,
       validators: config.sui.validators,
+      indexIntervalMs: config.sui.indexIntervalMs,
     }),
     polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
     beaconData: createBeaconDataService({
