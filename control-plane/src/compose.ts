@@ -129,7 +129,12 @@ export function compose(deps: RootDeps) {
   });
 
   const services = {
-    accounts: createAccountService({ accounts: accountsRepo, passwords, limits }),
+    accounts: createAccountService({
+      accounts: accountsRepo,
+      passwords,
+      limits,
+      maxActiveKeys: config.apiKeysPerOrganisation,
+    }),
     accountsV1: createAccountV1Service({ accounts: accountsRepo, passwords, limits }),
     hyperliquid: createHyperliquidService({
       client: createHyperliquidClient({
@@ -155,6 +160,7 @@ export function compose(deps: RootDeps) {
       eth: config.eth,
       network,
       tracking,
+      quota: config.eth.provisionQuota,
     }),
     sui: createSuiRewardsService({
       repo: suiRepo,
@@ -180,6 +186,7 @@ export function compose(deps: RootDeps) {
       jwt,
       redis,
       keys,
+      maxActiveKeys: config.gatewayAccount.keysPerUser,
       drainParty: createDrainRequest({
         queue: createDrainQueue({ connection: redis, prefix: queuePrefix }),
         waitMs: 5_000,
