@@ -48,7 +48,7 @@ import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
 import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
 import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
-import { createAbuseLimits } from "./http/abuse-limits.ts";
+import { createAbuseLimits, createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createUpstream } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
 
@@ -95,9 +95,16 @@ export function compose(deps: RootDeps) {
     maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
     startEpoch: config.beaconData.startEpoch,
     backfillEpochs: config.beaconData.backfillEpochs,
+    backfillEpochsPerStep: config.beaconData.backfillEpochsPerStep,
     logger: logger.child({ component: "beacon-indexer" }),
   };
   const beaconIndexer = createIndexer(beaconIndexerDeps);
+  const registerLimit = createKeyRateLimit({
+    redis,
+    keys,
+    name: "register",
+    perMinute: config.beaconData.registerPerMinute,
+  });
   const tracking = createTracking(db);
   const provisioningRepo = createProvisioningRepo(db);
   const provisionQueue = createProvisionQueue({ connection: redis, prefix: queuePrefix });
@@ -178,6 +185,9 @@ export function compose(deps: RootDeps) {
       network: config.eth.network,
       provider: config.beaconData.provider,
       registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
+      beacon,
+      limit: (organisationId) => registerLimit(organisationId),
+      maxRegistered: config.beaconData.registeredPerOrganisation,
     }),
     gatewayAccount: createGatewayAccountService({
       repo: createGatewayAccountRepo(db),
