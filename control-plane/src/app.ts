@@ -1,7 +1,7 @@
 import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { sql } from "drizzle-orm";
-import express, { type Express } from "express";
+import express, { type Express, type Request } from "express";
 import type { Redis } from "ioredis";
 import { pinoHttp } from "pino-http";
 import { createBearerAuth } from "./auth/jwt.ts";
@@ -20,7 +20,7 @@ import { polygonRewardsArea } from "./features/polygon-rewards/routes.ts";
 import { solanaStakeArea } from "./features/solana-stake/routes.ts";
 import { suiRewardsArea } from "./features/sui-rewards/routes.ts";
 import { createKeyRateLimit } from "./http/abuse-limits.ts";
-import { createApiKeyAuth } from "./http/api-key-auth.ts";
+import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
@@ -51,8 +51,24 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
   const root = deps.root ?? compose(deps);
   const { keys, services: s } = root;
   const stakingKeys = { keys: { findActiveKey: s.accounts.findActiveKey } };
-  const stakeKeyAuth = createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] });
-  // A stake-account request can cost hundreds of Solana RPC calls (history, balances): limited per key.
+  // Every API-key area is limited per key (docs/architecture.md §11): Solana's stake-account area under its
+  // own budget, since one of its requests can cost hundreds of RPC calls, the others under one shared one.
+  const limited = (
+    authenticate: (req: Request) => Promise<StakingAuth>,
+    limit: ReturnType<typeof createKeyRateLimit>,
+  ) => {
+    return async (req: Request): Promise<StakingAuth> => {
+      const auth = await authenticate(req);
+      req.res?.set(await limit(auth.keyId));
+      return auth;
+    };
+  };
+  const keyLimit = createKeyRateLimit({
+    redis,
+    keys,
+    name: "api-key",
+    perMinute: config.apiKeyRequestsPerMinute,
+  });
   const solanaKeyLimit = createKeyRateLimit({
     redis,
     keys,
@@ -63,13 +79,12 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     basic: async (req) => ({
       organisationId: (await s.accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
-    "api-key": createApiKeyAuth({ ...stakingKeys, headers: ["api-key"] }),
-    "x-api-key": createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key"] }),
-    "stake-key": async (req) => {
-      const auth = await stakeKeyAuth(req);
-      await solanaKeyLimit(auth.keyId);
-      return auth;
-    },
+    "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key"] }), keyLimit),
+    "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key"] }), keyLimit),
+    "stake-key": limited(
+      createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }),
+      solanaKeyLimit,
+    ),
     "v1-key": readV1Key,
     bearer: createBearerAuth(root.jwt),
     metrics: createMetricsAuth(config.metricsToken),

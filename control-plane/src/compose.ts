@@ -42,12 +42,13 @@ import { createSolanaRpc } from "./features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
 import { createSolanaStakeService } from "./features/solana-stake/service.ts";
 import { createSuiNode } from "./features/sui-rewards/client.ts";
+import { createSuiFollows } from "./features/sui-rewards/follows.ts";
 import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
 import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
 import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
 import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
-import { createAbuseLimits } from "./http/abuse-limits.ts";
+import { createAbuseLimits, createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createUpstream } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
 
@@ -94,18 +95,32 @@ export function compose(deps: RootDeps) {
     maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
     startEpoch: config.beaconData.startEpoch,
     backfillEpochs: config.beaconData.backfillEpochs,
+    backfillEpochsPerStep: config.beaconData.backfillEpochsPerStep,
     logger: logger.child({ component: "beacon-indexer" }),
   };
   const beaconIndexer = createIndexer(beaconIndexerDeps);
+  const registerLimit = createKeyRateLimit({
+    redis,
+    keys,
+    name: "register",
+    perMinute: config.beaconData.registerPerMinute,
+  });
   const tracking = createTracking(db);
   const provisioningRepo = createProvisioningRepo(db);
   const provisionQueue = createProvisionQueue({ connection: redis, prefix: queuePrefix });
 
   const suiRepo = createSuiRepo(db);
+  const suiFollows = createSuiFollows({
+    redis,
+    keys,
+    perOrganisation: config.sui.followsPerOrganisation,
+    expiryMs: config.sui.followExpiryMs,
+  });
   const suiIndexer = createSuiIndexer({
     node: createSuiNode(config.sui, config.network),
     repo: createSuiIndexerRepo(db),
     ...config.sui,
+    recentlyQueried: suiFollows.recent,
     logger: logger.child({ component: "sui-indexer" }),
   });
   const polygonL1 = createPolygonL1(config.polygon);
@@ -122,7 +137,12 @@ export function compose(deps: RootDeps) {
   });
 
   const services = {
-    accounts: createAccountService({ accounts: accountsRepo, passwords, limits }),
+    accounts: createAccountService({
+      accounts: accountsRepo,
+      passwords,
+      limits,
+      maxActiveKeys: config.apiKeysPerOrganisation,
+    }),
     accountsV1: createAccountV1Service({ accounts: accountsRepo, passwords, limits }),
     hyperliquid: createHyperliquidService({
       client: createHyperliquidClient({
@@ -148,6 +168,7 @@ export function compose(deps: RootDeps) {
       eth: config.eth,
       network,
       tracking,
+      quota: config.eth.provisionQuota,
     }),
     sui: createSuiRewardsService({
       repo: suiRepo,
@@ -155,8 +176,10 @@ export function compose(deps: RootDeps) {
         queue: createDelegatorQueue({ connection: redis, prefix: queuePrefix }),
         waitMs: 10_000,
       }),
+      follows: suiFollows,
       validators: config.sui.validators,
       indexFromEpoch: config.sui.fromEpoch,
+      indexIntervalMs: config.sui.indexIntervalMs,
     }),
     polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
     beaconData: createBeaconDataService({
@@ -164,6 +187,9 @@ export function compose(deps: RootDeps) {
       network: config.eth.network,
       provider: config.beaconData.provider,
       registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
+      beacon,
+      limit: (organisationId) => registerLimit(organisationId),
+      maxRegistered: config.beaconData.registeredPerOrganisation,
     }),
     gatewayAccount: createGatewayAccountService({
       repo: createGatewayAccountRepo(db),
@@ -172,6 +198,7 @@ export function compose(deps: RootDeps) {
       jwt,
       redis,
       keys,
+      maxActiveKeys: config.gatewayAccount.keysPerUser,
       drainParty: createDrainRequest({
         queue: createDrainQueue({ connection: redis, prefix: queuePrefix }),
         waitMs: 5_000,

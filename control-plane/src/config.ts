@@ -80,6 +80,20 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(30)
     .describe("Sign-up attempts allowed per e-mail per window."),
+  API_KEY_REQUESTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      "Requests allowed per staking API key per minute, across every API-key area but Solana's (which has SOLANA_REQUESTS_PER_KEY_PER_MINUTE); past it 429 with Retry-After and the RateLimit fields.",
+    ),
+  API_KEYS_PER_ORGANISATION: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe("Active (unrevoked) staking API keys an organisation may hold; creating one more is 409."),
   AUTH_FAILURE_LIMIT_PER_IP: z.coerce
     .number()
     .int()
@@ -123,6 +137,12 @@ export const ControlPlaneEnv = z.object({
     .max(86_400)
     .default(900)
     .describe("Lifetime of a gateway account bearer token."),
+  GATEWAY_KEYS_PER_USER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe("Active gateway API keys a gateway user may hold; creating one more is 409."),
   GATEWAY_ACCOUNT_RATE_LIMIT: z.coerce
     .number()
     .int()
@@ -175,6 +195,14 @@ export const ControlPlaneEnv = z.object({
     .url()
     .default("http://127.0.0.1:5052")
     .describe("Beacon-node REST API (standard Beacon API) read by add-stake and the beacon-data indexer."),
+  ETH_PROVISION_QUOTA: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe(
+      "Validators an organisation may have provisioned but not yet deposited (being created, or created and not seen on the beacon chain); a provision past it is 409 PROVISION_QUOTA_EXCEEDED.",
+    ),
   ETH_BEACON_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -289,6 +317,8 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       timeCost: e.ARGON2_ITERATIONS,
       concurrency: e.ARGON2_CONCURRENCY,
     },
+    apiKeyRequestsPerMinute: e.API_KEY_REQUESTS_PER_MINUTE,
+    apiKeysPerOrganisation: e.API_KEYS_PER_ORGANISATION,
     abuse: {
       windowSeconds: e.ABUSE_WINDOW_SECONDS,
       signupPerIp: e.SIGNUP_LIMIT_PER_IP,
@@ -302,6 +332,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       jwtSecret: e.GATEWAY_JWT_SECRET,
       jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
       rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
+      keysPerUser: e.GATEWAY_KEYS_PER_USER,
       rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
     },
     settlement: {
@@ -319,6 +350,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       keyEncryptionKey: strip0x(e.ETH_KEY_ENCRYPTION_KEY),
       beaconUrl: e.ETH_BEACON_URL,
       beaconTimeoutMs: e.ETH_BEACON_TIMEOUT_MS,
+      provisionQuota: e.ETH_PROVISION_QUOTA,
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },

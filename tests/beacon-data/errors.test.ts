@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import supertest from "supertest";
 import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -10,11 +12,14 @@ import { startJobs } from "../helpers/jobs.ts";
 let h: ControlPlaneHarness;
 let key: string;
 let scopedKey: string;
-const PK = `0x${"ab".repeat(48)}`;
+// A pubkey the beacon node knows: only those can be registered.
+const PK = backgroundPubkey(0);
+let devnet: BeaconDevnet;
 
 let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
-  h = await createControlPlaneHarness();
+  devnet = await startBeaconDevnet({ backgroundValidators: 1 });
+  h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url });
   key = (await makeOrganisation(h.db)).apiKey;
   scopedKey = (
     await makeOrganisation(h.db, {
@@ -29,6 +34,7 @@ before(async () => {
 after(async () => {
   await jobs?.close();
   await h.close();
+  await devnet.close();
 });
 
 const get = (path: string, query: Record<string, unknown>, k = key) =>

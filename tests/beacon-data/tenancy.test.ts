@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { createBeaconDataRepo } from "../../control-plane/src/features/beacon-data/repo.ts";
 import { createTracking } from "../../control-plane/src/features/beacon-data/tracking.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -39,11 +40,8 @@ test("an organisation that registers another's provisioned pubkey sees none of i
       createdAt: new Date("2026-11-20T10:00:00Z"),
     },
   ]);
-  const reg = await supertest(h.app)
-    .post("/api/validators/register")
-    .set("api-key", registrant.apiKey)
-    .send({ pubkeys: [PK] });
-  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  // Registered as POST /api/validators/register stores it (the route also asks a beacon node first).
+  await createBeaconDataRepo(h.db).register(registrant.id, [PK]);
 
   const listed = async (key: string) => {
     const res = await supertest(h.app).get("/api/validators/list").set("api-key", key);
@@ -65,11 +63,7 @@ test("an organisation that registers another's provisioned pubkey sees none of i
 test("status history entries at the same time are in lifecycle order, not alphabetical (issue 23 item 4)", async () => {
   const org = await makeOrganisation(h.db);
   const pubkey = `0x${"b8".repeat(48)}`;
-  const reg = await supertest(h.app)
-    .post("/api/validators/register")
-    .set("api-key", org.apiKey)
-    .send({ pubkeys: [pubkey] });
-  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  await createBeaconDataRepo(h.db).register(org.id, [pubkey]);
   // One epoch can show a deposit, its processing and activation (the devnet's short epochs do).
   await h.sql`insert into beacon_status_history (pubkey, status, time, epoch) values
     (${pubkey}, 'ACTIVE', '2026-11-21T00:00:00Z', 5), (${pubkey}, 'DEPOSITED', '2026-11-21T00:00:00Z', 5),

@@ -50,6 +50,7 @@ const indexer = createSuiIndexer({
   node: createSuiNode(h.config.sui, h.config.network),
   repo: createSuiIndexerRepo(h.db),
   ...h.config.sui,
+  recentlyQueried: async () => [],
   logger: createLogger({ level: "silent", service: "bench" }),
 });
 t = performance.now();

@@ -9,8 +9,13 @@ import { rootOf, startJobs } from "../helpers/jobs.ts";
  * The simulated Sui node with the demo scenario, the real control plane pointed at it (the operator's
  * validators: `operator` and `sample`), the indexer run once, and an approved organisation's key.
  */
-export async function startSuiEnv(env: Record<string, string> = {}) {
+export async function startSuiEnv(
+  env: Record<string, string> = {},
+  /** Changes the chain before the node starts (e.g. more stakes). */
+  prepare: (scenario: Scenario) => void = () => {},
+) {
   const scenario = buildScenario();
+  prepare(scenario);
   const dev = await startSuiDevnet({ chain: scenario.chain });
   const h = await createControlPlaneHarness({
     SUI_RPC_URL: dev.url,

@@ -65,7 +65,13 @@ export function createAbuseLimits(deps: { redis: Redis; keys: RedisKeys; config:
 
 export type AbuseLimits = ReturnType<typeof createAbuseLimits>;
 
-/** Requests per API key per minute, for areas whose single request can cost many node calls. */
+/**
+ * Requests per API key per minute under one named policy (the staking areas share `api-key`; Solana's
+ * stake-account area, whose request can cost many RPC calls, has its own). Answers the IETF rate-limit
+ * fields of the request (draft-ietf-httpapi-ratelimit-headers, structured-field form: `RateLimit-Policy:
+ * "name";q=<quota>;w=<window s>` and `RateLimit: "name";r=<remaining>;t=<s until reset>`); past the quota
+ * throws RATE_LIMITED carrying them and `Retry-After`.
+ */
 export function createKeyRateLimit(deps: { redis: Redis; keys: RedisKeys; name: string; perMinute: number }) {
   const limiter = new RateLimiterRedis({
     storeClient: deps.redis,
@@ -73,7 +79,20 @@ export function createKeyRateLimit(deps: { redis: Redis; keys: RedisKeys; name: 
     points: deps.perMinute,
     duration: 60,
   });
-  return (keyId: string) => consume([limiter, keyId]);
+  const policy = `"${deps.name}";q=${deps.perMinute};w=60`;
+  const fields = (r: RateLimiterRes) => ({
+    "RateLimit-Policy": policy,
+    RateLimit: `"${deps.name}";r=${Math.max(0, r.remainingPoints)};t=${Math.ceil(r.msBeforeNext / 1000)}`,
+  });
+  return async (keyId: string): Promise<Record<string, string>> => {
+    try {
+      return fields(await limiter.consume(keyId));
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      const limited = tooMany(err.msBeforeNext);
+      throw new AppError(limited.code, limited.message, { headers: { ...limited.headers, ...fields(err) } });
+    }
+  };
 }
 
 async function consume(...pairs: Array<[RateLimiterRedis, string]>): Promise<void> {

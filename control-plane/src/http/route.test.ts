@@ -59,7 +59,7 @@ test("error responses follow from the declaration", () => {
     statuses(route({ ...base, query: z.object({}), security: "bearer", handler })),
     [200, 400, 401],
   );
-  assert.deepEqual(statuses(route({ ...base, security: "api-key", handler })), [200, 401, 403]);
+  assert.deepEqual(statuses(route({ ...base, security: "api-key", handler })), [200, 401, 403, 429]);
   assert.deepEqual(
     statuses(route({ ...base, security: "stake-key", upstream: true, handler })),
     [200, 401, 403, 429, 502, 504],

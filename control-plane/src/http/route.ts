@@ -117,8 +117,8 @@ const FORBIDS: ReadonlySet<Security> = new Set([
   "v1-key",
   "metrics",
 ]);
-/** Schemes limited per caller: failed password checks (basic) or requests per key (stake-key). */
-const LIMITS: ReadonlySet<Security> = new Set(["basic", "stake-key"]);
+/** Schemes limited per caller: failed password checks (basic) or requests per API key (the rest). */
+const LIMITS: ReadonlySet<Security> = new Set(["basic", "api-key", "x-api-key", "stake-key"]);
 
 /**
  * Every reply a route can give: the error responses its declaration implies (input → 400, security → 401,

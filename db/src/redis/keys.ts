@@ -56,6 +56,12 @@ export function createRedisKeys(prefix: string) {
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },
+    tenancy: {
+      /** Sorted set of the addresses an organisation had the Sui worker follow, scored by last query (ms). */
+      suiFollowsOf: (organisationId: string) => `${p}tn:sui:follows:${organisationId}`,
+      /** Sorted set of every followed Sui address (outside scopes), scored by its last query by anyone (ms). */
+      suiFollowed: `${p}tn:sui:followed`,
+    },
     /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
     hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,
     /** Marks a signed Hyperliquid action (signer, nonce) as in flight or relayed, to refuse replays. */

@@ -8,4 +8,6 @@ export const ACCOUNT_ERRORS = {
   ORGANISATION_SUSPENDED: 403,
   API_KEY_NOT_FOUND: 404,
   USER_EXISTS: 409,
+  /** The organisation holds API_KEYS_PER_ORGANISATION active keys already (our addition). */
+  API_KEY_LIMIT_REACHED: 409,
 } as const;

@@ -45,6 +45,7 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
         body: CreateKeyRequest,
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
+          409: error("the organisation holds API_KEYS_PER_ORGANISATION active keys (API_KEY_LIMIT_REACHED)"),
         },
         handler: async ({ auth, body }) => ({
           status: 201,

@@ -10,6 +10,8 @@ export function createAccountService(deps: {
   accounts: AccountsRepo;
   passwords: PasswordHasher;
   limits: AbuseLimits;
+  /** Active keys an organisation may hold: each is a separate per-key request budget. */
+  maxActiveKeys: number;
 }) {
   const { accounts, passwords, limits } = deps;
 
@@ -52,6 +54,13 @@ export function createAccountService(deps: {
     findActiveKey: (key: string) => accounts.findActiveKey(key),
 
     async createKey(organisationId: string, label: string) {
+      // Checked before the insert, not with it: concurrent creations may pass one each, a handful at most.
+      if ((await accounts.listActiveKeys(organisationId)).length >= deps.maxActiveKeys) {
+        throw new AppError(
+          "API_KEY_LIMIT_REACHED",
+          `The organisation already has ${deps.maxActiveKeys} active API keys; revoke one first`,
+        );
+      }
       const issued = issueApiKey("staking");
       const row = await accounts.insertKey({ organisationId, label, issued });
       return { keyId: row.id, label: row.label, apiKey: issued.key };

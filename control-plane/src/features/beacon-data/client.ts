@@ -94,7 +94,7 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
     },
     block: (slot: number) => request<ApiBlock>(`/eth/v2/beacon/blocks/${slot}`),
     /** POST (no 64-id limit of GET); ids are pubkeys. */
-    async validators(stateSlot: number | "genesis", ids: string[]): Promise<ApiValidator[]> {
+    async validators(stateSlot: number | "head" | "genesis", ids: string[]): Promise<ApiValidator[]> {
       if (!ids.length) return [];
       return (await request<ApiValidator[]>(`/eth/v1/beacon/states/${stateSlot}/validators`, { ids })) ?? [];
     },

@@ -50,6 +50,30 @@ export const BeaconDataConfig = z
       .describe(
         "How many epochs before the last indexed one the indexer reads for a pubkey registered after they were indexed (never before the index's first epoch; the beacon node must serve those states). 0 turns the backfill off.",
       ),
+    BEACON_BACKFILL_EPOCHS_PER_STEP: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(4)
+      .describe(
+        "Most earlier epochs one indexer step reads for registered pubkeys, across every organisation (pubkeys first tracked at the same epoch are read together): the global backfill budget.",
+      ),
+    BEACON_REGISTERED_PER_ORGANISATION: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(1000)
+      .describe(
+        "Pubkeys an organisation may register (POST /api/validators/register); past it 409 REGISTRATION_LIMIT_REACHED.",
+      ),
+    BEACON_REGISTER_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe(
+        "POST /api/validators/register calls allowed per organisation per minute (each can cost a Beacon API call); past it 429.",
+      ),
     BEACON_DATA_PROVIDER: z
       .string()
       .min(1)
@@ -63,6 +87,9 @@ export const BeaconDataConfig = z
     maxEpochsPerStep: e.BEACON_INDEXER_MAX_EPOCHS,
     startEpoch: e.BEACON_INDEXER_START_EPOCH,
     backfillEpochs: e.BEACON_BACKFILL_EPOCHS,
+    backfillEpochsPerStep: e.BEACON_BACKFILL_EPOCHS_PER_STEP,
+    registeredPerOrganisation: e.BEACON_REGISTERED_PER_ORGANISATION,
+    registerPerMinute: e.BEACON_REGISTER_PER_MINUTE,
     provider: e.BEACON_DATA_PROVIDER,
   }));
 

@@ -14,6 +14,8 @@ export interface IndexerDeps {
   startEpoch: number | undefined;
   /** How far back (epochs up to the cursor) a pubkey registered later gets its rows read; 0: no backfill. */
   backfillEpochs: number;
+  /** Most earlier epochs one step reads for every organisation's registrations together. */
+  backfillEpochsPerStep: number;
   logger: Logger;
 }
 
@@ -53,13 +55,13 @@ export function createIndexer(deps: IndexerDeps) {
   }
 
   /**
-   * Up to `maxEpochsPerStep` earlier epochs for registered pubkeys whose rows start after the backfill
+   * Up to `backfillEpochsPerStep` earlier epochs (one budget for every organisation) for registered pubkeys whose rows start after the backfill
    * floor, newest first: each pass reads the epoch just before the latest start, for the pubkeys starting
    * there, so the pubkeys of one registration are read together and no epoch is read twice for a pubkey.
    */
   async function backfill(s: ChainSpec, finalizedEpoch: number): Promise<number[]> {
     const done: number[] = [];
-    while (deps.backfillEpochs > 0 && done.length < deps.maxEpochsPerStep) {
+    while (deps.backfillEpochs > 0 && done.length < deps.backfillEpochsPerStep) {
       const starts = await deps.repo.backfillStarts(deps.backfillEpochs);
       if (!starts.size) break;
       const epoch = [...starts.values()].reduce((a, b) => Math.max(a, b)) - 1;

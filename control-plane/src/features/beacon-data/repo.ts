@@ -61,6 +61,22 @@ export function createBeaconDataRepo(db: Db) {
         .onConflictDoNothing();
     },
 
+    /** Of `pubkeys`, those the organisation has not registered yet. */
+    async notRegistered(organisationId: string, pubkeys: string[]): Promise<string[]> {
+      const rows = await db.execute<{ pubkey: string }>(sql`
+        select pubkey from beacon_tracked_validators
+        where organisation_id = ${organisationId} and source = 'registered' and pubkey = any(${arr(pubkeys)})`);
+      const known = new Set(rows.map((r) => r.pubkey));
+      return pubkeys.filter((p) => !known.has(p));
+    },
+
+    async registeredCount(organisationId: string): Promise<number> {
+      const row = await one<{ n: number }>(sql`
+        select count(*)::int as n from beacon_tracked_validators
+        where organisation_id = ${organisationId} and source = 'registered'`);
+      return row?.n ?? 0;
+    },
+
     /** Whether the organisation's rollup counts all of `pubkeys` yet (false while a registration waits). */
     async rolledUp(organisationId: string, pubkeys: string[]): Promise<boolean> {
       const row = await one<{ n: number }>(sql`

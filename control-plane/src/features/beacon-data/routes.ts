@@ -32,8 +32,15 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
           "Track validators by pubkey (idempotent); the indexer follows them from its next epoch and backfills the last indexed ones",
         security: "api-key",
         body: RegisterRequest,
+        upstream: true,
         responses: {
           200: { description: "the pubkeys now tracked", body: RegisterResponse },
+          409: error(
+            "BEACON_REGISTERED_PER_ORGANISATION pubkeys registered already (REGISTRATION_LIMIT_REACHED)",
+          ),
+          422: error(
+            "no validator and no pending deposit for a pubkey on the beacon chain (VALIDATOR_UNKNOWN)",
+          ),
           503: error("registered, but the worker has not counted the pubkeys yet (Retry-After)"),
         },
         handler: async ({ auth, body }) => ({

@@ -1,8 +1,9 @@
 import { waitUntil } from "../../background-job.ts";
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
-import { notIndexedYet } from "../../errors.ts";
+import { AppError, notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
+import type { BeaconApi } from "./client.ts";
 import type { RegistrationsQueue } from "./jobs.ts";
 import type { BeaconDataRepo } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
@@ -49,6 +50,12 @@ export function createBeaconDataService(deps: {
   registrations: Pick<RegistrationsQueue, "add">;
   /** How long a registration waits for the worker's roll-up before answering 503 (default 5 s). */
   registerWaitMs?: number;
+  /** Whether the beacon chain knows a pubkey: its registry at the head, or its pending deposits. */
+  beacon: Pick<BeaconApi, "validators" | "pendingDeposits">;
+  /** Counts one registration call of the organisation; throws RATE_LIMITED past its budget. */
+  limit: (organisationId: string) => Promise<unknown>;
+  /** Pubkeys one organisation may register. */
+  maxRegistered: number;
 }) {
   const { repo } = deps;
   const network = deps.network === "mainnet" ? "MAINNET" : "HOODI";
@@ -66,12 +73,48 @@ export function createBeaconDataService(deps: {
     };
   }
 
+  /**
+   * A pubkey nobody deposited for would be read every epoch and backfilled to the index's start for
+   * nothing: only pubkeys in the registry at the head or with a pending deposit are registered.
+   */
+  async function assertKnown(pubkeys: string[]): Promise<void> {
+    const [inRegistry, pending] = await Promise.all([
+      deps.beacon.validators("head", pubkeys),
+      deps.beacon.pendingDeposits("head"),
+    ]);
+    const known = new Set(
+      [...inRegistry.map((v) => v.validator.pubkey), ...pending.map((d) => d.pubkey)].map((p) =>
+        p.toLowerCase(),
+      ),
+    );
+    const unknown = pubkeys.filter((p) => !known.has(p));
+    if (unknown.length) {
+      throw new AppError(
+        "VALIDATOR_UNKNOWN",
+        "The beacon chain knows no validator and no pending deposit for these pubkeys",
+        { details: unknown.map((p) => ({ field: `pubkeys`, message: `unknown pubkey ${p}` })) },
+      );
+    }
+  }
+
   return {
     /** Follows pubkeys the organisation stakes with elsewhere (idempotent); scope rule applies. */
     async register(auth: StakingAuth, pubkeys: string[]) {
       for (const p of pubkeys) assertInScope(auth, "ethereum", p, "validator");
       const unique = [...new Set(pubkeys)];
       const org = auth.organisationId;
+      await deps.limit(org);
+      const fresh = await repo.notRegistered(org, unique);
+      if (fresh.length) {
+        // Checked before the insert: concurrent registrations may each pass, by at most 100 pubkeys each.
+        if ((await repo.registeredCount(org)) + fresh.length > deps.maxRegistered) {
+          throw new AppError(
+            "REGISTRATION_LIMIT_REACHED",
+            `An organisation may register at most ${deps.maxRegistered} pubkeys`,
+          );
+        }
+        await assertKnown(fresh);
+      }
       await repo.register(org, unique);
       // The organisation's rollup gets the pubkeys' indexed days from the worker, never from here
       // (docs/spec.md, our additions): enqueued, then awaited for a moment.

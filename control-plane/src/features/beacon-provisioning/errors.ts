@@ -5,4 +5,6 @@ export const BEACON_ERRORS = {
   VALIDATOR_NOT_COMPOUNDING: 400,
   VALIDATOR_NOT_ACTIVE: 409,
   BALANCE_CAP_EXCEEDED: 400,
+  /** More validators provisioned and not yet deposited than ETH_PROVISION_QUOTA allows (our addition). */
+  PROVISION_QUOTA_EXCEEDED: 409,
 } as const;

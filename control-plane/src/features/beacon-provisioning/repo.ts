@@ -31,6 +31,17 @@ export function createProvisioningRepo(db: Db) {
       return { row: existing, created: false };
     },
 
+    /** Validators the organisation's provisions still being worked on will create. */
+    async validatorsInProgress(organisationId: string): Promise<number> {
+      const [row] = await db
+        .select({
+          n: sql<number>`coalesce(sum((${provisions.attributes} ->> 'validatorsCount')::int), 0)::int`,
+        })
+        .from(provisions)
+        .where(and(eq(provisions.organisationId, organisationId), eq(provisions.status, "IN_PROGRESS")));
+      return row?.n ?? 0;
+    },
+
     async findByIdempotencyKey(organisationId: string, key: string) {
       const [row] = await db
         .select()

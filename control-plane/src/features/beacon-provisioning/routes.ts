@@ -32,7 +32,9 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService }): 
         body: ProvisionRequest,
         responses: {
           200: { description: "accepted", body: ProvisionResponse },
-          409: error("same Idempotency-Key, other body"),
+          409: error(
+            "same Idempotency-Key, other body; or ETH_PROVISION_QUOTA validators not yet deposited (PROVISION_QUOTA_EXCEEDED)",
+          ),
         },
         handler: async ({ auth, body, req }) => {
           const header = req.headers["idempotency-key"];

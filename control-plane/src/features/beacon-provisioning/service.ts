@@ -29,6 +29,8 @@ export function createProvisioningService(deps: {
   network: BeaconNetwork;
   /** beacon-data's port: the lifecycle status and index of the organisation's validators. */
   tracking: Pick<Tracking, "lifecycles" | "countProvisionedByStatus">;
+  /** Validators an organisation may hold provisioned but not yet deposited (each holds a signing key). */
+  quota: number;
 }) {
   const { repo, network } = deps;
 
@@ -51,6 +53,25 @@ export function createProvisioningService(deps: {
     return { p, page: pageOrAll(q), done: p.status === "CREATED", header };
   }
 
+  /**
+   * Refuses a provision that would leave more than `quota` of the organisation's validators without a
+   * deposit: those still being created plus those created that the beacon chain has not seen (CREATED).
+   * Checked before the insert: concurrent provisions may each pass, by at most 100 validators each.
+   */
+  async function assertQuota(organisationId: string, wanted: number): Promise<void> {
+    const [inProgress, byStatus] = await Promise.all([
+      repo.validatorsInProgress(organisationId),
+      deps.tracking.countProvisionedByStatus(organisationId),
+    ]);
+    const undeposited = inProgress + (byStatus.find((r) => r.status === "CREATED")?.n ?? 0);
+    if (undeposited + wanted > deps.quota) {
+      throw new AppError(
+        "PROVISION_QUOTA_EXCEEDED",
+        `The organisation has ${undeposited} validators not yet deposited; at most ${deps.quota} may wait for a deposit`,
+      );
+    }
+  }
+
   return {
     network,
 
@@ -68,6 +89,9 @@ export function createProvisioningService(deps: {
         amountPerValidatorGwei: (input.amountPerValidator ?? 32n * GWEI_PER_ETH).toString(),
       };
       const requestHash = createHash("sha256").update(JSON.stringify(attributes)).digest("hex");
+      // A replay returns the original (or 409 for another body) whatever the quota says now.
+      const replay = idempotencyKey && (await repo.findByIdempotencyKey(organisationId, idempotencyKey));
+      if (!replay) await assertQuota(organisationId, input.validatorsCount);
       const { row, created } = await repo.insertProvision({
         id: randomUUID(),
         organisationId,

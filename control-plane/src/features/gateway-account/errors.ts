@@ -6,4 +6,6 @@ export const GATEWAY_ACCOUNT_ERRORS = {
   PARTY_EXISTS: 409,
   PARTY_REQUIRED: 403,
   GATEWAY_KEY_NOT_FOUND: 404,
+  /** The user holds GATEWAY_KEYS_PER_USER active keys already (our addition). */
+  GATEWAY_KEY_LIMIT_REACHED: 409,
 } as const;

@@ -98,6 +98,7 @@ export function gatewayAccountArea(deps: {
         security: "bearer",
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
+          409: error("the user holds GATEWAY_KEYS_PER_USER active keys (GATEWAY_KEY_LIMIT_REACHED)"),
         },
         handler: async ({ auth }) => ({ status: 201, body: await accounts.createKey(auth.userId) }),
       }),

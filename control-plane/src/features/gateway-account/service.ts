@@ -24,6 +24,8 @@ export function createGatewayAccountService(deps: {
   keys: RedisKeys;
   /** Has the worker drain the party's reservation log into Postgres, and waits for it (settlement's port). */
   drainParty: (partyId: string) => Promise<void>;
+  /** Active gateway keys a user may hold. */
+  maxActiveKeys: number;
 }) {
   const { repo, passwords, limits, jwt, redis, keys } = deps;
   /** Gateway processes drop their key/party caches on this message (effective within a second). */
@@ -98,6 +100,14 @@ export function createGatewayAccountService(deps: {
 
     async createKey(userId: string) {
       await existingUser(userId);
+      // Checked before the insert: concurrent creations may pass one each, a handful at most.
+      const active = (await repo.listKeys(userId)).filter((k) => k.active).length;
+      if (active >= deps.maxActiveKeys) {
+        throw new AppError(
+          "GATEWAY_KEY_LIMIT_REACHED",
+          `You already have ${deps.maxActiveKeys} active API keys; deactivate one first`,
+        );
+      }
       const issued = issueApiKey("gateway");
       const key = await repo.insertKey({
         id: newId("gatewayKey"),

@@ -142,7 +142,7 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 export function createSuiNode(
-  opts: { rpcUrl: string; timeoutMs: number },
+  opts: { rpcUrl: string; timeoutMs: number; maxPages: number },
   network: "testnet" | "mainnet",
 ): SuiNode {
   const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs });
@@ -168,9 +168,21 @@ export function createSuiNode(
     return result.data;
   }
 
-  async function pages<T>(fetchPage: (after: string | null) => Promise<Page<T> | null>): Promise<T[]> {
+  /**
+   * Follows `hasNextPage` for at most `opts.maxPages` pages, so no address makes one sync unbounded. A
+   * `resumable` read (events after a stored cursor) stops there and the next pass goes on from the cursor;
+   * any other read cannot be cut without being wrong, and fails.
+   */
+  async function pages<T>(
+    fetchPage: (after: string | null) => Promise<Page<T> | null>,
+    resumable = false,
+  ): Promise<T[]> {
     const all: T[] = [];
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null, n = 0; ; ) {
+      if (n++ === opts.maxPages) {
+        if (resumable) return all;
+        throw new AppError("UPSTREAM_UNAVAILABLE", `Sui read needs more than ${opts.maxPages} pages`);
+      }
       const page = await fetchPage(after);
       if (!page) return all;
       all.push(...page.nodes);
@@ -280,7 +292,7 @@ export function createSuiNode(
         });
         if (data.events?.pageInfo.endCursor) last = data.events.pageInfo.endCursor;
         return data.events;
-      });
+      }, true);
       const events = nodes.map((n) => {
         const json = n.contents?.json ?? {};
         return {

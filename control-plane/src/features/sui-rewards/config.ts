@@ -49,6 +49,30 @@ export const SuiRewardsConfig = z
       .describe(
         "Pause between two passes of the worker's Sui indexer (pools' new epochs, followed delegators).",
       ),
+    SUI_FOLLOWS_PER_ORGANISATION: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(100)
+      .describe(
+        "Delegators outside its scope an organisation may have the worker follow at once (past it: 403 SUI_FOLLOW_LIMIT_REACHED).",
+      ),
+    SUI_FOLLOW_EXPIRY_DAYS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(7)
+      .describe(
+        "A delegator outside every scope is synced until this many days after its last query, then no longer followed.",
+      ),
+    SUI_MAX_PAGES_PER_SYNC: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(20)
+      .describe(
+        "GraphQL pages (50 nodes each) one read may follow: unstake events resume from their cursor on the next pass; more owned stakes than that fail the delegator's sync.",
+      ),
   })
   .transform((e) => ({
     rpcUrl: e.SUI_RPC_URL,
@@ -56,6 +80,9 @@ export const SuiRewardsConfig = z
     validators: e.SUI_VALIDATOR_ADDRESSES.split(",").map((a) => a.trim().toLowerCase()),
     fromEpoch: e.SUI_INDEX_FROM_EPOCH,
     indexIntervalMs: e.SUI_INDEX_INTERVAL_MS,
+    followsPerOrganisation: e.SUI_FOLLOWS_PER_ORGANISATION,
+    followExpiryMs: e.SUI_FOLLOW_EXPIRY_DAYS * 86_400_000,
+    maxPages: e.SUI_MAX_PAGES_PER_SYNC,
   }));
 
 export type SuiRewardsConfig = z.output<typeof SuiRewardsConfig>;

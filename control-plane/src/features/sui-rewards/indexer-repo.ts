@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { organisations } from "@stake/db/schema/accounts";
 import { suiDelegators, suiEpochs, suiPoolRates, suiPools, suiStakes } from "@stake/db/schema/sui";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { SuiOwnedStake, SuiPoolInfo, SuiRate, SuiUnstakeEvent } from "./client.ts";
 import { createSuiRepo } from "./repo.ts";
 
@@ -49,8 +49,13 @@ export function createSuiIndexerRepo(db: Db) {
         .where(eq(suiPools.poolId, args.poolId));
     },
 
-    /** Delegators to keep in sync: those already followed and every `sui` address of an org's scope. */
-    async followedDelegators(): Promise<{ address: string; unstakeCursor: string | null }[]> {
+    /**
+     * Delegators to keep in sync: every `sui` address of an approved organisation's scope, and of those
+     * already stored the ones in `recent` (queried within the follow expiry, follows.ts).
+     */
+    async followedDelegators(
+      recent: readonly string[],
+    ): Promise<{ address: string; unstakeCursor: string | null }[]> {
       const scoped = await db.execute<{ address: string }>(
         sql`select distinct lower(jsonb_array_elements_text(${organisations.scope} -> 'sui' -> 'delegator_addresses')) as address
             from ${organisations} where ${organisations.status} = 'approved'`,
@@ -60,9 +65,12 @@ export function createSuiIndexerRepo(db: Db) {
         .filter((a) => /^0x[0-9a-f]{64}$/.test(a))
         .map((address) => ({ address }));
       if (addresses.length) await db.insert(suiDelegators).values(addresses).onConflictDoNothing();
+      const wanted = [...new Set([...addresses.map((a) => a.address), ...recent])];
+      if (!wanted.length) return [];
       return db
         .select({ address: suiDelegators.address, unstakeCursor: suiDelegators.unstakeCursor })
         .from(suiDelegators)
+        .where(inArray(suiDelegators.address, wanted))
         .orderBy(asc(suiDelegators.address));
     },
 

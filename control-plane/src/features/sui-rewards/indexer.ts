@@ -17,6 +17,8 @@ export function createSuiIndexer(deps: {
   validators: readonly string[];
   /** First epoch to read rates from (default: each pool's activation epoch, i.e. its whole history). */
   fromEpoch?: number | undefined;
+  /** Addresses outside every scope queried within the follow expiry (follows.ts `recent`). */
+  recentlyQueried: () => Promise<string[]>;
   logger: Logger;
 }) {
   const { node, repo, logger } = deps;
@@ -72,10 +74,10 @@ export function createSuiIndexer(deps: {
   return {
     indexPools,
     syncDelegator,
-    /** One pass: pools, then every followed delegator. */
+    /** One pass: pools, then every followed delegator (in a scope, or queried within the expiry). */
     async runOnce(): Promise<{ epoch: number; pools: number; delegators: number }> {
       const result = await indexPools();
-      const delegators = await repo.followedDelegators();
+      const delegators = await repo.followedDelegators(await deps.recentlyQueried());
       for (const d of delegators) await syncDelegator(d.address, d.unstakeCursor);
       return { ...result, delegators: delegators.length };
     },

@@ -1,6 +1,7 @@
 import { unitsToNumber } from "@stake/db/units";
 import { AppError, notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { SuiFollows } from "./follows.ts";
 import type { IndexedPool, SuiRepo } from "./repo.ts";
 import { isActive, RateTable, rewardRows } from "./rewards.ts";
 import type { DailyRewardsResponse, RewardsPageQuery, RewardsRequest } from "./schemas.ts";
@@ -18,9 +19,12 @@ export function createSuiRewardsService(deps: {
   repo: SuiRepo;
   /** Enqueues a delegator's first sync and waits for it (jobs.ts `createDelegatorSync`). */
   syncDelegator: (address: string) => Promise<void>;
+  follows: Pick<SuiFollows, "follow">;
   validators: readonly string[];
   /** SUI_INDEX_FROM_EPOCH: rates before it (and after a pool's activation) were never read. */
   indexFromEpoch?: number | undefined;
+  /** The worker's pass interval: a followed delegator is never staler than that. */
+  indexIntervalMs: number;
 }) {
   const { repo } = deps;
   const operator = new Set(deps.validators);
@@ -55,7 +59,16 @@ export function createSuiRewardsService(deps: {
       if (!pools.length) {
         throw notIndexedYet("Sui pools are not indexed yet; retry shortly", 30);
       }
-      if (!known?.syncedAt) await deps.syncDelegator(address);
+      // A scoped address is followed by the scope; any other only while queried, within the org's cap.
+      const scoped = (auth.scope.sui?.delegator_addresses ?? []).length > 0;
+      const followed = scoped
+        ? { alreadyFollowed: true }
+        : await deps.follows.follow(auth.organisationId, address);
+      // One no longer followed may be stale: read again unless synced within one of the worker's passes.
+      const stale =
+        !known?.syncedAt ||
+        (!followed.alreadyFollowed && Date.now() - known.syncedAt.getTime() > deps.indexIntervalMs);
+      if (stale) await deps.syncDelegator(address);
 
       // An epoch's row needs the next epoch's rate: only epochs before every pool's last indexed one.
       const lastFinished = Math.min(...pools.map((p) => p.indexedThroughEpoch ?? 0)) - 1;

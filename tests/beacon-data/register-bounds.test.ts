@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
+import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf, startJobs } from "../helpers/jobs.ts";
+
+// Issue 24 item 6: any well-formed pubkey was registered, without a cap or a rate limit, and each
+// organisation's late registrations were backfilled without one budget for all.
+let devnet: BeaconDevnet;
+let h: ControlPlaneHarness;
+let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
+before(async () => {
+  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
+  h = await createControlPlaneHarness({
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: devnet.execution!.url,
+    BEACON_INDEXER_START_EPOCH: "1",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+    BEACON_BACKFILL_EPOCHS: "5",
+    BEACON_BACKFILL_EPOCHS_PER_STEP: "1",
+    BEACON_REGISTERED_PER_ORGANISATION: "2",
+    BEACON_REGISTER_PER_MINUTE: "3",
+  });
+  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+});
+after(async () => {
+  await jobs?.close();
+  await h?.close();
+  await devnet?.close();
+});
+
+const register = (key: string, pubkeys: string[]) =>
+  supertest(h.app).post("/api/validators/register").set("api-key", key).send({ pubkeys });
+
+test("a pubkey the beacon chain does not know is refused (422 VALIDATOR_UNKNOWN), nothing stored", async () => {
+  const org = await makeOrganisation(h.db);
+  const unknown = `0x${"ab".repeat(48)}`;
+  const res = await register(org.apiKey, [backgroundPubkey(0), unknown]);
+  assert.equal(res.status, 422, JSON.stringify(res.body));
+  assert.equal(res.body.code, "VALIDATOR_UNKNOWN");
+  const [row] =
+    await h.sql`select count(*)::int as n from beacon_tracked_validators where organisation_id = ${org.id}`;
+  assert.equal(row?.n, 0);
+});
+
+test("registrations are capped per organisation (409) and rate-limited per organisation (429)", async () => {
+  const org = await makeOrganisation(h.db);
+  const two = await register(org.apiKey, [backgroundPubkey(0), backgroundPubkey(1)]);
+  assert.equal(two.status, 200, JSON.stringify(two.body));
+  const third = await register(org.apiKey, [backgroundPubkey(2)]);
+  assert.equal(third.status, 409, JSON.stringify(third.body));
+  assert.equal(third.body.code, "REGISTRATION_LIMIT_REACHED");
+  // Registering again what is registered is no new pubkey: still 200.
+  assert.equal((await register(org.apiKey, [backgroundPubkey(0)])).status, 200);
+  const limited = await register(org.apiKey, [backgroundPubkey(0)]);
+  assert.equal(limited.status, 429, JSON.stringify(limited.body));
+  assert.ok(Number(limited.headers["retry-after"]) >= 1);
+});
+
+test("late registrations of every organisation share one backfill budget per indexer step", async () => {
+  const [a, b] = [await makeOrganisation(h.db), await makeOrganisation(h.db)];
+  const indexer = rootOf(h).followers.beaconData;
+  await devnet.advanceToEndOfEpoch(8);
+  await indexer.runOnce();
+  assert.equal((await register(a.apiKey, [backgroundPubkey(2)])).status, 200);
+  assert.equal((await register(b.apiKey, [backgroundPubkey(3)])).status, 200);
+  await devnet.advanceToEndOfEpoch(10);
+  const from = async () =>
+    (
+      await h.sql`select indexed_from from beacon_validators where pubkey in ${h.sql([backgroundPubkey(2), backgroundPubkey(3)])} order by pubkey`
+    ).map((r) => r.indexed_from);
+  await indexer.runOnce();
+  // Both organisations' pubkeys start at epoch 9: one epoch (8) read for both together, not 6-8.
+  assert.deepEqual(await from(), [8, 8]);
+  await indexer.runOnce();
+  assert.deepEqual(await from(), [7, 7]);
+});
