@@ -63,8 +63,9 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     basic: async (req) => ({
       organisationId: (await s.accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
-    "api-key": createApiKeyAuth({ ...stakingKeys, headers: ["api-key"] }),
-    "x-api-key": createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key"] }),
+    // Every staking area accepts both header names (issue 25): the scheme names the spec's one first.
+    "api-key": createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }),
+    "x-api-key": createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }),
     "stake-key": async (req) => {
       const auth = await stakeKeyAuth(req);
       await solanaKeyLimit(auth.keyId);
