@@ -90,3 +90,31 @@ test("a deployment that does not answer is one line naming the service and its a
     `error: cannot connect to Postgres at postgres://postgres:***@127.0.0.1:${closed}/staking_demo (ECONNREFUSED; DATABASE_URL / REDIS_URL or their defaults): is it running?`,
   );
 });
+
+// Issue 25: nobody could read or edit a scope once signed up.
+test("orgs scope replaces a scope after checking it; the organisation reads it back", async () => {
+  const email = uniqueEmail("scope");
+  await request(h.app)
+    .post("/user/signup")
+    .send({ email, password: "Sup3rSecret", org: "Scope Org", scope: {} })
+    .expect(202);
+  await operator("orgs", "approve", email);
+  const scope = { polygon: { validator_addresses: [], delegator_addresses: [`0x${"12".repeat(20)}`] } };
+  const set = await operator("orgs", "scope", email, JSON.stringify(scope));
+  assert.deepEqual(set.scope, scope);
+  const read = await request(h.app).get("/user/organisation").auth(email, "Sup3rSecret");
+  assert.deepEqual(read.body.scope, scope, JSON.stringify(read.body));
+
+  const bad = { polygon: { validator_addresses: [], delegator_addresses: ["0xabc"] } };
+  await assert.rejects(
+    operator("orgs", "scope", email, JSON.stringify(bad)),
+    (err: { code: number; stdout: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(JSON.parse(err.stdout).error, /^polygon\.delegator_addresses\.0: .*0x address/);
+      return true;
+    },
+  );
+  await assert.rejects(operator("orgs", "scope", email, "{nope"), (err: { stdout: string }) =>
+    /not JSON/.test(JSON.parse(err.stdout).error),
+  );
+});
