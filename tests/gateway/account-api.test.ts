@@ -130,6 +130,9 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(off.status, 200);
   const after = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys[0];
   assert.deepEqual([after.active, after.deactivatedAt], [false, off.body.deactivatedAt]);
+  // Issue 25: deactivating again answered a new deactivatedAt; it answers the first one.
+  const offAgain = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
+  assert.deepEqual([offAgain.status, offAgain.body], [200, off.body]);
   const deadline = Date.now() + 1000;
   let refused = await send(`${gateway.url}/gateway/demo/hello`, {
     headers: ["x-gateway-api-key", key.body.key, "idempotency-key", "second"],
