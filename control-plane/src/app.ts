@@ -79,8 +79,9 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     basic: async (req) => ({
       organisationId: (await s.accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
-    "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key"] }), keyLimit),
-    "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key"] }), keyLimit),
+    // Every staking area accepts both header names (issue 25): the scheme names the spec's one first.
+    "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),
+    "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }), keyLimit),
     "stake-key": limited(
       createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }),
       solanaKeyLimit,

@@ -9,6 +9,7 @@ import { POLYGON_REWARDS_ERRORS } from "./features/polygon-rewards/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import { SUI_REWARDS_ERRORS } from "./features/sui-rewards/errors.ts";
 import type { Logger } from "./log.ts";
+import { zodMessages } from "./validation-messages.ts";
 
 /**
  * One error vocabulary for the whole control plane (docs/architecture.md §4). Codes are append-only: never rename one,
@@ -112,10 +113,6 @@ export function validationError(error: z.ZodError, root = "body"): AppError {
   const message = first ? `Invalid ${first.field}: ${first.message}` : "Invalid request";
   return new AppError("VALIDATION_ERROR", message, { details });
 }
-
-/** Custom zod messages used by every schema parse: the spec's "Required" for absent values. */
-export const zodMessages: z.core.$ZodErrorMap = (issue) =>
-  issue.code === "invalid_type" && issue.input === undefined ? "Required" : undefined;
 
 /** Parses `input` with `schema`, throwing the area-neutral VALIDATION_ERROR on failure. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = "body"): z.output<S> {

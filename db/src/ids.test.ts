@@ -40,3 +40,9 @@ test("the 16-byte encoder rejects other lengths", () => {
 test("newId mints ids its pattern accepts", () => {
   for (let i = 0; i < 1000; i++) assert.match(newId("reservation"), idPattern("reservation"));
 });
+
+test("gateway key ids: gkid_ for new ones, the former gwk_ ids still match, a gwk_ secret does not", () => {
+  assert.match(newId("gatewayKey"), /^gkid_/);
+  assert.match(`gwk_${base58Of16(new Uint8Array(16).fill(7))}`, idPattern("gatewayKey"));
+  assert.doesNotMatch(`gwk_${"A".repeat(43)}`, idPattern("gatewayKey"));
+});

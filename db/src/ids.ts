@@ -10,7 +10,8 @@ export const ID_PREFIXES = {
   request: "req",
   gatewayUser: "gwu",
   party: "party",
-  gatewayKey: "gwk",
+  /** Not `gwk`: that is the secret's prefix (db/src/api-key.ts), and an id must not read as a secret. */
+  gatewayKey: "gkid",
   provider: "prv",
   reservation: "rsv",
   ledgerEntry: "led",
@@ -93,8 +94,12 @@ const BASE58_CHARS = "1-9A-HJ-NP-Za-km-z";
 /** 16 random bytes encode to 21 or 22 base58 characters (fewer only with leading zero bytes). */
 const ID_BODY = `[${BASE58_CHARS}]{16,22}`;
 
+/** Prefixes ids were once minted with: those ids stay valid (gateway key ids were `gwk_` until issue 25). */
+const FORMER_PREFIXES: Partial<Record<IdKind, string>> = { gatewayKey: "gwk" };
+
 export function idPattern(kind: IdKind): RegExp {
-  return new RegExp(`^${ID_PREFIXES[kind]}_${ID_BODY}$`);
+  const prefixes = [ID_PREFIXES[kind], FORMER_PREFIXES[kind]].filter(Boolean).join("|");
+  return new RegExp(`^(?:${prefixes})_${ID_BODY}$`);
 }
 
 export function isId(kind: IdKind, value: string): boolean {

@@ -59,6 +59,35 @@ export const accountCommands: Record<string, Command> = {
     summary: "suspend an organisation",
     run: setStatus("suspended"),
   },
+  "orgs scope": {
+    usage: "orgs scope <email> <scope-json>",
+    summary: "replace an organisation's scope (checked as at sign-up; {} is unrestricted)",
+    async run(ctx, args) {
+      const email = requirePositional(args, 0, "email").toLowerCase();
+      const text = requirePositional(args, 1, "scope-json");
+      let scope: unknown;
+      try {
+        scope = JSON.parse(text);
+      } catch {
+        throw new UsageError(
+          `<scope-json> is not JSON, e.g. '{"ethereum":{"validator_addresses":[],"delegator_addresses":["0x…"]}}'`,
+        );
+      }
+      let org: Awaited<ReturnType<typeof ctx.accounts.setOrganisationScope>>;
+      try {
+        org = await ctx.accounts.setOrganisationScope(email, scope);
+      } catch (err) {
+        const details = (err as { details?: { field: string; message: string }[] }).details;
+        if (!details) throw err;
+        throw new UsageError(details.map((d) => `${d.field}: ${d.message}`).join("; "));
+      }
+      if (!org) throw new UsageError(`no organisation with e-mail ${email}`);
+      return {
+        data: { id: org.id, email: org.email, scope: org.scope },
+        text: `${org.email} scope: ${JSON.stringify(org.scope)}`,
+      };
+    },
+  },
   "keys issue": {
     usage: "keys issue <email> [--label L]",
     summary: "issue a staking API key (the secret is printed once)",

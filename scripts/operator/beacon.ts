@@ -8,6 +8,7 @@ export const beaconCommands: Record<string, Command> = {
   "keystores export": {
     usage: "keystores export <provisionId> --out DIR [--password-file F] [--iterations N]",
     summary: "write EIP-2335 keystores and deposit-data JSON of a provision",
+    valueFlags: ["out", "password-file", "iterations"],
     async run(ctx, args) {
       const provisionId = requirePositional(args, 0, "provisionId");
       const out = args.flags.out;

@@ -101,6 +101,8 @@ export interface Command {
   summary: string;
   /** Flags that take a value (`--label L`); every other flag is boolean. */
   valueFlags?: readonly string[];
+  /** Flags without a value (`--once`); any flag neither lists is refused, as are extra arguments. */
+  booleanFlags?: readonly string[];
   /** A non-zero `exitCode` is the process's (a check that found differences). */
   run(ctx: OperatorContext, args: ParsedArgs): Promise<{ data: unknown; text: string; exitCode?: number }>;
 }
@@ -129,4 +131,27 @@ export function requirePositional(args: ParsedArgs, index: number, name: string)
   const v = args.positionals[index];
   if (!v) throw new UsageError(`missing <${name}>`);
   return v;
+}
+
+/** The value of `--name V`; a value flag given bare is a usage error. */
+export function flag(args: Pick<ParsedArgs, "flags">, name: string): string | undefined {
+  const v = args.flags[name];
+  // `--user --json`: the parser hands the next flag over as the value.
+  if (v === true || (typeof v === "string" && v.startsWith("--")))
+    throw new UsageError(`--${name} needs a value`);
+  return v === false ? undefined : v;
+}
+
+/**
+ * Refuses what a command would otherwise ignore: a flag it does not take (`--lable`) and arguments beyond
+ * the `<placeholders>` of its usage.
+ */
+export function checkArgs(command: Command, args: ParsedArgs): void {
+  const known = new Set(["json", "help", ...(command.valueFlags ?? []), ...(command.booleanFlags ?? [])]);
+  const unknown = Object.keys(args.flags).filter((f) => !known.has(f));
+  if (unknown.length) throw new UsageError(`unknown option ${unknown.map((f) => `--${f}`).join(", ")}`);
+  const words = command.usage.split(" ");
+  const expected = words.filter((w, i) => /^<.+>$/.test(w) && !/^\[?--/.test(words[i - 1] ?? "")).length;
+  const extra = args.positionals.slice(expected);
+  if (extra.length) throw new UsageError(`unexpected argument ${extra.join(" ")}`);
 }

@@ -1,17 +1,8 @@
 import type { ProviderRow, ProviderStatus } from "@stake/control-plane/operator";
 import { coinsToBaseUnits, formatCoins, parseDecimal } from "@stake/db/coin";
-import { type Command, requirePositional, UsageError } from "./context.ts";
+import { type Command, flag, requirePositional, UsageError } from "./context.ts";
 
 const STATUSES = ["active", "disabled", "degraded"] as const satisfies readonly ProviderStatus[];
-
-function flag(
-  args: { flags: Record<string, string | boolean | undefined> },
-  name: string,
-): string | undefined {
-  const v = args.flags[name];
-  if (v === true) throw new UsageError(`--${name} needs a value`);
-  return v === false ? undefined : v;
-}
 
 function checkUrl(value: string): string {
   const url = new URL(value);

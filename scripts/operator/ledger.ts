@@ -64,6 +64,7 @@ export const ledgerCommands: Record<string, Command> = {
   "ledger settle": {
     usage: "ledger settle --once",
     summary: "run one settlement pass over every party (the worker runs it continuously)",
+    booleanFlags: ["once"],
     async run(ctx, args) {
       if (args.flags.once !== true)
         throw new UsageError("--once is required (the worker settles continuously)");

@@ -3,8 +3,9 @@ import { loadOrExit } from "@stake/db/env";
 import { withDeploymentEnv } from "../lib/deployment-env.ts";
 import { accountCommands } from "./accounts.ts";
 import { beaconCommands } from "./beacon.ts";
-import { type Command, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
+import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
+import { gatewayReadCommands } from "./gateway-reads.ts";
 import { ledgerCommands } from "./ledger.ts";
 
 /**
@@ -14,6 +15,7 @@ import { ledgerCommands } from "./ledger.ts";
 const COMMANDS: Record<string, Command> = {
   ...accountCommands,
   ...gatewayCommands,
+  ...gatewayReadCommands,
   ...ledgerCommands,
   ...beaconCommands,
 };
@@ -53,13 +55,26 @@ const { positionals, values } = parseArgs({
   strict: false,
   options: Object.fromEntries([...valueFlags].map((f) => [f, { type: "string" as const }])),
 });
-const json = values.json === true;
+// From argv itself: a bare value flag before it (`--user --json`) would take it as its value.
+const json = process.argv.slice(2).includes("--json");
 // Commands are one or two words ("fund", "providers add"); the longer match wins.
 const words = COMMANDS[positionals.slice(0, 2).join(" ")] ? 2 : 1;
 const command = COMMANDS[positionals.slice(0, words).join(" ")];
-if (!command || values.help) {
+if (values.help || positionals.length === 0) {
   console.log(help());
-  process.exit(command || values.help ? 0 : 2);
+  process.exit(values.help ? 0 : 2);
+}
+if (!command) {
+  // A misspelt command is named, not answered with the whole help text.
+  const given = positionals.slice(0, 2).join(" ");
+  const group = Object.keys(COMMANDS).filter((k) => k.split(" ")[0] === positionals[0]);
+  const hint = group.length
+    ? `; "${positionals[0]}" takes: ${group.join(", ")}`
+    : "; --help lists the commands";
+  const message = `unknown command: ${given}${hint}`;
+  if (json) console.log(JSON.stringify({ error: message }));
+  else console.error(`error: ${message}`);
+  process.exit(2);
 }
 
 const deployment = withDeploymentEnv(process.env);
@@ -70,7 +85,9 @@ try {
   const flags = Object.fromEntries(
     Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]),
   );
-  const result = await command.run(ctx, { positionals: positionals.slice(words), flags });
+  const args = { positionals: positionals.slice(words), flags };
+  checkArgs(command, args);
+  const result = await command.run(ctx, args);
   console.log(json ? JSON.stringify(result.data, null, 2) : result.text);
   code = result.exitCode ?? 0;
 } catch (err) {

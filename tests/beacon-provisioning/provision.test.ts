@@ -192,6 +192,11 @@ describe("provisioning end to end", () => {
 
   test("Idempotency-Key: a retry returns the same provision; another body is 409", async () => {
     const first = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
+    // Issue 25: the answer said CREATED while the provision was IN_PROGRESS; `provisionStatus` says which.
+    assert.deepEqual(
+      [first.body.result.status, first.body.result.provisionStatus],
+      ["CREATED", "IN_PROGRESS"],
+    );
     const again = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
     assert.equal(again.status, 200);
     assert.equal(again.body.result.provisionId, first.body.result.provisionId);
@@ -203,6 +208,8 @@ describe("provisioning end to end", () => {
     assert.notEqual(otherOrg.body.result.provisionId, first.body.result.provisionId);
     await waitForProvision(h.app, a.apiKey, first.body.result.provisionId);
     await waitForProvision(h.app, b.apiKey, otherOrg.body.result.provisionId);
+    const done = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
+    assert.equal(done.body.result.provisionStatus, "CREATED", JSON.stringify(done.body));
     const rows = await h.db
       .select()
       .from(validators)

@@ -18,12 +18,16 @@ const signup = (body: unknown) =>
     .send(body as object);
 const validBody = () => ({ email: uniqueEmail(), password: STRONG_PASSWORD, org: "Acme", scope: {} });
 const show = (res: request.Response) => JSON.stringify(res.body);
+const EVM = `0x${"ab".repeat(20)}`;
+const BLS = "cd".repeat(48);
+const SOLANA = "Vote111111111111111111111111111111111111111";
+const SUI = `0x${"ef".repeat(32)}`;
 
 describe("happy", () => {
   test("sign-up answers 202 {message} and leaves the organisation pending", async () => {
     const body = {
       ...validBody(),
-      scope: { ethereum: { validator_addresses: [], delegator_addresses: ["0xabc"] } },
+      scope: { ethereum: { validator_addresses: [], delegator_addresses: [EVM] } },
     };
     const res = await signup(body);
     assert.equal(res.status, 202, show(res));
@@ -59,6 +63,68 @@ describe("happy", () => {
     assert.equal(deleted.text, "");
     const after = await request(h.app).get("/user/api-keys").set("authorization", auth);
     assert.ok(!after.body.keys.some((k: { keyId: string }) => k.keyId === created.body.keyId));
+  });
+});
+
+// Issue 25: "0xabc" was accepted, and no request of that chain could ever be in scope again.
+describe("scope addresses are checked per chain at sign-up", () => {
+  const entry = (list: "validator_addresses" | "delegator_addresses", address: string) => ({
+    validator_addresses: list === "validator_addresses" ? [address] : [],
+    delegator_addresses: list === "delegator_addresses" ? [address] : [],
+  });
+  const refused: [string, "validator_addresses" | "delegator_addresses", string, RegExp][] = [
+    ["ethereum", "delegator_addresses", "0xabc", /0x address/],
+    ["ethereum", "validator_addresses", EVM, /BLS public key/],
+    ["hyperliquid", "delegator_addresses", "0xabc", /0x address/],
+    ["polygon", "delegator_addresses", SUI, /0x address/],
+    ["solana", "delegator_addresses", EVM, /Solana address/],
+    ["sui", "delegator_addresses", EVM, /Sui address/],
+    // A mixed-case address with a wrong EIP-55 checksum is a typo.
+    ["ethereum", "delegator_addresses", `0x${"aB".repeat(20)}`, /checksummed/],
+  ];
+  for (const [chain, list, address, message] of refused) {
+    test(`400 VALIDATION_ERROR: ${chain} ${list} ${address.slice(0, 12)}…`, async () => {
+      const res = await signup({ ...validBody(), scope: { [chain]: entry(list, address) } });
+      assert.equal(res.status, 400, show(res));
+      assert.equal(res.body.details[0].field, `scope.${chain}.${list}.0`, show(res));
+      assert.match(res.body.details[0].message, message);
+    });
+  }
+
+  test("each chain's own addresses are accepted; a BLS pubkey is stored as 0x and lower case", async () => {
+    const body = {
+      ...validBody(),
+      scope: {
+        ethereum: { validator_addresses: [BLS.toUpperCase()], delegator_addresses: [EVM] },
+        hyperliquid: entry("delegator_addresses", EVM),
+        polygon: entry("delegator_addresses", EVM.toUpperCase().replace("0X", "0x")),
+        solana: { validator_addresses: [SOLANA], delegator_addresses: [SOLANA] },
+        sui: entry("delegator_addresses", SUI),
+        bitcoin: entry("delegator_addresses", "bc1qexample"),
+      },
+    };
+    const res = await signup(body);
+    assert.equal(res.status, 202, show(res));
+    const [row] = await h.db.select().from(organisations).where(eq(organisations.email, body.email));
+    assert.deepEqual(row?.scope, {
+      ...body.scope,
+      ethereum: { validator_addresses: [`0x${BLS}`], delegator_addresses: [EVM] },
+    });
+  });
+
+  test("GET /user/organisation shows the caller's own organisation, scope included", async () => {
+    const scope = { sui: entry("delegator_addresses", SUI) };
+    const org = await makeOrganisation(h.db, { scope });
+    await makeOrganisation(h.db, { scope: { sui: entry("delegator_addresses", `0x${"01".repeat(32)}`) } });
+    const res = await request(h.app)
+      .get("/user/organisation")
+      .set("authorization", basic(org.email, org.password));
+    assert.equal(res.status, 200, show(res));
+    assert.deepEqual(
+      { ...res.body, createdAt: typeof res.body.createdAt },
+      { id: org.id, org: res.body.org, email: org.email, status: "approved", scope, createdAt: "string" },
+    );
+    assert.equal((await request(h.app).get("/user/organisation")).status, 401);
   });
 });
 

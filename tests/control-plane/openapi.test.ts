@@ -140,3 +140,13 @@ test("fix: /docs serves only what the reference page loads, under a Content-Secu
     assert.equal(res.status, 404, `${path}: ${res.status}`);
   }
 });
+
+// Issue 25: the overview's APY had no unit; a scheme's second header name was undocumented.
+test("OpenAPI gives the APY's unit and documents both API-key header names", async () => {
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const ok = doc.paths["/api/rewards/overview"].get.responses["200"].content["application/json"].schema;
+  const text = JSON.stringify(ok.$ref ? doc.components.schemas[ok.$ref.split("/").at(-1)] : ok);
+  assert.match(text, /"apy_7d":\{[^}]*"description":"Percent per year/, text);
+  assert.match(doc.components.securitySchemes["api-key"].description, /`x-api-key` is accepted too/);
+  assert.match(doc.components.securitySchemes["x-api-key"].description, /`api-key` is accepted too/);
+});

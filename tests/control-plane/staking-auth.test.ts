@@ -89,3 +89,25 @@ test("403 for an address outside a non-empty scope; empty scope is unrestricted"
   });
   assert.equal((await request(app).get("/probe/0xdef").set("api-key", open.apiKey)).status, 200);
 });
+
+// Issue 25: `x-api-key` on the Hyperliquid or Ethereum areas answered MISSING_API_KEY.
+test("every staking area accepts both api-key and x-api-key", async () => {
+  const org = await makeOrganisation(h.db);
+  // One route per area, called without its input: past authentication it can only answer 400.
+  const probes: [string, "get" | "post", string][] = [
+    ["hyperliquid delegation", "get", "/api/v1/staking/balance"],
+    ["beacon-chain data", "get", "/api/rewards/epoch"],
+    ["beacon-chain provisioning", "get", "/api/validators/provisions?page=x"],
+    ["stake-account", "post", "/api/v1/balance"],
+    ["chain B", "post", "/api/pending-rewards"],
+    ["chain C", "post", "/api/rewards"],
+  ];
+  for (const [area, method, path] of probes) {
+    const none = await request(h.app)[method](path);
+    assert.equal(none.status, 401, `${area} without a key: ${JSON.stringify(none.body)}`);
+    for (const header of ["api-key", "x-api-key"]) {
+      const res = await request(h.app)[method](path).set(header, org.apiKey).send({});
+      assert.equal(res.status, 400, `${area} with ${header}: ${JSON.stringify(res.body)}`);
+    }
+  }
+});

@@ -94,6 +94,10 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     const row = page.getByTestId("key-row");
     assert.equal(await row.count(), 1);
     assert.match((await row.textContent()) ?? "", new RegExp(`^${key.slice(0, 8)}.*active`));
+    // Issue 25: the id the operator CLI takes was nowhere on the page.
+    const keyId = (await row.getByTestId("key-id").textContent()) ?? "";
+    assert.equal(keyId, await row.getAttribute("data-key-id"));
+    assert.match(keyId, /^gkid_/);
 
     // The try-it box's command, run as printed: a paid request through the real gateway with the new key.
     const curl = (await page.getByTestId("curl").textContent()) ?? "";

@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, providers } from "@stake/db/schema/index";
+import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
 import request from "supertest";
 import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
@@ -39,6 +39,27 @@ after(async () => {
 const email = "Gw.User@Example.com";
 const password = "Sup3rSecret";
 
+test("a gateway key id minted with the former gwk_ prefix still names its key", async () => {
+  const user = await request(h.app)
+    .post("/api/onboarding/signup")
+    .send({ email: "former.prefix@example.com", password });
+  const login = await request(h.app)
+    .post("/api/onboarding/login")
+    .send({ email: "former.prefix@example.com", password });
+  const formerId = newId("gatewayKey").replace(/^gkid_/, "gwk_");
+  await h.db
+    .insert(gatewayApiKeys)
+    .values({ id: formerId, userId: user.body.userId, hash: "h".repeat(64), start: "gwk_abc" });
+  const off = await request(h.app)
+    .post(`/api/api-key/${formerId}/deactivate`)
+    .set({ Authorization: `Bearer ${login.body.token}` });
+  assert.deepEqual(
+    [off.status, off.body.id, off.body.active],
+    [200, formerId, false],
+    JSON.stringify(off.body),
+  );
+});
+
 test("signup, login, party, key, funding, a paid request, balance, reservations, deactivation", async () => {
   const signup = await request(h.app).post("/api/onboarding/signup").send({ email, password });
   assert.equal(signup.status, 201);
@@ -68,6 +89,8 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   const key = await request(h.app).post("/api/api-key/create").set(bearer);
   assert.equal(key.status, 201);
   assert.match(key.body.key, /^gwk_/);
+  // Issue 25: ids shared the secrets' `gwk_` prefix; an id has its own.
+  assert.match(key.body.id, /^gkid_/);
   const [stored] = await h.sql`select hash, start from gateway_api_keys where id = ${key.body.id}`;
   assert.notEqual(stored?.hash, key.body.key, "only the hash is stored");
   const listed = await request(h.app).get("/api/api-key/list").set(bearer);
@@ -130,6 +153,9 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(off.status, 200);
   const after = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys[0];
   assert.deepEqual([after.active, after.deactivatedAt], [false, off.body.deactivatedAt]);
+  // Issue 25: deactivating again answered a new deactivatedAt; it answers the first one.
+  const offAgain = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
+  assert.deepEqual([offAgain.status, offAgain.body], [200, off.body]);
   const deadline = Date.now() + 1000;
   let refused = await send(`${gateway.url}/gateway/demo/hello`, {
     headers: ["x-gateway-api-key", key.body.key, "idempotency-key", "second"],

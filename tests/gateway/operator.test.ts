@@ -87,5 +87,7 @@ test("fund credits once per ref, in Postgres and in Redis; deactivation publishe
   const out = (await run("gateway-keys deactivate", [keyId])).data as Record<string, unknown>;
   assert.equal(out.active, false);
   assert.equal(await message, "operator");
+  const again = (await run("gateway-keys deactivate", [keyId])).data;
+  assert.deepEqual(again, out, "a second deactivation keeps the first deactivatedAt");
   await sub.quit();
 });

@@ -90,3 +90,77 @@ test("a deployment that does not answer is one line naming the service and its a
     `error: cannot connect to Postgres at postgres://postgres:***@127.0.0.1:${closed}/staking_demo (ECONNREFUSED; DATABASE_URL / REDIS_URL or their defaults): is it running?`,
   );
 });
+
+// Issue 25: nobody could read or edit a scope once signed up.
+test("orgs scope replaces a scope after checking it; the organisation reads it back", async () => {
+  const email = uniqueEmail("scope");
+  await request(h.app)
+    .post("/user/signup")
+    .send({ email, password: "Sup3rSecret", org: "Scope Org", scope: {} })
+    .expect(202);
+  await operator("orgs", "approve", email);
+  const scope = { polygon: { validator_addresses: [], delegator_addresses: [`0x${"12".repeat(20)}`] } };
+  const set = await operator("orgs", "scope", email, JSON.stringify(scope));
+  assert.deepEqual(set.scope, scope);
+  const read = await request(h.app).get("/user/organisation").auth(email, "Sup3rSecret");
+  assert.deepEqual(read.body.scope, scope, JSON.stringify(read.body));
+
+  const bad = { polygon: { validator_addresses: [], delegator_addresses: ["0xabc"] } };
+  await assert.rejects(
+    operator("orgs", "scope", email, JSON.stringify(bad)),
+    (err: { code: number; stdout: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(JSON.parse(err.stdout).error, /^polygon\.delegator_addresses\.0: .*0x address/);
+      return true;
+    },
+  );
+  await assert.rejects(operator("orgs", "scope", email, "{nope"), (err: { stdout: string }) =>
+    /not JSON/.test(JSON.parse(err.stdout).error),
+  );
+});
+
+// Issue 25: a misspelt command printed the whole help text; stray flags and arguments were ignored.
+test("unknown command, unknown option and extra arguments are named and exit 2", async () => {
+  const refused = async (args: string[], message: RegExp) =>
+    assert.rejects(operator(...args), (err: { code: number; stdout: string }) => {
+      assert.equal(err.code, 2, err.stdout);
+      assert.match(JSON.parse(err.stdout).error, message);
+      return true;
+    });
+  await refused(["orgs", "lst"], /^unknown command: orgs lst; "orgs" takes: orgs list, /);
+  await refused(["fnd"], /^unknown command: fnd; --help lists the commands$/);
+  await refused(["keys", "issue", "a@example.com", "--lable", "x"], /^unknown option --lable$/);
+  await refused(["rate", "set", "0.1", "0.2"], /^unexpected argument 0\.2$/);
+  await refused(["gateway-keys", "list", "--user"], /^--user needs a value$/);
+});
+
+test("rate show, users list, parties list and gateway-keys list read what the gateway account API made", async () => {
+  assert.equal(await operator("rate", "show"), null);
+  await operator("rate", "set", "0.25");
+  assert.equal((await operator("rate", "show")).usdPerCoin, "0.250000000000");
+  const email = uniqueEmail("gw");
+  await request(h.app).post("/api/onboarding/signup").send({ email, password: "Sup3rSecret" }).expect(201);
+  const login = await request(h.app).post("/api/onboarding/login").send({ email, password: "Sup3rSecret" });
+  const bearer = `Bearer ${login.body.token}`;
+  const party = await request(h.app).post("/api/party/create").set("authorization", bearer).expect(201);
+  const key = await request(h.app).post("/api/api-key/create").set("authorization", bearer).expect(201);
+
+  const users = await operator("users", "list");
+  const user = users.find((u: { email: string }) => u.email === email);
+  assert.equal(user.partyId, party.body.partyId, JSON.stringify(users));
+  const parties = await operator("parties", "list");
+  assert.deepEqual(
+    parties.find((p: { email: string }) => p.email === email),
+    { partyId: party.body.partyId, userId: user.id, email, balance: "0", reserved: "0" },
+  );
+  const keys = await operator("gateway-keys", "list", "--user", email);
+  assert.equal(keys.length, 1, JSON.stringify(keys));
+  assert.equal(keys[0].id, key.body.id, JSON.stringify({ keys, created: key.body }));
+  assert.equal(keys[0].active, true);
+  assert.ok(!JSON.stringify(keys).includes(key.body.key), "never the secret");
+  assert.deepEqual(await operator("gateway-keys", "list", "--user", "gwu_nobody"), []);
+  await assert.rejects(
+    operator("gateway-keys", "list", "--user", "nobody@example.com"),
+    (err: { stdout: string }) => /no gateway user/.test(JSON.parse(err.stdout).error),
+  );
+});

@@ -18,8 +18,8 @@ export interface ApiKeyLookup {
 }
 
 /**
- * Authentication for the staking areas. Each area names the header(s) it accepts (`api-key`, `x-api-key`,
- * or both). Keys are looked up by SHA-256 hash on every request (no cache), so a revoked or rotated key
+ * Authentication for the staking areas. Each scheme lists the header names it accepts, the spec's first
+ * (every staking area accepts both `api-key` and `x-api-key`). Keys are looked up by SHA-256 hash on every request (no cache), so a revoked or rotated key
  * stops working at once.
  */
 export function createApiKeyAuth(deps: { keys: ApiKeyLookup; headers: readonly string[] }) {

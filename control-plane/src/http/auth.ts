@@ -9,9 +9,9 @@ import type { StakingAuth } from "./api-key-auth.ts";
 export const SECURITY = {
   /** Organisation e-mail and password (account v2 key endpoints). */
   basic: { type: "http", scheme: "basic", description: "Organisation e-mail and password" },
-  "api-key": { type: "apiKey", in: "header", name: "api-key" },
-  "x-api-key": { type: "apiKey", in: "header", name: "x-api-key" },
-  /** The stake-account area accepts either header name (the spec uses both). */
+  /** Every staking area accepts both header names; the scheme names the one its spec uses. */
+  "api-key": { type: "apiKey", in: "header", name: "api-key", description: "`x-api-key` is accepted too" },
+  "x-api-key": { type: "apiKey", in: "header", name: "x-api-key", description: "`api-key` is accepted too" },
   "stake-key": { type: "apiKey", in: "header", name: "x-api-key", description: "`api-key` is accepted too" },
   /** Account v1 rotation: the presented key itself is what the service rotates. */
   "v1-key": { type: "apiKey", in: "header", name: "x-api-key", description: "The key to rotate" },

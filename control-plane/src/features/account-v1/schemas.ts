@@ -1,15 +1,21 @@
 import { z } from "zod";
-import { Email } from "../account-v2/schemas.ts";
+import { Email, scopeAddressList } from "../account-v2/schemas.ts";
 
 /** v1 chains, as the spec lists them. */
 export const V1_CHAINS = ["ethereum", "bitcoin", "sui", "polygon", "solana"] as const;
+type V1Chain = (typeof V1_CHAINS)[number];
 
 const AddressList = z.array(z.string().trim().min(1).max(128)).max(1000);
 
 export const AllowedAddresses = z.partialRecord(z.enum(V1_CHAINS), AddressList).superRefine((value, ctx) => {
   // partialRecord ignores unknown keys only with a loose object; refuse them explicitly with a clear message.
-  for (const key of Object.keys(value)) {
-    if (!(V1_CHAINS as readonly string[]).includes(key)) {
+  for (const [key, list] of Object.entries(value)) {
+    if ((V1_CHAINS as readonly string[]).includes(key)) {
+      // v1 addresses become the scope's delegator addresses: checked the same way (account-v2 schemas).
+      const checked = scopeAddressList(key as V1Chain, "delegator_addresses").safeParse(list);
+      for (const issue of checked.error?.issues ?? [])
+        ctx.addIssue({ code: "custom", path: [key, ...issue.path], message: issue.message });
+    } else {
       ctx.addIssue({
         code: "custom",
         path: [key],

@@ -1,7 +1,9 @@
 import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import type { OrganisationScope, organisations } from "@stake/db/schema/accounts";
+import { parseOrThrow } from "../../errors.ts";
 import { createAccountsRepo } from "./repo.ts";
+import { Scope } from "./schemas.ts";
 
 export type OrganisationStatus = (typeof organisations.$inferSelect)["status"];
 
@@ -17,6 +19,13 @@ export function createAccountOperatorService(deps: { db: Db }) {
     /** The organisation with its new status, or null when there is none with that e-mail. */
     setOrganisationStatus: (email: string, status: OrganisationStatus) =>
       repo.setOrganisationStatus(email, status),
+
+    /**
+     * Replaces the scope of the organisation with that e-mail (null when there is none). The scope is
+     * checked as at sign-up: an entry no area could ever match would lock the organisation out.
+     */
+    setOrganisationScope: (email: string, scope: unknown) =>
+      repo.setOrganisationScope(email, parseOrThrow(Scope, scope, "scope")),
 
     /** A new key of the organisation with that e-mail, or null when there is none. */
     async issueKey(email: string, label: string) {

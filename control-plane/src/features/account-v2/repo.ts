@@ -36,6 +36,20 @@ export function createAccountsRepo(db: Db) {
       return row ?? null;
     },
 
+    async findOrganisationById(id: string) {
+      const [row] = await db.select().from(organisations).where(eq(organisations.id, id)).limit(1);
+      return row ?? null;
+    },
+
+    async setOrganisationScope(email: string, scope: OrganisationScope) {
+      const [row] = await db
+        .update(organisations)
+        .set({ scope })
+        .where(eq(organisations.email, email))
+        .returning();
+      return row ?? null;
+    },
+
     async listOrganisations(status?: (typeof organisations.$inferSelect)["status"]) {
       return db
         .select()

@@ -5,6 +5,7 @@ import {
   CreateKeyResponse,
   KeyIdParams,
   ListKeysResponse,
+  OrganisationResponse,
   SignupRequest,
   SignupResponse,
 } from "./schemas.ts";
@@ -36,6 +37,17 @@ export function accountV2Area(deps: { accounts: AccountService }): Area {
             body: { message: "Sign-up received. The organisation awaits approval by the operator." },
           };
         },
+      }),
+      route({
+        method: "get",
+        path: "/user/organisation",
+        summary: "The caller's organisation: name, status and scope (our addition)",
+        security: "basic",
+        responses: { 200: { description: "the organisation", body: OrganisationResponse } },
+        handler: async ({ auth }) => ({
+          status: 200,
+          body: await accounts.getOrganisation(auth.organisationId),
+        }),
       }),
       route({
         method: "post",

@@ -50,6 +50,20 @@ export function createAccountService(deps: {
       }
     },
 
+    /** The caller's own organisation as `GET /user/organisation` shows it (scope included). */
+    async getOrganisation(organisationId: string) {
+      const org = await accounts.findOrganisationById(organisationId);
+      if (!org) throw new AppError("INVALID_CREDENTIALS", "Invalid e-mail or password");
+      return {
+        id: org.id,
+        org: org.orgName,
+        email: org.email,
+        status: org.status,
+        scope: org.scope,
+        createdAt: org.createdAt.toISOString(),
+      };
+    },
+
     /** The staking areas' API-key check: an active key by its raw value, with its organisation. */
     findActiveKey: (key: string) => accounts.findActiveKey(key),
 

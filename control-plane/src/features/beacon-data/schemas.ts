@@ -84,15 +84,22 @@ export const ValidatorListResponse = z.object({
   ),
   ...Envelope,
 });
+/** The unit and definition clients kept asking for (issue 25); docs/beacon-data.md, section APY, has the detail. */
+const Apy = (days: number) =>
+  z.number().meta({
+    description:
+      `Percent per year (3.1 = 3.1 %): rewards of the last ${days} days ÷ time-weighted stake, annualised. ` +
+      "On the compressed-time devnet (2 s slots, frequent proposals) it reads in the thousands of percent.",
+  });
 export const OverviewResponse = z.object({
   network: z.string(),
   provider: z.string(),
   total_active_stake: Gwei,
   total_cl_rewards: Gwei,
   total_el_rewards: Gwei,
-  apy_7d: z.number(),
-  apy_30d: z.number(),
-  apy_365d: z.number(),
+  apy_7d: Apy(7),
+  apy_30d: Apy(30),
+  apy_365d: Apy(365),
 });
 const ValidatorReward = z.object({
   pubkey: z.string(),

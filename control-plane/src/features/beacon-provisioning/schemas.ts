@@ -100,7 +100,13 @@ const Validator = {
 export const ProvisionResponse = z.object({
   result: z.object({
     created: Timestamp,
-    status: z.literal("CREATED"),
+    status: z.literal("CREATED").meta({
+      description: "Always CREATED: the spec's acknowledgement of the request, not the provision's state",
+    }),
+    provisionStatus: z.enum(provisionStatus.enumValues).meta({
+      description:
+        "The provision's real state (our addition): IN_PROGRESS until its job has made the validators, then CREATED or FAILED",
+    }),
     provisionId: z.uuid(),
     validatorsCount: z.number().int(),
     withdrawalAddress: z.string(),

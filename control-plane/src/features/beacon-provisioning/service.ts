@@ -122,7 +122,9 @@ export function createProvisioningService(deps: {
       }
       return {
         created: row.createdAt.toISOString(),
+        // The spec fixes `status: CREATED` as the acknowledgement; the provision's own state is beside it.
         status: "CREATED" as const,
+        provisionStatus: row.status,
         provisionId: row.id,
         validatorsCount: row.attributes.validatorsCount,
         withdrawalAddress: row.attributes.withdrawalAddress,

@@ -1,7 +1,8 @@
 import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
-import { coinRates, gatewayApiKeys, parties, providers } from "@stake/db/schema/gateway";
+import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
 import { and, asc, desc, eq } from "drizzle-orm";
+import { DEACTIVATED } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
 export type ProviderRow = typeof providers.$inferSelect;
@@ -47,7 +48,7 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
     async deactivateKey(keyId: string) {
       const [key] = await db
         .update(gatewayApiKeys)
-        .set({ active: false, deactivatedAt: new Date() })
+        .set(DEACTIVATED)
         .where(eq(gatewayApiKeys.id, keyId))
         .returning();
       return key ?? null;
@@ -55,8 +56,38 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
     async deactivateKeysOfUser(userId: string) {
       await db
         .update(gatewayApiKeys)
-        .set({ active: false, deactivatedAt: new Date() })
+        .set(DEACTIVATED)
         .where(and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)));
+    },
+    /** Every gateway user with its party, if any, oldest first. */
+    listUsers() {
+      return db
+        .select({
+          id: gatewayUsers.id,
+          email: gatewayUsers.email,
+          partyId: parties.id,
+          createdAt: gatewayUsers.createdAt,
+        })
+        .from(gatewayUsers)
+        .leftJoin(parties, eq(parties.userId, gatewayUsers.id))
+        .orderBy(asc(gatewayUsers.createdAt), asc(gatewayUsers.id));
+    },
+    /** Gateway keys (never the secret: the id, its display start and state), of one user or all. */
+    listKeys(userId?: string) {
+      return db
+        .select({
+          id: gatewayApiKeys.id,
+          userId: gatewayApiKeys.userId,
+          email: gatewayUsers.email,
+          start: gatewayApiKeys.start,
+          active: gatewayApiKeys.active,
+          createdAt: gatewayApiKeys.createdAt,
+          deactivatedAt: gatewayApiKeys.deactivatedAt,
+        })
+        .from(gatewayApiKeys)
+        .innerJoin(gatewayUsers, eq(gatewayUsers.id, gatewayApiKeys.userId))
+        .where(userId ? eq(gatewayApiKeys.userId, userId) : undefined)
+        .orderBy(asc(gatewayApiKeys.createdAt), asc(gatewayApiKeys.id));
     },
   };
 }

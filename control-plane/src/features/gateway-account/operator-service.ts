@@ -47,6 +47,25 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       return creditParty(db, redis, keys, input);
     },
 
+    listUsers: () => repo.listUsers(),
+    /** Every party with its user and hot balance (Redis, as the gateway reserves from it). */
+    async listParties() {
+      const users = (await repo.listUsers()).filter((u) => u.partyId !== null);
+      return Promise.all(
+        users.map(async (u) => ({
+          partyId: u.partyId!,
+          userId: u.id,
+          email: u.email,
+          ...(await readBalance(redis, keys, u.partyId!)),
+        })),
+      );
+    },
+    /** Gateway keys of the user with that id or e-mail (null when there is none), or of every user. */
+    async listKeys(user?: string) {
+      if (user === undefined) return repo.listKeys();
+      const found = user.includes("@") ? await accounts.findUserByEmail(user.toLowerCase()) : { id: user };
+      return found ? repo.listKeys(found.id) : null;
+    },
     /** The deactivated key, or null when there is none with that id. */
     deactivateKey: async (keyId: string) => changed(await repo.deactivateKey(keyId)),
 

@@ -1,6 +1,15 @@
 import type { DbOrTx } from "@stake/db/client";
 import { gatewayApiKeys, gatewayUsers, parties, providers, reservations } from "@stake/db/schema/gateway";
-import { and, asc, count, desc, eq, ne } from "drizzle-orm";
+import { and, asc, count, desc, eq, ne, sql } from "drizzle-orm";
+
+/**
+ * What deactivating a key sets. Idempotent: a key already deactivated keeps its first `deactivatedAt`, so
+ * repeating the call answers what the first did.
+ */
+export const DEACTIVATED = {
+  active: false,
+  deactivatedAt: sql`coalesce(${gatewayApiKeys.deactivatedAt}, now())`,
+} as const;
 
 export function createGatewayAccountRepo(db: DbOrTx) {
   return {
@@ -71,7 +80,7 @@ export function createGatewayAccountRepo(db: DbOrTx) {
     async deactivateKey(userId: string, keyId: string) {
       const [key] = await db
         .update(gatewayApiKeys)
-        .set({ active: false, deactivatedAt: new Date() })
+        .set(DEACTIVATED)
         .where(and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId)))
         .returning();
       return key ?? null;

@@ -1,3 +1,4 @@
+import { idPattern } from "@stake/db/ids";
 import { z } from "zod";
 import { Email, Password } from "../account-v2/schemas.ts";
 
@@ -12,7 +13,7 @@ export const CreateKeyRequest = z.object({ label: z.string().trim().min(1).max(6
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
 export const KeyIdParams = z.object({
-  id: z.string().regex(/^gwk_[1-9A-HJ-NP-Za-km-z]{16,22}$/, "Malformed key id"),
+  id: z.string().regex(idPattern("gatewayKey"), "Malformed key id (expected gkid_ followed by base58)"),
 });
 
 export const PageQuery = z.object({

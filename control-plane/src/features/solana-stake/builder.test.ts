@@ -10,6 +10,7 @@ import {
   SystemProgram,
   Transaction,
 } from "@solana/web3.js";
+import { decodePubkey } from "../../chains/solana.ts";
 import {
   buildDeactivateTx,
   buildStakeTx,
@@ -17,7 +18,7 @@ import {
   deriveStakeAccount,
   stakeSeed,
 } from "./builder.ts";
-import { compactU16, decodePubkey, isOnCurve, lamportsToSol } from "./codec.ts";
+import { compactU16, isOnCurve, lamportsToSol } from "./codec.ts";
 import { decodeTransaction } from "./message.ts";
 import { decodeStakeState, stakeStatus } from "./stake-state.ts";
 

@@ -1,8 +1,9 @@
 import { base58 } from "@scure/base";
+import { decodePubkey } from "../../chains/solana.ts";
 import { AppError } from "../../errors.ts";
 import { IDS } from "./builder.ts";
 import { accountData, type RpcAccount, type SolanaRpc } from "./client.ts";
-import { decodePubkey, isOnCurve } from "./codec.ts";
+import { isOnCurve } from "./codec.ts";
 import { decodeStakeState, type StakeState } from "./stake-state.ts";
 
 const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";

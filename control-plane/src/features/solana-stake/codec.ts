@@ -1,18 +1,6 @@
 import { createHash } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { base58 } from "@scure/base";
 import { DECIMALS, formatUnits } from "@stake/db/units";
-
-/** A 32-byte Solana address; `null` when the text is not base58 of exactly 32 bytes. */
-export function decodePubkey(text: string): Uint8Array | null {
-  if (text.length < 32 || text.length > 44) return null;
-  try {
-    const bytes = base58.decode(text);
-    return bytes.length === 32 ? bytes : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * True when the 32 bytes are a valid ed25519 point. Wallets and vote accounts are keypairs (on the curve);

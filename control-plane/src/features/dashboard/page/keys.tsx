@@ -64,6 +64,7 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
             <thead>
               <tr>
                 <th scope="col">Key</th>
+                <th scope="col">Key id</th>
                 <th scope="col">Created</th>
                 <th scope="col">Status</th>
                 <th scope="col">
@@ -76,6 +77,10 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
                 <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
                   <td>
                     <code>{k.start}…</code>
+                  </td>
+                  {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
+                  <td>
+                    <code data-testid="key-id">{k.id}</code>
                   </td>
                   <td>{formatTime(k.createdAt)}</td>
                   <td>
