@@ -1,5 +1,5 @@
 /**
- * Renders `.env.example` and the README configuration table from the zod config schemas, so the docs
+ * Renders `.env.example` and the configuration table of docs/configuration.md from the zod config schemas, so the docs
  * cannot drift from what the code reads. `npm run env:example` rewrites `.env.example`; `--table` prints
  * the Markdown table instead.
  */

@@ -146,7 +146,7 @@ async function ensureRedis(log: Log, stops: Array<() => void>): Promise<string> 
 }
 
 /**
- * The Redis persistence of the ledger's hot path (README, "Redis durability"): an append-only file, and
+ * The Redis persistence of the ledger's hot path (docs/gateway.md, "Redis durability"): an append-only file, and
  * how often it is fsynced. `always` loses no acknowledged write even when the machine fails (production);
  * `everysec` loses none when only Redis dies, up to about a second of writes when the machine does
  * (`npm start`, the project-local test Redis).

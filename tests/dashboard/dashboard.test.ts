@@ -11,7 +11,7 @@ import { ensureChromium, launchChromium } from "./browser.ts";
 import { type DashboardStack, startDashboardStack, watchConsole } from "./stack.ts";
 
 // The gateway account dashboard in a real Chromium, over the real control plane and gateway.
-// DASHBOARD_SCREENSHOTS=1 also writes the screenshots shown in the README (docs/dashboard/).
+// DASHBOARD_SCREENSHOTS=1 also writes the screenshots shown in docs/gateway.md (docs/dashboard/).
 const chromium = ensureChromium();
 if ("missing" in chromium) {
   console.error(`\n!!!!! DASHBOARD BROWSER TESTS SKIPPED: ${chromium.missing} !!!!!\n`);

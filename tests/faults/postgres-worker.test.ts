@@ -6,7 +6,7 @@ import { SETTLEMENT_STEPS } from "../../control-plane/src/features/gateway-settl
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { assertBooks, FUNDED, kill, paidLoad, settledCount, startStack, waitForLine } from "./stack.ts";
 
-// Fault tests, real processes and real signals (README, "Faults and their runbooks").
+// Fault tests, real processes and real signals (docs/gateway.md, "Faults and their runbooks").
 
 async function json(url: string, init: RequestInit = {}) {
   const res = await fetch(url, init);

@@ -7,7 +7,7 @@ import { readBalance } from "../../control-plane/src/features/gateway-settlement
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { assertBooks, kill, PREFIX, paidLoad, type Stack, settledCount, startStack } from "./stack.ts";
 
-// Fault tests, real processes and real signals (README, "Faults and their runbooks").
+// Fault tests, real processes and real signals (docs/gateway.md, "Faults and their runbooks").
 
 async function statuses(s: Stack, partyId: string) {
   const rows = await s.db
