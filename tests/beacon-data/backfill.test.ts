@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
-import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
-import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf, startJobs } from "../helpers/jobs.ts";
-import { indexedRows } from "./fixtures.ts";
+import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
+import { indexedRows, startBeaconEnv } from "./fixtures.ts";
 
 /**
  * A pubkey registered after the indexer has passed its epochs gets its history from the worker's bounded
@@ -17,28 +15,21 @@ import { indexedRows } from "./fixtures.ts";
  */
 const EARLY = backgroundPubkey(0);
 const LATE = backgroundPubkey(1);
-const _logger = createLogger({ level: "silent", service: "test" });
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
-
-let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
+let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
-  h = await createControlPlaneHarness({
-    ETH_BEACON_URL: devnet.url,
-    ETH_EXECUTION_URL: devnet.execution!.url,
-    BEACON_INDEXER_START_EPOCH: "1",
-    BEACON_INDEXER_MAX_EPOCHS: "100",
-    BEACON_BACKFILL_EPOCHS: "5",
+  env = await startBeaconEnv({
+    backgroundValidators: 4,
+    env: {
+      BEACON_INDEXER_START_EPOCH: "1",
+      BEACON_INDEXER_MAX_EPOCHS: "100",
+      BEACON_BACKFILL_EPOCHS: "5",
+    },
   });
-  // The worker's roll-up of registrations (POST /api/validators/register waits for it).
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  ({ devnet, h } = env);
 });
-after(async () => {
-  await jobs?.close();
-  await h?.close();
-  await devnet?.close();
-});
+after(() => env?.close());
 
 const indexer = () => rootOf(h).followers.beaconData;
 async function register(key: string, pubkey: string) {

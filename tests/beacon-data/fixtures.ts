@@ -1,4 +1,34 @@
-import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { startJobs } from "../helpers/jobs.ts";
+
+/**
+ * A beacon devnet (4 slots an epoch) with a real execution node, the control plane pointed at both, and the
+ * worker's roll-up of registrations (POST /api/validators/register waits for it). `env` sets the rest.
+ */
+export async function startBeaconEnv(opts: { backgroundValidators: number; env: Record<string, string> }) {
+  const devnet = await startBeaconDevnet({
+    execution: true,
+    backgroundValidators: opts.backgroundValidators,
+    slotsPerEpoch: 4,
+  });
+  const h = await createControlPlaneHarness({
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: devnet.execution!.url,
+    ...opts.env,
+  });
+  const jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  return {
+    devnet,
+    h,
+    async close() {
+      await jobs.close();
+      await h.close();
+      await devnet.close();
+    },
+  };
+}
 
 /** Every row the beacon-data indexer writes, in a fixed order: two indexes of one chain compare equal. */
 export async function indexedRows(sql: ControlPlaneHarness["sql"]) {

@@ -1,32 +1,28 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
-import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf, startJobs } from "../helpers/jobs.ts";
+import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
+import { startBeaconEnv } from "./fixtures.ts";
 
 // Epoch 0's consensus reward is measured from the genesis state, not from nothing: a validator in the
 // genesis set did not earn its 32 ETH in epoch 0 (issue 23 item 5).
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
-let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
+let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 2, slotsPerEpoch: 4 });
-  h = await createControlPlaneHarness({
-    ETH_BEACON_URL: devnet.url,
-    ETH_EXECUTION_URL: devnet.execution!.url,
-    BEACON_INDEXER_START_EPOCH: "0",
+  env = await startBeaconEnv({
+    backgroundValidators: 2,
+    env: {
+      BEACON_INDEXER_START_EPOCH: "0",
+    },
   });
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  ({ devnet, h } = env);
 });
-after(async () => {
-  await jobs?.close();
-  await h?.close();
-  await devnet?.close();
-});
+after(() => env?.close());
 
 test("a genesis validator's epoch-0 reward is what it earned in epoch 0, not its genesis balance", async () => {
   const org = await makeOrganisation(h.db);

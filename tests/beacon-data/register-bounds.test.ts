@@ -1,37 +1,33 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
-import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf, startJobs } from "../helpers/jobs.ts";
+import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
+import { startBeaconEnv } from "./fixtures.ts";
 
 // Issue 24 item 6: any well-formed pubkey was registered, without a cap or a rate limit, and each
 // organisation's late registrations were backfilled without one budget for all.
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
-let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
+let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
-  h = await createControlPlaneHarness({
-    ETH_BEACON_URL: devnet.url,
-    ETH_EXECUTION_URL: devnet.execution!.url,
-    BEACON_INDEXER_START_EPOCH: "1",
-    BEACON_INDEXER_MAX_EPOCHS: "100",
-    BEACON_BACKFILL_EPOCHS: "5",
-    BEACON_BACKFILL_EPOCHS_PER_STEP: "1",
-    BEACON_REGISTERED_PER_ORGANISATION: "2",
-    BEACON_REGISTER_PER_MINUTE: "3",
+  env = await startBeaconEnv({
+    backgroundValidators: 4,
+    env: {
+      BEACON_INDEXER_START_EPOCH: "1",
+      BEACON_INDEXER_MAX_EPOCHS: "100",
+      BEACON_BACKFILL_EPOCHS: "5",
+      BEACON_BACKFILL_EPOCHS_PER_STEP: "1",
+      BEACON_REGISTERED_PER_ORGANISATION: "2",
+      BEACON_REGISTER_PER_MINUTE: "3",
+    },
   });
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  ({ devnet, h } = env);
 });
-after(async () => {
-  await jobs?.close();
-  await h?.close();
-  await devnet?.close();
-});
+after(() => env?.close());
 
 const register = (key: string, pubkeys: string[]) =>
   supertest(h.app).post("/api/validators/register").set("api-key", key).send({ pubkeys });
