@@ -17,6 +17,15 @@ import { z } from "zod";
 export const GatewayEnv = z.object({
   GATEWAY_PORT: port(8080, "HTTP port of the gateway."),
   GATEWAY_HOST: z.string().default("0.0.0.0").describe("Interface the gateway listens on."),
+  GATEWAY_PROCESSES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(1)
+    .describe(
+      "Gateway processes behind the one port (node:cluster; a primary that only forks, restarts and drains them). One per core the gateway may use.",
+    ),
   ...ConnectionEnv,
   UPSTREAM_TIMEOUT_MS: z.coerce
     .number()
@@ -98,6 +107,7 @@ export type GatewayEnv = z.infer<typeof GatewayEnv>;
 export const GatewayConfig = GatewayEnv.transform((e) => ({
   port: e.GATEWAY_PORT,
   host: e.GATEWAY_HOST,
+  processes: e.GATEWAY_PROCESSES,
   ...ConnectionConfig.out.parse(e),
   upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
   requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -10,6 +11,7 @@ import { sql } from "drizzle-orm";
 import { createKeyLookup } from "./auth/authenticate.ts";
 import { ReadThroughCache, subscribeInvalidations } from "./auth/cache.ts";
 import { createLedger } from "./billing/ledger.ts";
+import { type ReadyMessage, runPrimary } from "./cluster.ts";
 import { type GatewayConfig, loadGatewayConfig } from "./config.ts";
 import { createHandler } from "./handle.ts";
 import { createGatewayLogger, type Logger } from "./log.ts";
@@ -84,12 +86,9 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   return {
     url,
     server,
-    /** Drains: stop accepting, let in-flight requests finish (and finalize), then close connections. */
+    /** Drains (server.ts `drain`): stop accepting, answer and finalize what was received, then close. */
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await server.drain(config.requestDeadlineMs);
       await upstreams.close();
       clearInterval(republish);
       await withdrawDeadline(redis, keys, instance.instanceId).catch(() => {});
@@ -101,10 +100,20 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const config = loadOrExit(() => loadGatewayConfig(process.env));
   const logger = createGatewayLogger(config.logLevel);
-  const gateway = await start({ config, logger });
-  process.stdout.write(`READY ${gateway.url}\n`);
-  // Exit once the last buffered log lines have left.
-  const stop = () => void gateway.close().then(() => logger.flush(() => process.exit(0)));
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  if (config.processes > 1 && cluster.isPrimary) runPrimary(config, logger);
+  else {
+    const gateway = await start({ config, logger });
+    if (cluster.isWorker) process.send?.({ ready: gateway.url } satisfies ReadyMessage);
+    else process.stdout.write(`READY ${gateway.url}\n`);
+    let stopping = false;
+    // SIGINT reaches every process of a terminal's group, the primary's SIGTERM follows: drain once. Exit
+    // once the last buffered log lines have left.
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      void gateway.close().then(() => logger.flush(() => process.exit(0)));
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  }
 }

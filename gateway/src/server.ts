@@ -18,8 +18,12 @@ export function createGatewayServer(deps: {
    * Node drains.
    */
   requestTimeoutMs: number;
-}): Server {
+}): GatewayServer {
+  let draining = false;
   const route = (req: IncomingMessage, res: ServerResponse, expectContinue: boolean) => {
+    // A draining gateway answers what it was sent and closes each connection after its reply, so a
+    // client's next request opens a connection to another gateway instead of finding this one gone.
+    if (draining) res.setHeader("connection", "close");
     if (req.url === "/healthz" || req.url === "/readyz") {
       const send = (status: number, body: object) => {
         const text = JSON.stringify(body);
@@ -59,5 +63,32 @@ export function createGatewayServer(deps: {
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     deps.upgrade(req, socket, head),
   );
-  return server;
+  return Object.assign(server, {
+    /**
+     * Leaves cleanly: no new connection is accepted (a load balancer's next connect or health check is
+     * refused, so it routes elsewhere), every request already received is answered (and finalized by its
+     * handler) and its connection closed after the reply. Resolves when the last connection is gone, or after `boundMs` (the request deadline: no HTTP
+     * request outlives it), when what is left, upgraded connections, is cut: their slices are paid ahead.
+     */
+    drain(boundMs: number): Promise<void> {
+      draining = true;
+      return new Promise<void>((resolve) => {
+        // A keep-alive connection goes idle only once its reply is sent: close each as it does.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const done = () => {
+          clearInterval(sweep);
+          clearTimeout(bound);
+          resolve();
+        };
+        const bound = setTimeout(() => {
+          server.closeAllConnections();
+          done();
+        }, boundMs);
+        server.close(done);
+        server.closeIdleConnections();
+      });
+    },
+  });
 }
+
+export type GatewayServer = Server & { drain(boundMs: number): Promise<void> };

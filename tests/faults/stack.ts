@@ -131,8 +131,12 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     async restartRedis() {
       redisServer = await startRedis({ dir: redisDir, port: redisPort, fsync });
     },
-    async gateway(name = "gateway") {
-      const started = await startProcess({ name, entry: path.join(ROOT, "gateway/src/main.ts"), env: env() });
+    async gateway(name = "gateway", extra: Record<string, string> = {}) {
+      const started = await startProcess({
+        name,
+        entry: path.join(ROOT, "gateway/src/main.ts"),
+        env: env(extra),
+      });
       children.push(started);
       return started;
     },
