@@ -75,24 +75,27 @@ export function voluntaryExitSigningRoot(exit: SignedVoluntaryExit["message"], d
   return sha256(root, domain);
 }
 
+// bigint has no Math.min/max.
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const isActive = (v: ChainValidator) => v.status === "active_ongoing" || v.status === "active_exiting";
 const hasExecutionCredentials = (v: ChainValidator) => /^0x0[12]/.test(v.withdrawalCredentials);
 const isCompounding = (v: ChainValidator) => v.withdrawalCredentials.startsWith("0x02");
 const addressOf = (v: ChainValidator) => `0x${v.withdrawalCredentials.slice(-40)}`.toLowerCase();
 const effective = (v: ChainValidator) => {
   const cap = isCompounding(v) ? 2048n * GWEI : MIN_ACTIVATION;
-  return ((v.balance < cap ? v.balance : cap) / GWEI) * GWEI;
+  return (min(v.balance, cap) / GWEI) * GWEI;
 };
 
 function balanceChurn(state: State): bigint {
   const total = state.validators.filter(isActive).reduce((a, v) => a + effective(v), 0n);
   const churn = total / C.CHURN_LIMIT_QUOTIENT;
-  const limit = churn > C.MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA ? churn : C.MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA;
+  const limit = max(churn, C.MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA);
   return limit - (limit % GWEI);
 }
 const exitChurn = (state: State) => {
   const b = balanceChurn(state);
-  return b < C.MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT ? b : C.MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT;
+  return min(b, C.MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT);
 };
 const consolidationChurn = (state: State) => balanceChurn(state) - exitChurn(state);
 const activationExitEpoch = (epoch: bigint) => epoch + 1n + C.MAX_SEED_LOOKAHEAD;
@@ -104,7 +107,7 @@ function consumeChurn(state: State, epoch: bigint, balance: bigint, kind: "exit"
     kind === "exit"
       ? [c.earliestExitEpoch, c.exitBalanceToConsume, exitChurn(state)]
       : [c.earliestConsolidationEpoch, c.consolidationBalanceToConsume, consolidationChurn(state)];
-  let earliest = earliestNow > activationExitEpoch(epoch) ? earliestNow : activationExitEpoch(epoch);
+  let earliest = max(earliestNow, activationExitEpoch(epoch));
   let toConsume = earliestNow < earliest ? perEpoch : toConsumeNow;
   if (balance > toConsume) {
     const additional = (balance - toConsume - 1n) / perEpoch + 1n;
@@ -189,7 +192,7 @@ export function processWithdrawalRequest(
   }
   if (isCompounding(v) && effective(v) >= MIN_ACTIVATION && v.balance > MIN_ACTIVATION + pending) {
     const available = v.balance - MIN_ACTIVATION - pending;
-    const amount = available < req.amount ? available : req.amount;
+    const amount = min(available, req.amount);
     const exitQueueEpoch = consumeChurn(state, epoch, amount, "exit");
     state.partials.push({
       index,
@@ -255,7 +258,7 @@ export function takeDuePartials(state: State, epoch: bigint): { index: number; a
     const v = state.validators[p.index];
     if (v && v.exitEpoch === FAR_FUTURE && effective(v) >= MIN_ACTIVATION && v.balance > MIN_ACTIVATION) {
       const excess = v.balance - MIN_ACTIVATION;
-      due.push({ index: p.index, amount: excess < p.amount ? excess : p.amount });
+      due.push({ index: p.index, amount: min(excess, p.amount) });
     }
   }
   state.partials.splice(0, processed);
