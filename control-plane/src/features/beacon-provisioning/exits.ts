@@ -86,7 +86,9 @@ export function createExitService(deps: {
     const pending = new Map<string, bigint>();
     for (const w of partials)
       pending.set(w.validator_index, (pending.get(w.validator_index) ?? 0n) + BigInt(w.amount));
-    return { epoch: Math.floor((head + 1) / spec.slotsPerEpoch), period, pending };
+    // The history's times are the chain's (slot times): the next slot's, as the request is for it.
+    const time = new Date((spec.genesisTime + (head + 1) * spec.secondsPerSlot) * 1000);
+    return { epoch: Math.floor((head + 1) / spec.slotsPerEpoch), period, pending, time };
   }
   type Context = Awaited<ReturnType<typeof chainContext>>;
 
@@ -144,12 +146,12 @@ export function createExitService(deps: {
         assertNoPendingWithdrawals(p, v, ctx);
         return { pubkey: p, row: validators.get(p)?.row as ValidatorRow, index: Number(v.index) };
       });
-      await deps.tracking.recordStatus(pubkeys, "EXIT_REQUESTED", new Date());
+      await deps.tracking.recordStatus(pubkeys, "EXIT_REQUESTED", ctx.time);
       const results = [];
       for (const c of checked) {
         const exit = sign(c.row, c.index, ctx.epoch);
         const sent = await beacon.submitVoluntaryExit(exit);
-        if (sent.accepted) await deps.tracking.recordStatus([c.pubkey], "EXIT_SENT", new Date());
+        if (sent.accepted) await deps.tracking.recordStatus([c.pubkey], "EXIT_SENT", ctx.time);
         results.push({
           validatorAddress: c.pubkey,
           validatorIndex: c.index,
