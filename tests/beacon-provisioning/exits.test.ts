@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
-import { bls12_381 } from "@noble/curves/bls12-381.js";
 import supertest from "supertest";
 import type { Address, Hex } from "viem";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
@@ -9,7 +7,7 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { rootOf } from "../helpers/jobs.ts";
-import { startWorker, waitForProvision } from "./fixtures.ts";
+import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
  * Issue 27 end to end on real Postgres, Redis, anvil and the beacon devnet (Electra exit rules, compressed
@@ -82,45 +80,6 @@ after(async () => {
   await h?.close();
   await devnet?.close();
 });
-
-const Bytes32 = new ByteVectorType(32);
-const VoluntaryExit = new ContainerType({
-  epoch: new UintBigintType(8),
-  validator_index: new UintBigintType(8),
-});
-const ForkData = new ContainerType({
-  current_version: new ByteVectorType(4),
-  genesis_validators_root: Bytes32,
-});
-const SigningData = new ContainerType({ object_root: Bytes32, domain: Bytes32 });
-const bytes = (x: string) => new Uint8Array(Buffer.from(x.replace(/^0x/, ""), "hex"));
-
-/** Verifies a signed exit with @chainsafe/ssz and @noble/curves only, against Hoodi's Capella domain (EIP-7044). */
-function nobleVerifiesExit(
-  exit: { message: { epoch: string; validator_index: string }; signature: string },
-  pubkey: string,
-) {
-  const domain = new Uint8Array(32);
-  domain.set([4, 0, 0, 0]);
-  const fork = ForkData.hashTreeRoot({
-    current_version: bytes("0x40000910"),
-    genesis_validators_root: bytes("0x212f13fc4df078b6cb7db228f1c8307566dcecf900867401a92023d7ba99cb5f"),
-  });
-  domain.set(fork.subarray(0, 28), 4);
-  const root = SigningData.hashTreeRoot({
-    object_root: VoluntaryExit.hashTreeRoot({
-      epoch: BigInt(exit.message.epoch),
-      validator_index: BigInt(exit.message.validator_index),
-    }),
-    domain,
-  });
-  const L = bls12_381.longSignatures;
-  return L.verify(
-    bytes(exit.signature),
-    L.hash(root, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"),
-    bytes(pubkey),
-  );
-}
 
 const history = async (pubkey: string) => {
   const list = await get("/api/validators/list", { pubkeys: pubkey });
