@@ -32,13 +32,14 @@ export { type Block, type ChainValidator, FAR_FUTURE, type PendingDeposit, type 
 /**
  * The simulated beacon chain: a simplified Electra state transition that keeps the quantities the data
  * area measures exact and consistent. Per epoch: attestation rewards on active balances (with the odd missed
- * attestation), pending deposits applied after a one-epoch wait (at most 16), the activation and exit queues
- * one epoch per step. Per slot: a proposer (reward 0.02-0.05 ETH), the withdrawal sweep (full for
- * withdrawable validators, partial above the max effective balance, EIP-7002 partials), and, with an
- * execution node, a real anvil block whose deposit and request logs become the block's execution requests.
- * An EIP-7251 consolidation exits its source at once and moves the source's effective balance to the
- * (compounding) target at the epoch transition where the source becomes withdrawable, as Electra's
- * `process_pending_consolidations` does (with a two-epoch delay instead of 256).
+ * attestation), pending deposits applied after a one-epoch wait (at most 16), the activation queue one epoch
+ * per step, exits by their exit and withdrawable epochs. Per slot: a proposer (reward 0.02-0.05 ETH), the
+ * withdrawal sweep (full for withdrawable validators, partial above the max effective balance, due EIP-7002
+ * partials), the pool's voluntary exits, and, with an execution node, a real anvil block whose deposit and
+ * request logs become the block's execution requests. Exits, EIP-7002 and EIP-7251 requests follow Electra's
+ * rules in exits.ts (churn, SHARD_COMMITTEE_PERIOD, withdrawability delay, compressed); a consolidation moves
+ * the source's effective balance to the (compounding) target at the epoch transition where the source
+ * becomes withdrawable, as `process_pending_consolidations` does.
  */
 
 const DEPOSIT_EVENT = parseAbi([
