@@ -20,16 +20,20 @@ let h: ControlPlaneHarness;
 let devnet: BeaconDevnet;
 let a: TestOrganisation;
 let b: TestOrganisation;
-let app: ReturnType<typeof createApp>;
+let app: Awaited<ReturnType<typeof createApp>>;
 let legacy: string[];
 let compounding: string[];
 const logs: string[] = [];
 
 before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
-  h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-provisioning",
+    ETH_BEACON_URL: devnet.url,
+    ETH_NETWORK: "hoodi",
+  });
   // The same app with a logger we read: nothing of an exit (signature, JWE) may reach the log.
-  app = createApp({
+  app = await createApp({
     config: h.config,
     logger: createLogger({
       level: "info",

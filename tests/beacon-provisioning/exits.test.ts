@@ -6,7 +6,7 @@ import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
@@ -49,6 +49,7 @@ before(async () => {
   devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
   const ex = devnet.execution!;
   h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data",
     ETH_BEACON_URL: devnet.url,
     ETH_EXECUTION_URL: ex.url,
     ETH_BATCH_DEPOSITOR: ex.batchDepositor,
@@ -91,7 +92,7 @@ const history = async (pubkey: string) => {
 test("exit, withdrawal requests, switch and consolidation play out on the devnet and in the index", async () => {
   const [operatorExit, elExit, switched, source] = legacy as [string, string, string, string];
   const [partial, target] = compounding as [string, string];
-  const indexer = rootOf(h).followers.beaconData;
+  const { indexer } = await areaOf(h, "beacon-data");
   // Active from epoch 4, exitable after SHARD_COMMITTEE_PERIOD (2 on the devnet).
   await devnet.advanceToEndOfEpoch(4);
   const young = await post("/api/validators/exit", { pubkeys: [operatorExit] });
