@@ -29,6 +29,8 @@ before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
+    // The four signing calls below fit; the last test goes past it.
+    ETH_EXIT_SIGNING_PER_MINUTE: "6",
     ETH_BEACON_URL: devnet.url,
     ETH_NETWORK: "hoodi",
   });
@@ -281,5 +283,22 @@ describe("refusals of exits, withdrawal requests and consolidations", () => {
       400,
       "VALIDATION_ERROR",
     );
+  });
+
+  test("the calls that sign exits are bounded per organisation: 429 with Retry-After", async () => {
+    const { publicKey } = await generateKeyPair("ECDH-ES", { crv: "P-256" });
+    const body = { pubkeys: [legacy[2]], recipientKey: await exportJWK(publicKey) };
+    const statuses: number[] = [];
+    let limited: supertest.Response | undefined;
+    for (let i = 0; i < 4 && !limited; i++) {
+      const res = await post("/api/validators/exit-messages", body);
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    assert.ok(limited, `no 429 after ${statuses}`);
+    assert.equal(limited.body.code, "RATE_LIMITED");
+    assert.ok(Number(limited.headers["retry-after"]) > 0);
+    // Another organisation has its own budget.
+    assert.equal((await post("/api/validators/exit-messages", body, b.apiKey)).status, 404);
   });
 });

@@ -9,8 +9,9 @@ import { createProvisionProcessor } from "../features/beacon-provisioning/provis
 import { createProvisioningRepo } from "../features/beacon-provisioning/repo.ts";
 import { beaconProvisioningArea } from "../features/beacon-provisioning/routes.ts";
 import { createProvisioningService } from "../features/beacon-provisioning/service.ts";
+import { createKeyRateLimit } from "../http/abuse-limits.ts";
 
-export function composeArea({ config, db, redis, logger, queuePrefix }: Core) {
+export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Core) {
   const network = resolveNetwork(config.eth);
   const tracking = createTracking(db);
   const repo = createProvisioningRepo(db);
@@ -35,6 +36,13 @@ export function composeArea({ config, db, redis, logger, queuePrefix }: Core) {
     eth: config.eth,
     network,
     tracking,
+    // Each call signs up to 100 exits: bounded per organisation, as the register endpoint is.
+    limit: createKeyRateLimit({
+      redis,
+      keys,
+      name: "exit-signing",
+      perMinute: config.eth.exitSigningPerMinute,
+    }),
     logger: logger.child({ component: "beacon-exits" }),
   });
   return {

@@ -54,6 +54,8 @@ export function createExitService(deps: {
   network: BeaconNetwork;
   /** beacon-data's port: the off-chain lifecycle steps EXIT_REQUESTED and EXIT_SENT. */
   tracking: Pick<Tracking, "recordStatus">;
+  /** Per-organisation bound of the calls that sign (ETH_EXIT_SIGNING_PER_MINUTE); throws RATE_LIMITED. */
+  limit: (organisationId: string) => Promise<unknown>;
   logger: Logger;
 }) {
   const { repo, beacon, network } = deps;
@@ -139,6 +141,7 @@ export function createExitService(deps: {
      * EXIT_REQUESTED with the node's reason, and a new request retries it.
      */
     async exit(auth: StakingAuth, pubkeys: string[]) {
+      await deps.limit(auth.organisationId);
       const validators = await owned(auth, pubkeys);
       const ctx = await chainContext();
       const checked = pubkeys.map((p) => {
@@ -183,6 +186,7 @@ export function createExitService(deps: {
           cause: err,
         });
       }
+      await deps.limit(auth.organisationId);
       const validators = await owned(auth, pubkeys);
       const ctx = await chainContext();
       const exits = pubkeys.map((p) => {

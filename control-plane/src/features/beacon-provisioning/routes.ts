@@ -110,6 +110,7 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService; exi
         security: "api-key",
         body: ExitRequest,
         upstream: true,
+        rateLimited: true,
         responses: {
           200: {
             description: "per validator: EXIT_SENT, or EXIT_REQUESTED with the node's reason",
@@ -127,6 +128,7 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService; exi
         security: "api-key",
         body: ExitMessagesRequest,
         upstream: true,
+        rateLimited: true,
         responses: {
           200: { description: "the encrypted exits and the hand-out's audit id", body: ExitMessagesResponse },
           404: error("a validator is not one of this organisation's"),
