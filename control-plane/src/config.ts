@@ -243,6 +243,14 @@ export const ControlPlaneEnv = z.object({
     .describe(
       "Validators an organisation may have provisioned but not yet deposited (being created, or created and not seen on the beacon chain); a provision past it is 409 PROVISION_QUOTA_EXCEEDED.",
     ),
+  ETH_EXIT_SIGNING_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe(
+      "Calls an organisation may make per minute to the endpoints that sign voluntary exits (POST /api/validators/exit and /exit-messages, up to 100 signatures each); past it 429 with Retry-After.",
+    ),
   ETH_BEACON_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -392,6 +400,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       beaconUrl: e.ETH_BEACON_URL,
       beaconTimeoutMs: e.ETH_BEACON_TIMEOUT_MS,
       provisionQuota: e.ETH_PROVISION_QUOTA,
+      exitSigningPerMinute: e.ETH_EXIT_SIGNING_PER_MINUTE,
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },

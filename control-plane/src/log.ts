@@ -13,13 +13,19 @@ export const REDACT = [
   "*.apiKey",
 ];
 
-export function createLogger(options: { level: string; service: string }) {
-  return pino({
+/** `destination` (default stdout) lets a test read the lines a request writes. */
+export function createLogger(options: {
+  level: string;
+  service: string;
+  destination?: { write(line: string): void };
+}) {
+  const settings = {
     level: options.level,
     base: { service: options.service },
     redact: { paths: REDACT, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
 export type Logger = pino.Logger;

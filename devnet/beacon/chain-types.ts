@@ -30,11 +30,19 @@ export interface State {
   validators: ChainValidator[];
   pending: PendingDeposit[];
   exitRequests: number[];
-  partials: { index: number; amount: bigint }[];
+  /** Electra pending partial withdrawals (EIP-7002), paid by the sweep from `withdrawableEpoch` (exits.ts). */
+  partials: { index: number; amount: bigint; withdrawableEpoch: bigint }[];
   /** EIP-7251 pending consolidations (validator indices), processed once the source is withdrawable. */
   consolidations: { source: number; target: number }[];
   withdrawalIndex: number;
   nextSweep: number;
+  /** Electra's exit and consolidation churn bookkeeping (exits.ts). */
+  churn: {
+    earliestExitEpoch: bigint;
+    exitBalanceToConsume: bigint;
+    earliestConsolidationEpoch: bigint;
+    consolidationBalanceToConsume: bigint;
+  };
 }
 
 export interface Withdrawal {
@@ -68,4 +76,6 @@ export interface Block {
     withdrawals: { source_address: string; validator_pubkey: string; amount: string }[];
     consolidations: { source_address: string; source_pubkey: string; target_pubkey: string }[];
   };
+  /** Signed voluntary exits the block carries (from the node's pool). */
+  voluntaryExits?: { message: { epoch: string; validator_index: string }; signature: string }[];
 }

@@ -18,19 +18,28 @@ import {
   WITHDRAWAL_REQUEST_CONTRACT,
 } from "./contracts.ts";
 import type { ExecutionNode } from "./execution.ts";
+import {
+  initiateValidatorExit,
+  processConsolidationRequest,
+  processVoluntaryExit,
+  processWithdrawalRequest,
+  type SignedVoluntaryExit,
+  takeDuePartials,
+} from "./exits.ts";
 
 export { type Block, type ChainValidator, FAR_FUTURE, type PendingDeposit, type Withdrawal };
 
 /**
  * The simulated beacon chain: a simplified Electra state transition that keeps the quantities the data
  * area measures exact and consistent. Per epoch: attestation rewards on active balances (with the odd missed
- * attestation), pending deposits applied after a one-epoch wait (at most 16), the activation and exit queues
- * one epoch per step. Per slot: a proposer (reward 0.02-0.05 ETH), the withdrawal sweep (full for
- * withdrawable validators, partial above the max effective balance, EIP-7002 partials), and, with an
- * execution node, a real anvil block whose deposit and request logs become the block's execution requests.
- * An EIP-7251 consolidation exits its source at once and moves the source's effective balance to the
- * (compounding) target at the epoch transition where the source becomes withdrawable, as Electra's
- * `process_pending_consolidations` does (with a two-epoch delay instead of 256).
+ * attestation), pending deposits applied after a one-epoch wait (at most 16), the activation queue one epoch
+ * per step, exits by their exit and withdrawable epochs. Per slot: a proposer (reward 0.02-0.05 ETH), the
+ * withdrawal sweep (full for withdrawable validators, partial above the max effective balance, due EIP-7002
+ * partials), the pool's voluntary exits, and, with an execution node, a real anvil block whose deposit and
+ * request logs become the block's execution requests. Exits, EIP-7002 and EIP-7251 requests follow Electra's
+ * rules in exits.ts (churn, SHARD_COMMITTEE_PERIOD, withdrawability delay, compressed); a consolidation moves
+ * the source's effective balance to the (compounding) target at the epoch transition where the source
+ * becomes withdrawable, as `process_pending_consolidations` does.
  */
 
 const DEPOSIT_EVENT = parseAbi([
@@ -57,6 +66,8 @@ export interface ChainOptions {
   execution?: ExecutionNode;
   /** Validators active from genesis that propose and attest beside the tracked ones. */
   backgroundValidators?: number;
+  /** The network's voluntary-exit signing domain (exits.ts `voluntaryExitDomain`). */
+  exitDomain?: Uint8Array;
 }
 
 export function createChain(opts: ChainOptions) {
@@ -69,7 +80,16 @@ export function createChain(opts: ChainOptions) {
     consolidations: [],
     withdrawalIndex: 0,
     nextSweep: 0,
+    churn: {
+      earliestExitEpoch: 0n,
+      exitBalanceToConsume: 0n,
+      earliestConsolidationEpoch: 0n,
+      consolidationBalanceToConsume: 0n,
+    },
   };
+  // The node's voluntary-exit pool (not chain state: a re-org does not empty it).
+  const exitPool: SignedVoluntaryExit[] = [];
+  const exitDomain = opts.exitDomain ?? new Uint8Array(32);
   for (let i = 0; i < (opts.backgroundValidators ?? 0); i++) {
     state.validators.push({
       pubkey: backgroundPubkey(i),
@@ -115,11 +135,7 @@ export function createChain(opts: ChainOptions) {
       else if (v.status === "exited_unslashed" && e >= v.withdrawableEpoch) v.status = "withdrawal_possible";
     });
     for (const index of state.exitRequests.splice(0)) {
-      const v = state.validators[index];
-      if (v?.status !== "active_ongoing") continue;
-      v.status = "active_exiting";
-      v.exitEpoch = e + 1n;
-      v.withdrawableEpoch = e + 2n;
+      if (state.validators[index]?.status === "active_ongoing") initiateValidatorExit(state, index, e);
     }
     state.consolidations = state.consolidations.filter(({ source, target }) => {
       const from = state.validators[source] as ChainValidator;
@@ -151,7 +167,7 @@ export function createChain(opts: ChainOptions) {
     }
   }
 
-  function sweep(): Withdrawal[] {
+  function sweep(slot: number): Withdrawal[] {
     const out: Withdrawal[] = [];
     const pay = (index: number, amount: bigint) => {
       const v = state.validators[index];
@@ -166,10 +182,7 @@ export function createChain(opts: ChainOptions) {
       });
       if (v.balance === 0n && v.status === "withdrawal_possible") v.status = "withdrawal_done";
     };
-    for (const p of state.partials.splice(0)) {
-      const v = state.validators[p.index];
-      if (v?.status === "active_ongoing") pay(p.index, minBig(p.amount, v.balance - MIN_ACTIVATION));
-    }
+    for (const p of takeDuePartials(state, BigInt(epochOf(slot)))) pay(p.index, p.amount);
     const n = state.validators.length;
     for (let k = 0; k < Math.min(n, 16_384) && out.length < 16; k++) {
       const i = (state.nextSweep + k) % n;
@@ -214,32 +227,18 @@ export function createChain(opts: ChainOptions) {
         const pubkey = `0x${log.data.slice(42, 138)}`;
         const amount = BigInt(`0x${log.data.slice(138)}`);
         req.withdrawals.push({ source_address: source, validator_pubkey: pubkey, amount: String(amount) });
-        const i = find(pubkey);
-        const v = state.validators[i];
-        if (!v || addressOf(v.withdrawalCredentials) !== source) continue;
-        if (amount === 0n) state.exitRequests.push(i);
-        else state.partials.push({ index: i, amount });
+        processWithdrawalRequest(state, BigInt(epochOf(slot)), {
+          source_address: source,
+          validator_pubkey: pubkey,
+          amount,
+        });
       } else if (address === CONSOLIDATION_REQUEST_CONTRACT && log.data.length === 2 + 116 * 2) {
         const source = `0x${log.data.slice(2, 42)}`;
         const from = `0x${log.data.slice(42, 138)}`;
         const to = `0x${log.data.slice(138)}`;
-        req.consolidations.push({ source_address: source, source_pubkey: from, target_pubkey: to });
-        const i = find(from);
-        const t = find(to);
-        const v = state.validators[i];
-        const target = state.validators[t];
-        if (!v || !target || addressOf(v.withdrawalCredentials) !== source) continue;
-        if (from === to) v.withdrawalCredentials = `0x02${v.withdrawalCredentials.slice(4)}`;
-        else if (
-          v.status === "active_ongoing" &&
-          isActive(target) &&
-          target.withdrawalCredentials.startsWith("0x02")
-        ) {
-          v.status = "active_exiting";
-          v.exitEpoch = BigInt(epochOf(slot) + 1);
-          v.withdrawableEpoch = BigInt(epochOf(slot) + 2);
-          state.consolidations.push({ source: i, target: t });
-        }
+        const request = { source_address: source, source_pubkey: from, target_pubkey: to };
+        req.consolidations.push(request);
+        processConsolidationRequest(state, BigInt(epochOf(slot)), request);
       }
     }
   }
@@ -252,7 +251,11 @@ export function createChain(opts: ChainOptions) {
     if (pick === undefined) return undefined;
     const proposer = state.validators[pick] as ChainValidator;
     proposer.balance += 20_000_000n + BigInt(Math.floor(rand(slot, "proposal") * 30_000_000));
-    const withdrawals = sweep();
+    const withdrawals = sweep(slot);
+    // The pool's exits, checked again against this block's state (one may have become invalid meanwhile).
+    const voluntaryExits = exitPool
+      .splice(0, 16)
+      .filter((x) => processVoluntaryExit(state, BigInt(epochOf(slot)), x, exitDomain) === null);
     const requests: Block["requests"] = { deposits: [], withdrawals: [], consolidations: [] };
     const feeRecipient = (feeRecipients.get(proposer.pubkey) ??
       addressOf(proposer.withdrawalCredentials) ??
@@ -293,7 +296,7 @@ export function createChain(opts: ChainOptions) {
     }
     const parentRoot = parent?.root ?? genesisRoot;
     const root = sha(`${fork}:${slot}:${parentRoot}:${payload.block_hash}`);
-    return { slot, root, parentRoot, proposerIndex: pick, payload, requests };
+    return { slot, root, parentRoot, proposerIndex: pick, payload, requests, voluntaryExits };
   }
 
   async function produceSlot(opts2: { proposer?: string; skip?: boolean } = {}) {
@@ -371,6 +374,16 @@ export function createChain(opts: ChainOptions) {
     },
     setFeeRecipient(pubkey: string, address: Address) {
       feeRecipients.set(pubkey.toLowerCase(), address);
+    },
+    /**
+     * POST /eth/v1/beacon/pool/voluntary_exits: the exit is checked against the head state (as the next
+     * block would process it) and pooled for the next block; the reason it is invalid otherwise.
+     */
+    submitVoluntaryExit(exit: SignedVoluntaryExit): string | null {
+      if (exitPool.some((x) => x.message.validator_index === exit.message.validator_index)) return null;
+      const refused = processVoluntaryExit(clone(state), BigInt(epochOf(head + 1)), exit, exitDomain);
+      if (!refused) exitPool.push(exit);
+      return refused;
     },
     requestExit(pubkey: string) {
       const i = find(pubkey);

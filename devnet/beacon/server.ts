@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Address } from "viem";
 import { type Block, type ChainValidator, createChain, effectiveBalance, FAR_FUTURE } from "./chain.ts";
 import { type ExecutionNode, startExecutionNode } from "./execution.ts";
+import { DEVNET_ELECTRA, type SignedVoluntaryExit, voluntaryExitDomain } from "./exits.ts";
 
 /**
  * A simulated beacon node speaking the standard Beacon API (ethereum/beacon-APIs) over the simulated chain
@@ -19,9 +20,20 @@ export interface SimValidator {
   status: string;
 }
 
+/** The real networks' constants (docs/chains/ethereum.md §1.4), so exits signed here verify there too. */
 const NETWORKS = {
-  mainnet: { forkVersion: "0x00000000", chainId: 1 },
-  hoodi: { forkVersion: "0x10000910", chainId: 560048 },
+  mainnet: {
+    forkVersion: "0x00000000",
+    capellaForkVersion: "0x03000000",
+    genesisValidatorsRoot: "0x4b363db94e286120d76eb905340fdd4e54bfe9f06bf33ff6cf5ad27f511bfe95",
+    chainId: 1,
+  },
+  hoodi: {
+    forkVersion: "0x10000910",
+    capellaForkVersion: "0x40000910",
+    genesisValidatorsRoot: "0x212f13fc4df078b6cb7db228f1c8307566dcecf900867401a92023d7ba99cb5f",
+    chainId: 560048,
+  },
 } as const;
 
 export interface BeaconDevnetOptions {
@@ -64,6 +76,7 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
     secondsPerSlot: opts.secondsPerSlot ?? 12,
     genesisTime: latest + 1,
     backgroundValidators: opts.backgroundValidators ?? 0,
+    exitDomain: voluntaryExitDomain(net.capellaForkVersion, net.genesisValidatorsRoot),
     ...(execution ? { execution } : {}),
   });
   const S = chain.slotsPerEpoch;
@@ -136,7 +149,7 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       if (p === "/eth/v1/beacon/genesis") {
         return ok({
           genesis_time: String(chain.slotTime(0)),
-          genesis_validators_root: `0x${"00".repeat(32)}`,
+          genesis_validators_root: net.genesisValidatorsRoot,
           genesis_fork_version: net.forkVersion,
         });
       }
@@ -148,6 +161,9 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
           MAX_EFFECTIVE_BALANCE_ELECTRA: "2048000000000",
           MIN_ACTIVATION_BALANCE: "32000000000",
           DEPOSIT_CHAIN_ID: String(net.chainId),
+          CAPELLA_FORK_VERSION: net.capellaForkVersion,
+          SHARD_COMMITTEE_PERIOD: String(DEVNET_ELECTRA.SHARD_COMMITTEE_PERIOD),
+          MIN_VALIDATOR_WITHDRAWABILITY_DELAY: String(DEVNET_ELECTRA.MIN_VALIDATOR_WITHDRAWABILITY_DELAY),
         });
       }
       if (p === "/eth/v1/config/deposit_contract") {
@@ -162,6 +178,16 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
         return ok({ head: String(chain.head) });
       }
       if (p === "/devnet/execution") return ok({ url: execution?.url ?? null });
+      // Beacon API: a SignedVoluntaryExit, checked as the next block would (400 with the reason), then pooled.
+      if (p === "/eth/v1/beacon/pool/voluntary_exits" && req.method === "POST") {
+        const exit = JSON.parse((await readBody(req)) || "{}") as SignedVoluntaryExit;
+        if (!/^\d+$/.test(exit.message?.epoch ?? "") || !/^\d+$/.test(exit.message?.validator_index ?? ""))
+          return send(400, { code: 400, message: "Invalid voluntary exit" });
+        const refused = chain.submitVoluntaryExit(exit);
+        if (refused) return send(400, { code: 400, message: `Invalid voluntary exit: ${refused}` });
+        res.writeHead(200).end();
+        return;
+      }
       let m = /^\/eth\/v1\/beacon\/headers\/([^/]+)$/.exec(p);
       if (m) {
         const b = blockOf(m[1] ?? "");
@@ -176,7 +202,11 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
           proposer_index: String(b.proposerIndex),
           parent_root: b.parentRoot,
           state_root: b.root,
-          body: { execution_payload: b.payload, execution_requests: b.requests },
+          body: {
+            voluntary_exits: b.voluntaryExits ?? [],
+            execution_payload: b.payload,
+            execution_requests: b.requests,
+          },
         };
         return ok({ message, signature: `0x${"00".repeat(96)}` }, b.slot, { version: "electra" });
       }
@@ -212,6 +242,16 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       if (what === "pending_consolidations") {
         return ok(
           st.consolidations.map((c) => ({ source_index: String(c.source), target_index: String(c.target) })),
+          slot,
+        );
+      }
+      if (what === "pending_partial_withdrawals") {
+        return ok(
+          st.partials.map((w) => ({
+            validator_index: String(w.index),
+            amount: String(w.amount),
+            withdrawable_epoch: String(w.withdrawableEpoch),
+          })),
           slot,
         );
       }

@@ -82,4 +82,32 @@ export function reverifyDepositData(d: {
   if (!L.verify(b(d.signature), point, b(d.pubkey))) throw new Error("signature does not verify (noble)");
 }
 
+const VoluntaryExit = new ContainerType({
+  epoch: new UintBigintType(8),
+  validator_index: new UintBigintType(8),
+});
+
+/** Verifies a signed exit with @chainsafe/ssz and @noble/curves only, against Hoodi's Capella domain (EIP-7044). */
+export function nobleVerifiesExit(
+  exit: { message: { epoch: string; validator_index: string }; signature: string },
+  pubkey: string,
+) {
+  const domain = new Uint8Array(32);
+  domain.set([4, 0, 0, 0]);
+  const fork = ForkData.hashTreeRoot({
+    current_version: b("0x40000910"),
+    genesis_validators_root: b("0x212f13fc4df078b6cb7db228f1c8307566dcecf900867401a92023d7ba99cb5f"),
+  });
+  domain.set(fork.subarray(0, 28), 4);
+  const root = SigningData.hashTreeRoot({
+    object_root: VoluntaryExit.hashTreeRoot({
+      epoch: BigInt(exit.message.epoch),
+      validator_index: BigInt(exit.message.validator_index),
+    }),
+    domain,
+  });
+  const L = bls12_381.longSignatures;
+  return L.verify(b(exit.signature), L.hash(root, "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"), b(pubkey));
+}
+
 export const HOODI = BEACON_NETWORKS.hoodi;

@@ -104,3 +104,25 @@ export const keyIndexAllocator = pgTable("key_index_allocator", {
   seedId: text().primaryKey(),
   nextIndex: integer().notNull(),
 });
+
+/**
+ * One hand-out of pre-signed voluntary exits (POST /api/validators/exit-messages): who received which
+ * validators' exits, encrypted to which key (its RFC 7638 thumbprint), signed for which epoch. Never the
+ * exits themselves: a signed exit is as good as the exit, so none is stored in clear or encrypted here.
+ */
+export const exitMessageHandouts = pgTable(
+  "exit_message_handouts",
+  {
+    id: uuid().primaryKey(),
+    organisationId: text()
+      .notNull()
+      .references(() => organisations.id, { onDelete: "cascade" }),
+    /** The API key that asked for them (its id, never the key). */
+    keyId: text().notNull(),
+    pubkeys: text().array().notNull(),
+    recipientKeyThumbprint: text().notNull(),
+    epoch: integer().notNull(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("exit_message_handouts_by_organisation").on(t.organisationId, t.createdAt)],
+);

@@ -13,7 +13,16 @@ export interface ApiValidator {
     effective_balance: string;
     /** Always present in the standard's answer; optional here so an older fixture reads as unslashed. */
     slashed?: boolean;
+    /** Always present in the standard's answer (decimal epochs); read by the exit checks. */
+    activation_epoch?: string;
+    exit_epoch?: string;
   };
+}
+/** An Electra pending partial withdrawal (EIP-7002), paid by the sweep from `withdrawable_epoch`. */
+export interface ApiPendingPartialWithdrawal {
+  validator_index: string;
+  amount: string;
+  withdrawable_epoch: string;
 }
 /** An EIP-7251 consolidation waiting for its source to become withdrawable (validator indices). */
 export interface ApiPendingConsolidation {
@@ -112,6 +121,44 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
         (await request<ApiPendingDeposit[]>(`/eth/v1/beacon/states/${stateSlot}/pending_deposits`)) ?? []
       );
     },
+    async pendingPartialWithdrawals(stateSlot: number | "head"): Promise<ApiPendingPartialWithdrawal[]> {
+      return (
+        (await request<ApiPendingPartialWithdrawal[]>(
+          `/eth/v1/beacon/states/${stateSlot}/pending_partial_withdrawals`,
+        )) ?? []
+      );
+    },
+    /** The node's SHARD_COMMITTEE_PERIOD: epochs a validator must have been active before it may exit. */
+    async shardCommitteePeriod(): Promise<number> {
+      const spec = await request<Record<string, string>>("/eth/v1/config/spec");
+      const n = Number(spec?.SHARD_COMMITTEE_PERIOD);
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no SHARD_COMMITTEE_PERIOD");
+      return n;
+    },
+    /**
+     * POST /eth/v1/beacon/pool/voluntary_exits. The node's 400 (it found the exit invalid) is an outcome,
+     * with its message; anything else that is not 200 is the node failing us.
+     */
+    async submitVoluntaryExit(exit: {
+      message: { epoch: string; validator_index: string };
+      signature: string;
+    }): Promise<{ accepted: true } | { accepted: false; message: string }> {
+      const res = await upstream.text(new URL("/eth/v1/beacon/pool/voluntary_exits", opts.url), {
+        method: "POST",
+        body: JSON.stringify(exit),
+        headers: { "content-type": "application/json", accept: "application/json" },
+      });
+      if (res.status === 200) return { accepted: true };
+      if (res.status === 400) {
+        let message = "the beacon node refused the exit";
+        try {
+          message = String((JSON.parse(res.text) as { message?: unknown }).message ?? message).slice(0, 300);
+        } catch {}
+        return { accepted: false, message };
+      }
+      throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to the exit pool`);
+    },
   };
 }
 export type BeaconApi = ReturnType<typeof createBeaconApi>;
@@ -129,6 +176,13 @@ export function createExecutionApi(opts: { url: string; timeoutMs: number }) {
     receipts: (blockHash: Hex) => upstream.call(() => client.getBlockReceipts({ blockHash })),
     transaction: (hash: Hex) => upstream.call(() => client.getTransaction({ hash })),
     receipt: (hash: Hex) => upstream.call(() => client.getTransactionReceipt({ hash })),
+    /** An EIP-7002/7251 system contract's current fee in wei: `eth_call` with empty calldata (§3.5). */
+    async requestFee(contract: Hex): Promise<bigint> {
+      const { data } = await upstream.call(() => client.call({ to: contract, data: "0x" }));
+      if (!data || !/^0x[0-9a-f]{64}$/i.test(data))
+        throw new AppError("UPSTREAM_UNAVAILABLE", `Execution node gave no fee for ${contract}`);
+      return BigInt(data);
+    },
   };
 }
 export type ExecutionApi = ReturnType<typeof createExecutionApi>;

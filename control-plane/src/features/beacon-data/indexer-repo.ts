@@ -192,7 +192,12 @@ export function createIndexerRepo(db: Db) {
                       ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
                       ${col(v.map((x) => x.balanceGwei))}::int8[]) as x(p, i, s, l, w, f, b)
           on conflict (pubkey) do update set validator_index = excluded.validator_index,
-            beacon_status = excluded.beacon_status, lifecycle_status = excluded.lifecycle_status,
+            beacon_status = excluded.beacon_status,
+            -- An exit step the API recorded (tracking.recordStatus) after this step read the history is
+            -- never written back over by the step's older view: a validator cannot return to ACTIVE.
+            lifecycle_status = case when t.lifecycle_status in ('EXIT_REQUESTED', 'EXIT_SENT')
+              and excluded.lifecycle_status < t.lifecycle_status then t.lifecycle_status
+              else excluded.lifecycle_status end,
             withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
             fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
             balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);

@@ -1,6 +1,6 @@
 import type { Db, DbOrTx } from "@stake/db/client";
-import { beaconTrackedValidators, beaconValidators } from "@stake/db/schema/beacon-data";
-import { count, eq, inArray, sql } from "drizzle-orm";
+import { beaconStatusHistory, beaconTrackedValidators, beaconValidators } from "@stake/db/schema/beacon-data";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Lifecycle } from "./lifecycle.ts";
 
 export interface TrackInput {
@@ -25,6 +25,28 @@ export function createTracking(db: Db) {
         .insert(beaconTrackedValidators)
         .values(rows.map((r) => ({ ...r, source: "provisioned" as const })))
         .onConflictDoNothing();
+    },
+
+    /**
+     * Records an off-chain lifecycle step the platform itself caused (EXIT_REQUESTED, EXIT_SENT): a history
+     * entry with no epoch (a re-org rollback keeps it), the earlier kept if recorded twice, and the current
+     * status moved forward, never back. The indexer carries on from the latest status in the history.
+     */
+    async recordStatus(pubkeys: string[], status: "EXIT_REQUESTED" | "EXIT_SENT", time: Date) {
+      if (!pubkeys.length) return;
+      await db
+        .insert(beaconStatusHistory)
+        .values(pubkeys.map((pubkey) => ({ pubkey, status, time, epoch: null })))
+        .onConflictDoNothing();
+      await db
+        .update(beaconValidators)
+        .set({ lifecycleStatus: status })
+        .where(
+          and(
+            inArray(beaconValidators.pubkey, pubkeys),
+            sql`${beaconValidators.lifecycleStatus} < ${status}::validator_status`,
+          ),
+        );
     },
 
     /** Lifecycle status (CREATED until the indexer saw more) and validator index per pubkey. */

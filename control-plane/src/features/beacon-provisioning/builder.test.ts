@@ -6,6 +6,8 @@ import { withdrawalCredentials } from "../../chains/beacon.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf } from "../../chains/evm.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx, type SignedDeposit, verifyDeposit } from "./builder.ts";
+import { consolidationRequestTx, withdrawalRequestTx } from "./el-requests.ts";
+import { buildVoluntaryExit } from "./exit-builder.ts";
 import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
 import { computeDepositDomain, computeSigningRoot } from "./ssz.ts";
 
@@ -143,4 +145,55 @@ test("deposit and batch calldata decode with viem to exactly the deposits", () =
     deposits.map((d) => d.amount * 10n ** 9n),
   ]);
   assert.throws(() => batchDepositTx([], BEACON_NETWORKS.hoodi));
+});
+
+test("voluntary exit: the ethdo / eth-staking-smith mainnet vector (EIP-7044 Capella domain)", () => {
+  // ChorusOne/eth-staking-smith tests/e2e/presigned_exit_message.rs, cross-checked there with
+  // `ethdo validator exit --offline` (exit_fork_version 0x03000000, mainnet genesis_validators_root).
+  const key = blsKeyFromSecret(0x6d446ca271eb229044b9039354ecdfa6244d1a11615ec1a46fc82a800367de5dn);
+  assert.equal(
+    hexOf(key.publicKey),
+    "0x8844cebb34d10e0e57f3c29ada375dafe14762ab85b2e408c3d6d55ce6d03317660bca9f2c2d17d8fbe14a2529ada1ea",
+  );
+  const exit = buildVoluntaryExit({
+    key,
+    validatorIndex: 100,
+    epoch: 305658,
+    network: BEACON_NETWORKS.mainnet,
+  });
+  assert.deepEqual(exit.message, { epoch: "305658", validator_index: "100" });
+  assert.equal(
+    exit.signature,
+    "0xa74f22d26da9934c2a9c783799fb9e7bef49b3d7c3759a0683b52ee5d71516c0ecdbcc47703f11959c5e701a6c47194410bed800217bd4dd0dab1e0587b14551771accd04ff1c78302f9605f44c3894976c5b3537b70cb7ac9dcb5398dc22079",
+  );
+  // The same exit on Hoodi is another signature (other fork version and validators root).
+  const hoodi = buildVoluntaryExit({
+    key,
+    validatorIndex: 100,
+    epoch: 305658,
+    network: BEACON_NETWORKS.hoodi,
+  });
+  assert.notEqual(hoodi.signature, exit.signature);
+});
+
+test("EIP-7002 / EIP-7251 request calldata: 56 bytes (amount big-endian Gwei) and 96 bytes", () => {
+  const pk = `0x${"ab".repeat(48)}`;
+  const from = "0x1111111111111111111111111111111111111111";
+  const w = withdrawalRequestTx({ from, pubkey: pk, amountGwei: 10n * GWEI_PER_ETH, feeWei: 1n });
+  assert.equal(w.to, "0x00000961Ef480Eb55e80D19ad83579A64c007002");
+  assert.equal(w.data, `${pk}00000002540be400`);
+  assert.equal((w.data.length - 2) / 2, 56);
+  assert.equal(w.value, "1");
+  assert.equal(
+    withdrawalRequestTx({ from, pubkey: pk, amountGwei: 0n, feeWei: 3n }).data,
+    `${pk}${"00".repeat(8)}`,
+  );
+  const c = consolidationRequestTx({ from, source: pk, target: `0x${"cd".repeat(48)}`, feeWei: 2n });
+  assert.equal(c.to, "0x0000BBdDc7CE488642fb579F8B00f3a590007251");
+  assert.equal(c.data, `${pk}${"cd".repeat(48)}`);
+  assert.throws(
+    () => withdrawalRequestTx({ from, pubkey: pk, amountGwei: 1n << 64n, feeWei: 1n }),
+    /out of range/,
+  );
+  assert.throws(() => consolidationRequestTx({ from, source: "0x12", target: pk, feeWei: 1n }), /48-byte/);
 });

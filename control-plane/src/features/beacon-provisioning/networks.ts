@@ -8,6 +8,9 @@ export interface BeaconNetwork {
   depositContract: string;
   /** Attestant BatchValidatorDepositor (1–100 validators, per-item amount in wei). */
   batchDepositor: string;
+  /** The fork version every voluntary exit is signed with since EIP-7044 (§1.4). */
+  capellaForkVersion: string;
+  genesisValidatorsRoot: string;
 }
 
 export const BEACON_NETWORKS = {
@@ -17,6 +20,8 @@ export const BEACON_NETWORKS = {
     genesisForkVersion: "0x00000000",
     depositContract: "0x00000000219ab540356cBB839Cbe05303d7705Fa",
     batchDepositor: "0x16BF86Efb14FA03a3A207efC03Df5Ed29094a838",
+    capellaForkVersion: "0x03000000",
+    genesisValidatorsRoot: "0x4b363db94e286120d76eb905340fdd4e54bfe9f06bf33ff6cf5ad27f511bfe95",
   },
   hoodi: {
     name: "hoodi",
@@ -24,6 +29,8 @@ export const BEACON_NETWORKS = {
     genesisForkVersion: "0x10000910",
     depositContract: "0x00000000219ab540356cBB839Cbe05303d7705Fa",
     batchDepositor: "0x9c2880C58e2F7bc7f1Bcbf0e0d220B8a3d6cc5a9",
+    capellaForkVersion: "0x40000910",
+    genesisValidatorsRoot: "0x212f13fc4df078b6cb7db228f1c8307566dcecf900867401a92023d7ba99cb5f",
   },
 } as const satisfies Record<string, BeaconNetwork>;
 

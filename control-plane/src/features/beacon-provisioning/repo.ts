@@ -1,11 +1,12 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import {
+  exitMessageHandouts,
   keyIndexAllocator,
   type ProvisionAttributes,
   provisions,
   validators,
 } from "@stake/db/schema/provisioning";
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 
 export type ProvisionRow = typeof provisions.$inferSelect;
 export type ValidatorRow = typeof validators.$inferSelect;
@@ -113,6 +114,19 @@ export function createProvisioningRepo(db: Db) {
     async findValidatorByPubkey(pubkey: string) {
       const [row] = await db.select().from(validators).where(eq(validators.pubkey, pubkey));
       return row ?? null;
+    },
+
+    /** The organisation's validators among `pubkeys` (another organisation's are simply absent). */
+    async findOrganisationValidators(organisationId: string, pubkeys: string[]) {
+      if (!pubkeys.length) return [];
+      return db
+        .select()
+        .from(validators)
+        .where(and(eq(validators.organisationId, organisationId), inArray(validators.pubkey, pubkeys)));
+    },
+
+    async insertExitHandout(row: typeof exitMessageHandouts.$inferInsert) {
+      await db.insert(exitMessageHandouts).values(row);
     },
 
     async listOrganisationValidators(

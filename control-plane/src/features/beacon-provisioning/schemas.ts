@@ -1,5 +1,6 @@
 import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
+import type { JWK } from "jose";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
@@ -174,4 +175,118 @@ export const OrganisationValidatorsResponse = z.object({
 export const CountResponse = z.object({
   total: z.number().int(),
   results: z.array(z.object({ status: ValidatorStatus, count: z.number().int() })),
+});
+
+/** 1–100 distinct validators of the organisation (pubkeys canonical: 0x + lower-case hex). */
+const Pubkeys = z
+  .array(blsPubkey())
+  .min(1)
+  .max(100)
+  .refine((a) => new Set(a).size === a.length, "must not repeat a validator");
+
+export const ExitRequest = z.object({ pubkeys: Pubkeys });
+
+/**
+ * The client's public key as a JWK: EC (P-256, P-384, P-521) or OKP (X25519), the curves ECDH-ES takes. A
+ * JWK carrying a private part (`d`) is refused: the client must never send us its private key.
+ */
+export const RecipientKey = z
+  .object({
+    kty: z.enum(["EC", "OKP"]),
+    crv: z.enum(["P-256", "P-384", "P-521", "X25519"]),
+    x: z.string().regex(/^[A-Za-z0-9_-]+$/, "must be base64url"),
+    y: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, "must be base64url")
+      .optional(),
+    d: z.undefined({ error: "must be the public key only (no d)" }).optional(),
+  })
+  .refine((k) => (k.kty === "OKP") === (k.crv === "X25519"), "kty and crv do not match")
+  .refine((k) => (k.kty === "EC") === (k.y !== undefined), "an EC key needs y, an OKP key has none")
+  .transform((k): JWK => ({ kty: k.kty, crv: k.crv, x: k.x, ...(k.y ? { y: k.y } : {}) }));
+
+export const ExitMessagesRequest = z.object({ pubkeys: Pubkeys, recipientKey: RecipientKey });
+
+export const WithdrawalRequestsRequest = z.object({
+  requests: z
+    .array(
+      z.object({
+        pubKey: blsPubkey(),
+        /** Absent or 0: a full exit; else a partial withdrawal (0x02 only), ETH with at most 9 decimals. */
+        amount: EthAmount.optional(),
+      }),
+    )
+    .min(1)
+    .max(100)
+    .refine((a) => new Set(a.map((r) => r.pubKey)).size === a.length, "must not repeat a validator"),
+});
+
+export const ConsolidationsRequest = z.object({
+  requests: z
+    .array(z.object({ sourcePubKey: blsPubkey(), targetPubKey: blsPubkey() }))
+    .min(1)
+    .max(100)
+    .refine(
+      (a) => new Set(a.map((r) => r.sourcePubKey)).size === a.length,
+      "must not repeat a source validator",
+    ),
+});
+
+export const ExitResponse = z.object({
+  results: z.array(
+    z.object({
+      validatorAddress: Hex,
+      validatorIndex: z.number().int(),
+      epoch: z.number().int().meta({ description: "The exit message's epoch (the node's current epoch)" }),
+      status: z.enum(["EXIT_SENT", "EXIT_REQUESTED"]).meta({
+        description:
+          "EXIT_SENT once the beacon node accepted the signed exit; EXIT_REQUESTED if it refused it (see reason)",
+      }),
+      reason: z.string().optional(),
+    }),
+  ),
+});
+
+export const ExitMessagesResponse = z.object({
+  handoutId: z.uuid(),
+  recipientKeyThumbprint: z
+    .string()
+    .meta({ description: "RFC 7638 thumbprint of recipientKey (the JWE's kid)" }),
+  epoch: z.number().int(),
+  validatorsCount: z.number().int(),
+  encryptedExits: z.string().meta({
+    description:
+      'Compact JWE (alg ECDH-ES, enc A256GCM) whose plaintext is {"network", "exits": [{validatorAddress, validatorIndex, signedVoluntaryExit}]}',
+  }),
+});
+
+const UnsignedTx = {
+  from: z.string().meta({ description: "The withdrawal address: the only sender the beacon chain honours" }),
+  to: z.string(),
+  data: Hex,
+  value: z.string().meta({ description: "The system contract's fee at build time, in wei" }),
+};
+
+export const WithdrawalRequestsResponse = z.object({
+  results: z.array(
+    z.object({
+      validatorAddress: Hex,
+      validatorIndex: z.number().int(),
+      type: z.enum(["FULL_WITHDRAWAL", "PARTIAL_EXIT"]),
+      amount: z.string().meta({ description: "Gwei; 0 for a full exit" }),
+      ...UnsignedTx,
+    }),
+  ),
+});
+
+export const ConsolidationsResponse = z.object({
+  results: z.array(
+    z.object({
+      sourceValidatorAddress: Hex,
+      targetValidatorAddress: Hex,
+      sourceValidatorIndex: z.number().int(),
+      type: z.enum(["CONSOLIDATE", "SWITCH"]),
+      ...UnsignedTx,
+    }),
+  ),
 });

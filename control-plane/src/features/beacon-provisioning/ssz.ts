@@ -73,15 +73,45 @@ export function forkDataRoot(
   return hash(chunk(forkVersion, 0, 4), genesisValidatorsRoot);
 }
 
+/** compute_domain(domain_type, fork_version, genesis_validators_root). */
+export function computeDomain(
+  domainType: Uint8Array,
+  forkVersion: Uint8Array,
+  genesisValidatorsRoot: Uint8Array = ZERO32,
+): Uint8Array {
+  expectLength("domain_type", domainType, 4);
+  const out = new Uint8Array(32);
+  out.set(domainType);
+  out.set(forkDataRoot(forkVersion, genesisValidatorsRoot).subarray(0, 28), 4);
+  return out;
+}
+
 /**
  * compute_domain(DOMAIN_DEPOSIT, GENESIS_FORK_VERSION, 0^32). Deposits always use the genesis fork version
  * and a zero validators root, so a deposit signed today stays valid across forks (phase0 and Electra).
  */
 export function computeDepositDomain(genesisForkVersion: Uint8Array): Uint8Array {
-  const out = new Uint8Array(32);
-  out.set(DOMAIN_DEPOSIT);
-  out.set(forkDataRoot(genesisForkVersion).subarray(0, 28), 4);
-  return out;
+  return computeDomain(DOMAIN_DEPOSIT, genesisForkVersion);
+}
+
+export const DOMAIN_VOLUNTARY_EXIT = Uint8Array.from([4, 0, 0, 0]);
+
+/**
+ * compute_domain(DOMAIN_VOLUNTARY_EXIT, CAPELLA_FORK_VERSION, genesis_validators_root): since Deneb
+ * (EIP-7044) every voluntary exit is verified with the Capella fork version, so a signed exit stays valid
+ * for ever, which is what lets one be handed out in advance.
+ */
+export function computeVoluntaryExitDomain(
+  capellaForkVersion: Uint8Array,
+  genesisValidatorsRoot: Uint8Array,
+): Uint8Array {
+  expectLength("genesis_validators_root", genesisValidatorsRoot, 32);
+  return computeDomain(DOMAIN_VOLUNTARY_EXIT, capellaForkVersion, genesisValidatorsRoot);
+}
+
+/** hash_tree_root(VoluntaryExit{epoch: uint64, validator_index: uint64}). */
+export function voluntaryExitRoot(epoch: bigint, validatorIndex: bigint): Uint8Array {
+  return hash(uint64Root(epoch), uint64Root(validatorIndex));
 }
 
 /** SigningData{object_root, domain} root: the 32 bytes that are BLS-signed. */
