@@ -100,6 +100,18 @@ export const OverviewResponse = z.object({
   apy_7d: Apy(7),
   apy_30d: Apy(30),
   apy_365d: Apy(365),
+  apy_unit: z.literal("percent_per_year").meta({ description: "The unit of the three apy_* fields." }),
+  indexed_through_epoch: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The last epoch the indexer has read (null: none yet); totals count up to it." }),
+  indexing: z.boolean().meta({
+    description:
+      "True while the figures may be short because indexing runs: nothing indexed yet, the index more than " +
+      "2 epochs behind the chain's clock, or registered pubkeys not yet counted. Zeros then mean 'not read " +
+      "yet', not 'no rewards'.",
+  }),
 });
 const ValidatorReward = z.object({
   pubkey: z.string(),

@@ -42,6 +42,22 @@ export function apyPercent(rewardsGwei: bigint, stakeEpochsGwei: bigint, epochSe
   return Number(scaled) / 1_000_000;
 }
 
+/** Epochs the indexer may trail the chain's clock by in its normal course (a step every few seconds). */
+const INDEXER_SLACK_EPOCHS = 2;
+
+/**
+ * Whether the index trails the chain: the beacon clock (genesis + slots × seconds per slot, which a live node's
+ * head follows) has completed more than INDEXER_SLACK_EPOCHS epochs past the last one indexed. Zeros read
+ * then may be zeros only because those epochs are not indexed yet (issue 25).
+ */
+export function indexerBehind(
+  c: { epoch: number; genesisTime: number; secondsPerSlot: number; slotsPerEpoch: number },
+  nowSeconds: number,
+): boolean {
+  const lastComplete = Math.floor((nowSeconds - c.genesisTime) / (c.secondsPerSlot * c.slotsPerEpoch)) - 1;
+  return lastComplete - c.epoch > INDEXER_SLACK_EPOCHS;
+}
+
 export function createBeaconDataService(deps: {
   repo: BeaconDataRepo;
   network: "mainnet" | "hoodi";
@@ -158,7 +174,7 @@ export function createBeaconDataService(deps: {
       const c = await chain();
       const epochSeconds = c ? c.slotsPerEpoch * c.secondsPerSlot : 384;
       const lastDay = c ? isoDay(c.genesisTime + c.epoch * epochSeconds) : null;
-      const { row, activeStake } = await repo.overview(organisationId, lastDay);
+      const { row, activeStake, notRolledUp } = await repo.overview(organisationId, lastDay);
       const apy = (n: number) =>
         apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds);
       return {
@@ -170,6 +186,9 @@ export function createBeaconDataService(deps: {
         apy_7d: apy(7),
         apy_30d: apy(30),
         apy_365d: apy(365),
+        apy_unit: "percent_per_year" as const,
+        indexed_through_epoch: c?.epoch ?? null,
+        indexing: !c || indexerBehind(c, Date.now() / 1000) || notRolledUp > 0,
       };
     },
 
