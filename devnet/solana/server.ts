@@ -159,6 +159,8 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
         commission: v.commission,
         activatedStake: 0,
         epochVoteAccount: true,
+        // [epoch, credits, previous credits] per recent epoch; this cluster keeps no vote credits.
+        epochCredits: [],
         lastVote: Number(chain.slot),
         rootSlot: Number(chain.slot),
       })),

@@ -139,6 +139,9 @@ describe("simulated Solana node answers @solana/web3.js as a real node does", ()
 
   it("sendAndConfirmTransaction confirms a stake built by the area's builder; rewards follow an epoch", async () => {
     const vote = dev.chain.validators[0]?.vote as string;
+    // The client checks the answer's shape (epochCredits and all) before handing it over.
+    const { current } = await connection.getVoteAccounts();
+    assert.equal(current[0]?.votePubkey, vote);
     const built = buildStakeTx({
       wallet: keypair.publicKey.toBase58(),
       vote,
