@@ -132,8 +132,12 @@ describe("simulated Solana node answers @solana/web3.js as a real node does", ()
     connection = new Connection(dev.url, { commitment: "confirmed", wsEndpoint: dev.wsUrl });
   });
   after(async () => {
-    // The client's websocket reconnects on its own unless told to stop.
-    await (connection as unknown as { _rpcWebSocket: { close(): void } })._rpcWebSocket.close();
+    // The client's websocket reconnects for ever once the server is gone unless told not to.
+    const ws = (
+      connection as unknown as { _rpcWebSocket: { setAutoReconnect(on: boolean): void; close(): void } }
+    )._rpcWebSocket;
+    ws.setAutoReconnect(false);
+    ws.close();
     await dev.close();
   });
 
