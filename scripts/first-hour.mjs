@@ -86,12 +86,18 @@ function grab(banner, re, what) {
   return m.slice(1);
 }
 
-async function call(method, url, { headers = {}, body } = {}) {
+async function call(method, url, { headers = {}, body } = {}, retried = false) {
   const res = await fetch(url, {
     method,
     headers: { "content-type": "application/json", ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((err) => {
+    // A kept-alive connection the server closed as idle just as it was reused: the request never
+    // reached it, so sending it once more is safe.
+    if (!retried && err?.cause?.code === "UND_ERR_SOCKET") return null;
+    throw err;
   });
+  if (res === null) return call(method, url, { headers, body }, true);
   const text = await res.text();
   return { status: res.status, text };
 }
