@@ -185,6 +185,8 @@ describe("happy shapes on an empty index", () => {
       dates.body.interval_summary.map((d: { date: string }) => d.date),
       ["2025-01-01", "2025-01-08", "2025-01-15", "2025-01-22", "2025-01-29"],
     );
+    assert.equal(dates.body.indexing, true, "the date read says its zeros may be 'not indexed yet'");
+    assert.equal(dates.body.indexed_through_epoch, 100);
     const overview = await get("/api/rewards/overview", {});
     assert.deepEqual(overview.body, {
       network: "HOODI",

@@ -199,15 +199,17 @@ export function createBeaconDataRepo(db: Db) {
         select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
                ${windows(7)}, ${windows(30)}, ${windows(365)},
                (select coalesce(sum(b.balance_gwei), 0) from ${myValidators.scan(organisationId)} b
-                where b.beacon_status like 'active%')::text as stake,
-               (select count(*) from beacon_tracked_validators t
-                where t.organisation_id = ${organisationId} and not t.in_org_rollup)::text as pending
+                where b.beacon_status like 'active%')::text as stake
         from beacon_rewards_org_daily d where d.organisation_id = ${organisationId}`);
-      return {
-        row: row ?? {},
-        activeStake: BigInt(row?.stake ?? 0),
-        notRolledUp: Number(row?.pending ?? 0),
-      };
+      return { row: row ?? {}, activeStake: BigInt(row?.stake ?? 0) };
+    },
+
+    /** Whether some of the organisation's registered pubkeys are not yet counted by the worker's roll-up. */
+    async rollUpPending(organisationId: string): Promise<boolean> {
+      const row = await one<{ pending: boolean }>(sql`
+        select exists (select 1 from beacon_tracked_validators
+                       where organisation_id = ${organisationId} and not in_org_rollup) as pending`);
+      return row?.pending ?? false;
     },
 
     async transactions(

@@ -81,6 +81,15 @@ export function createBeaconDataService(deps: {
     return c && c.epoch >= 0 ? c : null;
   }
 
+  /** What the reward reads add so that zeros read while indexing runs are not taken for "no rewards". */
+  async function indexState(organisationId: string, c: Awaited<ReturnType<typeof chain>>) {
+    const pending = await repo.rollUpPending(organisationId);
+    return {
+      indexed_through_epoch: c?.epoch ?? null,
+      indexing: !c || indexerBehind(c, Date.now() / 1000) || pending,
+    };
+  }
+
   async function orgIndices(organisationId: string) {
     const rows = await repo.indices(organisationId);
     return {
@@ -174,7 +183,10 @@ export function createBeaconDataService(deps: {
       const c = await chain();
       const epochSeconds = c ? c.slotsPerEpoch * c.secondsPerSlot : 384;
       const lastDay = c ? isoDay(c.genesisTime + c.epoch * epochSeconds) : null;
-      const { row, activeStake, notRolledUp } = await repo.overview(organisationId, lastDay);
+      const [{ row, activeStake }, state] = await Promise.all([
+        repo.overview(organisationId, lastDay),
+        indexState(organisationId, c),
+      ]);
       const apy = (n: number) =>
         apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds);
       return {
@@ -187,8 +199,7 @@ export function createBeaconDataService(deps: {
         apy_30d: apy(30),
         apy_365d: apy(365),
         apy_unit: "percent_per_year" as const,
-        indexed_through_epoch: c?.epoch ?? null,
-        indexing: !c || indexerBehind(c, Date.now() / 1000) || notRolledUp > 0,
+        ...state,
       };
     },
 
@@ -261,7 +272,10 @@ export function createBeaconDataService(deps: {
       const total = Math.floor((end - start) / DAY / days) + 1;
       const firstBucket = (q.page - 1) * q.per_page;
       const lastBucket = Math.min(total - 1, firstBucket + q.per_page - 1);
-      const { indices, pubkeyOf } = await orgIndices(organisationId);
+      const [{ indices, pubkeyOf }, state] = await Promise.all([
+        orgIndices(organisationId),
+        chain().then((c) => indexState(organisationId, c)),
+      ]);
       const pageEnd = isoDay(Math.min(end, start + ((lastBucket + 1) * days - 1) * DAY));
       const [rows, totals] = indices.length
         ? await Promise.all([
@@ -283,6 +297,7 @@ export function createBeaconDataService(deps: {
         total_cl_rewards: totals.cl.toString(),
         total_el_rewards: totals.el.toString(),
         interval_summary,
+        ...state,
         ...envelope(q, total),
       };
     },
