@@ -112,14 +112,20 @@ const baseEnv: NodeJS.ProcessEnv = {
 
 try {
   const nodes: string[] = [];
-  for (const d of DEVNETS) {
-    if (process.env[d.urlEnv]) continue;
-    const node = await startProcess({
-      name: d.name,
-      entry: d.entry,
-      env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
-    });
-    started.push(node);
+  // The nodes are independent of one another: started side by side, so start-up waits for the slowest
+  // (the Polygon L1 building its month of checkpoints) instead of the sum of all.
+  const nodesUp = await Promise.all(
+    DEVNETS.filter((d) => !process.env[d.urlEnv]).map(async (d) => {
+      const node = await startProcess({
+        name: d.name,
+        entry: d.entry,
+        env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
+      });
+      started.push(node);
+      return { d, node };
+    }),
+  );
+  for (const { d, node } of nodesUp) {
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
     // The simulated L1 mines only when it sends a checkpoint (one a minute): its `finalized` block, 64 below
@@ -250,7 +256,9 @@ Ctrl-C stops everything.`);
 
 function solanaEpochs(): string {
   const ms = Number(process.env.SOLANA_EPOCH_MS ?? 30000);
-  return ms > 0 ? `an epoch closes every ${ms / 1000} s (SOLANA_EPOCH_MS)` : "epochs never close (SOLANA_EPOCH_MS=0)";
+  return ms > 0
+    ? `an epoch closes every ${ms / 1000} s (SOLANA_EPOCH_MS)`
+    : "epochs never close (SOLANA_EPOCH_MS=0)";
 }
 
 function redact(url: string): string {
