@@ -154,7 +154,7 @@ test("OpenAPI gives the APY's unit and documents both API-key header names", asy
 // Issue 25 item 6: every refusal a route can give is declared, and a wrong method is 405 with Allow.
 test("every authenticated route declares 401, every limited route 429", async () => {
   const doc = (await request(h.app).get("/openapi.json")).body;
-  const { areas } = createAreas({
+  const { areas } = await createAreas({
     config: h.config,
     logger: createLogger({ level: "silent", service: "test" }),
     db: h.db,
