@@ -45,7 +45,14 @@ const DEVNETS = [
     port: 3001,
     urlEnv: "HYPERLIQUID_API_URL",
   },
-  { name: "solana-devnet", entry: "devnet/solana/main.ts", port: 8899, urlEnv: "SOLANA_RPC_URL" },
+  // Epochs close on a timer (SOLANA_EPOCH_MS, default 30 s), so rewards and history fill while one watches.
+  {
+    name: "solana-devnet",
+    entry: "devnet/solana/main.ts",
+    port: 8899,
+    urlEnv: "SOLANA_RPC_URL",
+    env: { EPOCH_MS: process.env.SOLANA_EPOCH_MS ?? "30000" },
+  },
   { name: "beacon-devnet", entry: "devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
   { name: "sui-devnet", entry: "devnet/sui/main.ts", port: 9125, urlEnv: "SUI_RPC_URL" },
   // Ethereum L1 with Polygon staking at Sepolia's addresses (NETWORK=testnet's defaults): anvil, 31 days of
@@ -105,14 +112,20 @@ const baseEnv: NodeJS.ProcessEnv = {
 
 try {
   const nodes: string[] = [];
-  for (const d of DEVNETS) {
-    if (process.env[d.urlEnv]) continue;
-    const node = await startProcess({
-      name: d.name,
-      entry: d.entry,
-      env: { ...baseEnv, PORT: String(d.port) },
-    });
-    started.push(node);
+  // The nodes are independent of one another: started side by side, so start-up waits for the slowest
+  // (the Polygon L1 building its month of checkpoints) instead of the sum of all.
+  const nodesUp = await Promise.all(
+    DEVNETS.filter((d) => !process.env[d.urlEnv]).map(async (d) => {
+      const node = await startProcess({
+        name: d.name,
+        entry: d.entry,
+        env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
+      });
+      started.push(node);
+      return { d, node };
+    }),
+  );
+  for (const { d, node } of nodesUp) {
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
     // The simulated L1 mines only when it sends a checkpoint (one a minute): its `finalized` block, 64 below
@@ -173,6 +186,12 @@ try {
   });
 
   const hypeWallet = demoWallets(1)[0]!;
+  // Only the simulated node's wallet is printed: its key is public (a fixed seed) and holds devnet SOL only.
+  const solanaDemo = started.some((s) => s.name === "solana-devnet")
+    ? `Demo Solana wallet (throwaway devnet key): ${solanaKey(0x01)} seed (hex) ${"01".repeat(32)}
+  ${solanaEpochs()}; sign and send with @solana/web3.js: docs/solana-demo.md
+`
+    : "";
   console.log(`
 The staking platform is up (NETWORK=${NETWORK}).
 
@@ -227,12 +246,19 @@ Demo gateway key (shown once): ${gw.gatewayKey}
   curl -s ${cp.url}/api/balance -H "authorization: Bearer $TOKEN"
 
 Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
-
+${solanaDemo}
 Operator CLI: DATABASE_URL='${databaseUrl}' npm run operator -- orgs list
 Ctrl-C stops everything.`);
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);
   await shutdown(1);
+}
+
+function solanaEpochs(): string {
+  const ms = Number(process.env.SOLANA_EPOCH_MS ?? 30000);
+  return ms > 0
+    ? `an epoch closes every ${ms / 1000} s (SOLANA_EPOCH_MS)`
+    : "epochs never close (SOLANA_EPOCH_MS=0)";
 }
 
 function redact(url: string): string {

@@ -24,6 +24,7 @@ const SLOW_LANE = [
   /^tests\/faults\//,
   /^tests\/dashboard\//,
   /^tests\/polygon\//,
+  /^tests\/scripts\/first-hour\.test\.ts$/,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
 ];

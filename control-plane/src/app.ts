@@ -14,7 +14,7 @@ import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
 import { operationsArea } from "./http/operations.ts";
-import { type Area, assertAllDeclared, registerAreas } from "./http/route.ts";
+import { type Area, assertAllDeclared, registerAreas, registerWrongMethods } from "./http/route.ts";
 import type { Logger } from "./log.ts";
 import { docsAssets, openApiDocument } from "./openapi.ts";
 
@@ -131,6 +131,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Any content type is read as JSON, so `curl -d '{...}'` works without a Content-Type header.
   const json = express.json({ limit: deps.config.jsonBodyLimit, type: () => true });
   registerAreas(app, areas, { authenticators, json, logger, checkResponses: deps.checkResponses ?? false });
+  registerWrongMethods(app, areas, logger);
   app.use("/docs/assets", docsAssets);
   app.use(() => {
     throw new AppError("NOT_FOUND", "No such endpoint");

@@ -67,7 +67,7 @@ export function openApiDocument(areas: readonly Area[]) {
       title: "Staking provider platform: control plane",
       version: "1.0.0",
       description:
-        "Accounts, staking areas and the gateway account API. Error bodies per area: see the README. The pay-per-request gateway itself (`ANY /gateway/{providerKey}/…`) is a separate deployable.",
+        "Accounts, staking areas and the gateway account API. Envelopes, error bodies, pagination, credentials and units per area: docs/conventions.md. A known path asked with a wrong method answers 405 with `Allow`. The pay-per-request gateway itself (`ANY /gateway/{providerKey}/…`) is a separate deployable.",
     },
     components: { securitySchemes: SECURITY },
     paths,

@@ -6,6 +6,8 @@ import { readDelegation, withStake } from "./stake-layout.ts";
 
 export const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
 const SLOT_MS = 400n;
+/** Slots a blockhash stays valid for (Solana's MAX_PROCESSING_AGE). */
+const MAX_PROCESSING_AGE = 150n;
 
 export interface Validator {
   vote: string;
@@ -68,6 +70,7 @@ export class SolanaChain {
   private readonly inflationPpm: bigint;
   private readonly mevPpm: bigint;
   slot: bigint;
+  private blockhashSlot = 1n;
 
   constructor(opts: ChainOptions = {}) {
     this.slotsPerEpoch = opts.slotsPerEpoch ?? 432_000n;
@@ -155,7 +158,9 @@ export class SolanaChain {
       keys,
       fee: 5000 * sigs.length,
     });
-    this.slot += 1n;
+    // Many transactions share a slot near an epoch's end rather than cross into the next epoch: only
+    // advanceEpochs closes an epoch (it pays the rewards), so a busy epoch never skips its payout.
+    if ((this.slot + 1n) % this.slotsPerEpoch !== 0n) this.slot += 1n;
     this.setClock();
     return signature;
   }
@@ -175,8 +180,12 @@ export class SolanaChain {
       this.slot = nextSlot;
       this.setClock();
     }
-    // Blocks went by: older blockhashes expire, as they would after 150 slots on a real cluster.
-    if (n > 0) this.svm.expireBlockhash();
+    // Blocks went by: the blockhash expires once 150 slots have passed since it was issued, as on a real
+    // cluster (LiteSVM keeps one blockhash, so a short epoch keeps it across the epoch boundary).
+    if (this.slot - this.blockhashSlot >= MAX_PROCESSING_AGE) {
+      this.svm.expireBlockhash();
+      this.blockhashSlot = this.slot;
+    }
   }
 
   private payRewards(

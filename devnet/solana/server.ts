@@ -1,10 +1,29 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { base58 } from "@scure/base";
-import { type ChainOptions, SolanaChain, STAKE_PROGRAM } from "./chain.ts";
+import { type WebSocket, WebSocketServer } from "ws";
+import { type ChainOptions, type LoggedTx, SolanaChain, STAKE_PROGRAM } from "./chain.ts";
+
+/** Slots the recent status cache covers (Solana's MAX_RECENT_BLOCKHASHES), searched without searchTransactionHistory. */
+const STATUS_CACHE_SLOTS = 300;
+/** Most signatures one getSignatureStatuses call may ask about (the RPC's own limit). */
+const MAX_STATUS_SIGNATURES = 256;
+
+export interface SolanaDevnetOptions extends ChainOptions {
+  port?: number;
+  /**
+   * Also serve the PubSub websocket on this port (a real validator's is the RPC port + 1, where
+   * `@solana/web3.js` looks by default); it is always served on the RPC port too.
+   */
+  wsPort?: number;
+  /** Close an epoch every this many milliseconds (`npm start`); unset: only `advanceEpochs` moves the clock. */
+  epochMs?: number;
+}
 
 export interface SolanaDevnet {
   url: string;
+  /** PubSub websocket on the RPC port (`signatureSubscribe`); pass as `wsEndpoint` to `@solana/web3.js`. */
+  wsUrl: string;
   /** Base URL of the Jito-style MEV API (`GET {mevUrl}/api/v1/staker_rewards`). */
   mevUrl: string;
   chain: SolanaChain;
@@ -34,7 +53,7 @@ const str = (v: unknown, what: string): string => {
  * Simulated Solana node: Solana JSON-RPC over HTTP on loopback for the methods the stake-account area uses,
  * executed by LiteSVM (see chain.ts), plus the MEV staker-rewards API on the same port.
  */
-export async function startSolanaDevnet(opts: ChainOptions & { port?: number } = {}): Promise<SolanaDevnet> {
+export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise<SolanaDevnet> {
   const chain = new SolanaChain(opts);
   const calls = new Map<string, number>();
   const ctx = () => ({ context: { slot: Number(chain.slot), apiVersion: "2.3.0" } });
@@ -140,6 +159,8 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
         commission: v.commission,
         activatedStake: 0,
         epochVoteAccount: true,
+        // [epoch, credits, previous credits] per recent epoch; this cluster keeps no vote credits.
+        epochCredits: [],
         lastVote: Number(chain.slot),
         rootSlot: Number(chain.slot),
       })),
@@ -177,6 +198,25 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
         meta: { err: null, fee: t.fee },
       };
     },
+    getSignatureStatuses: (p) => {
+      const sigs = p[0];
+      if (!Array.isArray(sigs)) throw new RpcError(-32602, "Invalid params: signatures");
+      if (sigs.length > MAX_STATUS_SIGNATURES)
+        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_STATUS_SIGNATURES}`);
+      const config = p[1] as { searchTransactionHistory?: unknown } | undefined;
+      // Agave 2.x (the apiVersion this node reports) rejects a config object without the field.
+      if (config !== undefined && typeof config?.searchTransactionHistory !== "boolean")
+        throw new RpcError(-32602, "Invalid params: missing field `searchTransactionHistory`.");
+      const everything = config?.searchTransactionHistory === true;
+      return {
+        ...ctx(),
+        value: sigs.map((sig) => {
+          const t = txBySignature(str(sig, "signature"));
+          if (!t || (!everything && Number(chain.slot) - t.slot > STATUS_CACHE_SLOTS)) return null;
+          return signatureStatus(t);
+        }),
+      };
+    },
     getFeeForMessage: (p) => {
       const msg = Buffer.from(str(p[0], "message"), "base64");
       return { ...ctx(), value: 5000 * (msg[0] ?? 0) };
@@ -184,7 +224,9 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
     sendTransaction: (p) => {
       const wire = Buffer.from(str(p[0], "transaction"), "base64");
       try {
-        return chain.submit(wire);
+        const signature = chain.submit(wire);
+        notifySignature(signature);
+        return signature;
       } catch (e) {
         throw new RpcError(-32002, `Transaction simulation failed: ${(e as Error).message}`);
       }
@@ -194,6 +236,80 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
       return "airdrop";
     },
   };
+
+  const txBySignature = (sig: string) => chain.txs.find((t) => t.signature === sig);
+  // Every executed transaction is final at once: the simulated cluster has one validator and no forks
+  // (getSignaturesForAddress says "finalized" too). A failed one is never logged, so its status is null.
+  const signatureStatus = (t: LoggedTx) => ({
+    slot: t.slot,
+    confirmations: null,
+    err: null,
+    status: { Ok: null },
+    confirmationStatus: "finalized",
+  });
+
+  // PubSub: signatureSubscribe only (what confirmTransaction uses). A subscription is notified once, when
+  // the signature executes or at once if it already has, then ends, as on a real node.
+  const watchers = new Map<string, { socket: WebSocket; id: number }[]>();
+  let nextSubscription = 1;
+  const notify = (socket: WebSocket, id: number) =>
+    socket.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "signatureNotification",
+        params: { result: { ...ctx(), value: { err: null } }, subscription: id },
+      }),
+    );
+  const notifySignature = (sig: string) => {
+    for (const w of watchers.get(sig) ?? []) notify(w.socket, w.id);
+    watchers.delete(sig);
+  };
+  const pubsub = (socket: WebSocket, body: { id?: unknown; method?: unknown; params?: unknown }) => {
+    const id = body.id ?? null;
+    const params = Array.isArray(body.params) ? body.params : [];
+    const reply = (result: unknown) => socket.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
+    if (body.method === "signatureSubscribe" && typeof params[0] === "string") {
+      const sub = nextSubscription++;
+      reply(sub);
+      if (txBySignature(params[0])) notify(socket, sub);
+      else watchers.set(params[0], [...(watchers.get(params[0]) ?? []), { socket, id: sub }]);
+      return;
+    }
+    if (body.method === "signatureUnsubscribe") {
+      for (const [sig, list] of watchers) {
+        const rest = list.filter((w) => w.id !== params[0]);
+        if (rest.length) watchers.set(sig, rest);
+        else watchers.delete(sig);
+      }
+      return reply(true);
+    }
+    // Notifications (no id) such as the client's keep-alive ping need no answer.
+    if (body.id === undefined) return;
+    socket.send(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } }));
+  };
+  const wss = new WebSocketServer({ noServer: true });
+  wss.on("connection", (socket) => {
+    socket.on("message", (data) => {
+      try {
+        pubsub(socket, JSON.parse(String(data)));
+      } catch {
+        socket.send(
+          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }),
+        );
+      }
+    });
+    socket.on("close", () => {
+      for (const [sig, list] of watchers) {
+        const rest = list.filter((w) => w.socket !== socket);
+        if (rest.length) watchers.set(sig, rest);
+        else watchers.delete(sig);
+      }
+    });
+  });
+  const acceptUpgrades = (srv: Server) =>
+    srv.on("upgrade", (req, socket, head) =>
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req)),
+    );
 
   const rpc = (body: { id?: unknown; method?: unknown; params?: unknown }) => {
     const id = body.id ?? null;
@@ -250,19 +366,39 @@ export async function startSolanaDevnet(opts: ChainOptions & { port?: number } =
       res.end(String(e));
     });
   });
+  const servers = [server];
+  if (opts.wsPort !== undefined) servers.push(createServer((_req, res) => res.writeHead(426).end()));
+  servers.forEach(acceptUpgrades);
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (servers[1]) {
+    const ws = servers[1];
+    await new Promise<void>((resolve) => ws.listen(opts.wsPort, "127.0.0.1", resolve));
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const timer = opts.epochMs ? setInterval(() => chain.advanceEpochs(1), opts.epochMs) : undefined;
+  timer?.unref();
   return {
     url,
+    wsUrl: `ws://127.0.0.1:${port}`,
     mevUrl: url,
     chain,
     calls,
     advanceEpochs: (n = 1) => chain.advanceEpochs(n),
     airdrop: (pubkey, lamports) => chain.airdrop(pubkey, lamports),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
+    close: async () => {
+      clearInterval(timer);
+      for (const c of wss.clients) c.terminate();
+      await Promise.all(
+        servers.map(
+          (srv) =>
+            new Promise<void>((resolve, reject) => {
+              srv.closeAllConnections();
+              if (!srv.listening) return resolve();
+              srv.close((e) => (e ? reject(e) : resolve()));
+            }),
+        ),
+      );
+    },
   };
 }

@@ -188,6 +188,8 @@ describe("happy shapes on an empty index", () => {
       dates.body.interval_summary.map((d: { date: string }) => d.date),
       ["2025-01-01", "2025-01-08", "2025-01-15", "2025-01-22", "2025-01-29"],
     );
+    assert.equal(dates.body.indexing, true, "the date read says its zeros may be 'not indexed yet'");
+    assert.equal(dates.body.indexed_through_epoch, 100);
     const overview = await get("/api/rewards/overview", {});
     assert.deepEqual(overview.body, {
       network: "HOODI",
@@ -198,6 +200,17 @@ describe("happy shapes on an empty index", () => {
       apy_7d: 0,
       apy_30d: 0,
       apy_365d: 0,
+      apy_unit: "percent_per_year",
+      // Epoch 100 of a chain whose clock (genesis 2025-03-17, 384 s epochs) is far past it: still indexing.
+      indexed_through_epoch: 100,
+      indexing: true,
     });
+    // Caught up with the chain's clock (computed here from the cursor's genesis and epoch length): the zeros are real.
+    const head = Math.floor((Date.now() / 1000 - 1742213400) / 384) - 1;
+    await h.sql`update beacon_indexer_cursor set epoch = ${head}, finalized_epoch = ${head - 2} where id = 'beacon'`;
+    const caughtUp = await get("/api/rewards/overview", {});
+    assert.equal(caughtUp.body.indexing, false, JSON.stringify(caughtUp.body));
+    assert.equal(caughtUp.body.indexed_through_epoch, head);
+    await h.sql`update beacon_indexer_cursor set epoch = 100, finalized_epoch = 98 where id = 'beacon'`;
   });
 });

@@ -150,3 +150,75 @@ test("OpenAPI gives the APY's unit and documents both API-key header names", asy
   assert.match(doc.components.securitySchemes["api-key"].description, /`x-api-key` is accepted too/);
   assert.match(doc.components.securitySchemes["x-api-key"].description, /`api-key` is accepted too/);
 });
+
+// Issue 25 item 6: every refusal a route can give is declared, and a wrong method is 405 with Allow.
+test("every authenticated route declares 401, every limited route 429", async () => {
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const { areas } = await createAreas({
+    config: h.config,
+    logger: createLogger({ level: "silent", service: "test" }),
+    db: h.db,
+    redis: h.redis,
+  });
+  // Listed here, not taken from the declarations: the schemes whose check counts calls per caller
+  // (password attempts, requests per staking key) and the routes behind the sign-up and log-in limits.
+  const limitedSchemes = new Set(["basic", "api-key", "x-api-key", "stake-key"]);
+  const limitedPaths = new Set([
+    "/user/signup",
+    "/api/public/register",
+    "/api/onboarding/signup",
+    "/api/onboarding/login",
+  ]);
+  let authenticated = 0;
+  let limited = 0;
+  for (const area of areas)
+    for (const r of area.routes) {
+      const op = doc.paths[r.path][r.method];
+      if (r.security && r.security !== "metrics") {
+        authenticated++;
+        assert.ok(op.responses["401"], `${r.method} ${r.path} declares 401`);
+        assert.deepEqual(op.security, [{ [r.security]: [] }], `${r.method} ${r.path} security`);
+      }
+      if ((r.security && limitedSchemes.has(r.security)) || limitedPaths.has(r.path)) {
+        limited++;
+        assert.ok(op.responses["429"], `${r.method} ${r.path} declares 429`);
+      }
+    }
+  assert.ok(authenticated >= 30 && limited >= 30, `${authenticated} authenticated, ${limited} limited`);
+});
+
+test("a known path asked with a wrong method is 405 with Allow, in its area's error body", async () => {
+  const cases = [
+    { method: "delete", path: "/api/v1/stake", allow: "POST", body: { code: "METHOD_NOT_ALLOWED" } },
+    {
+      method: "post",
+      path: "/api/rewards/overview",
+      allow: "GET, HEAD",
+      body: { code: "METHOD_NOT_ALLOWED" },
+    },
+    { method: "get", path: "/api/rewards", allow: "POST", body: { code: "METHOD_NOT_ALLOWED" } },
+    { method: "put", path: "/user/api-keys", allow: "POST, GET, HEAD", body: { code: "METHOD_NOT_ALLOWED" } },
+    {
+      method: "get",
+      path: "/api/public/register",
+      allow: "POST",
+      body: { success: false, code: "METHOD_NOT_ALLOWED" },
+    },
+    { method: "delete", path: "/api/balance", allow: "GET, HEAD", body: {} },
+    { method: "get", path: "/v1/stake", allow: "POST", body: { code: "METHOD_NOT_ALLOWED" } },
+  ] as const;
+  for (const c of cases) {
+    const res = await request(h.app)[c.method](c.path);
+    assert.equal(res.status, 405, `${c.method} ${c.path}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.equal(res.headers.allow, `${c.allow}, OPTIONS`, `${c.method} ${c.path}`);
+    assert.match(JSON.stringify(res.body), /not allowed/, `${c.path} says why`);
+    for (const [k, v] of Object.entries(c.body)) assert.equal(res.body[k], v, `${c.path} ${k}`);
+  }
+  // The gateway account API's body is {message} only.
+  assert.deepEqual(Object.keys((await request(h.app).delete("/api/balance")).body), ["message"]);
+  const options = await request(h.app).options("/api/v1/stake");
+  assert.equal(options.status, 204);
+  assert.equal(options.headers.allow, "POST, OPTIONS");
+  // An unknown path stays 404.
+  assert.equal((await request(h.app).put("/api/nowhere")).status, 404);
+});

@@ -242,8 +242,40 @@ export function registerAreas(app: Express, areas: readonly Area[], options: Reg
   }
 }
 
+/**
+ * A known path asked with a method it does not have answers 405 with `Allow` (RFC 9110 §15.5.6) in the error
+ * format of the area that owns the path, instead of the 404 of an unknown path. Registered after every
+ * route, so it only sees what no route took; OPTIONS gets 204 with the same `Allow`.
+ */
+export function registerWrongMethods(app: Express, areas: readonly Area[], logger: Logger): void {
+  const byPath = new Map<string, { methods: Set<string>; present: Area["present"] }>();
+  for (const area of areas)
+    for (const r of area.routes)
+      for (const path of [r.path, ...(r.aliases ?? [])].map(expressPath)) {
+        const entry = byPath.get(path) ?? { methods: new Set<string>(), present: area.present };
+        entry.methods.add(r.method.toUpperCase());
+        // Express answers HEAD with the GET route.
+        if (r.method === "get") entry.methods.add("HEAD");
+        byPath.set(path, entry);
+      }
+  for (const [path, { methods, present }] of byPath) {
+    const allow = [...methods, "OPTIONS"].join(", ");
+    const refuse: RequestHandler = (req, res) => {
+      if (req.method === "OPTIONS") return void res.set("Allow", allow).status(204).end();
+      throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed here; allowed: ${allow}`, {
+        headers: { Allow: allow },
+      });
+    };
+    WRONG_METHOD.add(refuse);
+    app.all(path, refuse, errorHandler(present, logger));
+  }
+}
+
+/** The 405 handlers: every method's route on a declared path, not endpoints of their own. */
+const WRONG_METHOD = new WeakSet<RequestHandler>();
+
 interface Layer {
-  route?: { path: string; methods: Record<string, boolean> };
+  route?: { path: string; methods: Record<string, boolean>; stack?: { handle: unknown }[] };
   handle?: { stack?: Layer[] };
 }
 
@@ -260,6 +292,7 @@ export function assertAllDeclared(app: Express, areas: readonly Area[]): void {
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
       if (layer.route) {
+        if (layer.route.stack?.some((l) => WRONG_METHOD.has(l.handle as RequestHandler))) continue;
         for (const [method, on] of Object.entries(layer.route.methods)) {
           const key = `${method} ${layer.route.path}`;
           if (on && method !== "_all" && !declared.has(key)) {

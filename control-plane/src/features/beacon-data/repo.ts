@@ -204,6 +204,14 @@ export function createBeaconDataRepo(db: Db) {
       return { row: row ?? {}, activeStake: BigInt(row?.stake ?? 0) };
     },
 
+    /** Whether some of the organisation's registered pubkeys are not yet counted by the worker's roll-up. */
+    async rollUpPending(organisationId: string): Promise<boolean> {
+      const row = await one<{ pending: boolean }>(sql`
+        select exists (select 1 from beacon_tracked_validators
+                       where organisation_id = ${organisationId} and not in_org_rollup) as pending`);
+      return row?.pending ?? false;
+    },
+
     async transactions(
       organisationId: string,
       pubkeys: string[] | undefined,

@@ -91,6 +91,20 @@ const Apy = (days: number) =>
       `Percent per year (3.1 = 3.1 %): rewards of the last ${days} days ÷ time-weighted stake, annualised. ` +
       "On the compressed-time devnet (2 s slots, frequent proposals) it reads in the thousands of percent.",
   });
+/** Said by the reward reads whose zeros may only mean "not indexed yet" (issue 25). */
+const IndexState = {
+  indexed_through_epoch: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The last epoch the indexer has read (null: none yet); totals count up to it." }),
+  indexing: z.boolean().meta({
+    description:
+      "True while the figures may be short because indexing runs: nothing indexed yet, the index more than " +
+      "2 epochs behind the chain's clock, or registered pubkeys not yet counted. Zeros then mean 'not read " +
+      "yet', not 'no rewards'.",
+  }),
+};
 export const OverviewResponse = z.object({
   network: z.string(),
   provider: z.string(),
@@ -100,6 +114,8 @@ export const OverviewResponse = z.object({
   apy_7d: Apy(7),
   apy_30d: Apy(30),
   apy_365d: Apy(365),
+  apy_unit: z.literal("percent_per_year").meta({ description: "The unit of the three apy_* fields." }),
+  ...IndexState,
 });
 const ValidatorReward = z.object({
   pubkey: z.string(),
@@ -123,6 +139,7 @@ export const DateRewardsResponse = z.object({
   total_cl_rewards: Gwei,
   total_el_rewards: Gwei,
   interval_summary: z.array(z.object({ date: z.iso.date(), validators: z.array(ValidatorReward) })),
+  ...IndexState,
   ...Envelope,
 });
 export const TransactionsResponse = z.object({

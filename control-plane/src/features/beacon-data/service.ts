@@ -42,6 +42,22 @@ export function apyPercent(rewardsGwei: bigint, stakeEpochsGwei: bigint, epochSe
   return Number(scaled) / 1_000_000;
 }
 
+/** Epochs the indexer may trail the chain's clock by in its normal course (a step every few seconds). */
+const INDEXER_SLACK_EPOCHS = 2;
+
+/**
+ * Whether the index trails the chain: the beacon clock (genesis + slots × seconds per slot, which a live node's
+ * head follows) has completed more than INDEXER_SLACK_EPOCHS epochs past the last one indexed. Zeros read
+ * then may be zeros only because those epochs are not indexed yet (issue 25).
+ */
+export function indexerBehind(
+  c: { epoch: number; genesisTime: number; secondsPerSlot: number; slotsPerEpoch: number },
+  nowSeconds: number,
+): boolean {
+  const lastComplete = Math.floor((nowSeconds - c.genesisTime) / (c.secondsPerSlot * c.slotsPerEpoch)) - 1;
+  return lastComplete - c.epoch > INDEXER_SLACK_EPOCHS;
+}
+
 export function createBeaconDataService(deps: {
   repo: BeaconDataRepo;
   network: "mainnet" | "hoodi";
@@ -63,6 +79,15 @@ export function createBeaconDataService(deps: {
   async function chain() {
     const c = await repo.cursor();
     return c && c.epoch >= 0 ? c : null;
+  }
+
+  /** What the reward reads add so that zeros read while indexing runs are not taken for "no rewards". */
+  async function indexState(organisationId: string, c: Awaited<ReturnType<typeof chain>>) {
+    const pending = await repo.rollUpPending(organisationId);
+    return {
+      indexed_through_epoch: c?.epoch ?? null,
+      indexing: !c || indexerBehind(c, Date.now() / 1000) || pending,
+    };
   }
 
   async function orgIndices(organisationId: string) {
@@ -158,7 +183,10 @@ export function createBeaconDataService(deps: {
       const c = await chain();
       const epochSeconds = c ? c.slotsPerEpoch * c.secondsPerSlot : 384;
       const lastDay = c ? isoDay(c.genesisTime + c.epoch * epochSeconds) : null;
-      const { row, activeStake } = await repo.overview(organisationId, lastDay);
+      const [{ row, activeStake }, state] = await Promise.all([
+        repo.overview(organisationId, lastDay),
+        indexState(organisationId, c),
+      ]);
       const apy = (n: number) =>
         apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds);
       return {
@@ -170,6 +198,8 @@ export function createBeaconDataService(deps: {
         apy_7d: apy(7),
         apy_30d: apy(30),
         apy_365d: apy(365),
+        apy_unit: "percent_per_year" as const,
+        ...state,
       };
     },
 
@@ -242,7 +272,10 @@ export function createBeaconDataService(deps: {
       const total = Math.floor((end - start) / DAY / days) + 1;
       const firstBucket = (q.page - 1) * q.per_page;
       const lastBucket = Math.min(total - 1, firstBucket + q.per_page - 1);
-      const { indices, pubkeyOf } = await orgIndices(organisationId);
+      const [{ indices, pubkeyOf }, state] = await Promise.all([
+        orgIndices(organisationId),
+        chain().then((c) => indexState(organisationId, c)),
+      ]);
       const pageEnd = isoDay(Math.min(end, start + ((lastBucket + 1) * days - 1) * DAY));
       const [rows, totals] = indices.length
         ? await Promise.all([
@@ -264,6 +297,7 @@ export function createBeaconDataService(deps: {
         total_cl_rewards: totals.cl.toString(),
         total_el_rewards: totals.el.toString(),
         interval_summary,
+        ...state,
         ...envelope(q, total),
       };
     },
