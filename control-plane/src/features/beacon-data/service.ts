@@ -5,7 +5,7 @@ import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
 import type { BeaconApi } from "./client.ts";
 import type { RegistrationsQueue } from "./jobs.ts";
-import type { BeaconDataRepo } from "./repo.ts";
+import { type BeaconDataRepo, NO_TOTALS, type Totals } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
 
 const DAY = 86_400;
@@ -24,11 +24,24 @@ function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]>
   return m;
 }
 
-const reward = (r: { validator_index: number; cl: string; el: string }, pubkeyOf: Map<number, string>) => ({
+const reward = (
+  r: { validator_index: number; cl: string; el: string; mev: string; fees: string },
+  pubkeyOf: Map<number, string>,
+) => ({
   pubkey: pubkeyOf.get(r.validator_index) ?? "",
   cl_reward: r.cl,
   el_reward: r.el,
+  mev_reward: r.mev,
+  priority_fees: r.fees,
   index: r.validator_index,
+});
+
+/** A range's totals as the reward responses carry them (Gwei strings). */
+const totalsOf = (t: Totals) => ({
+  total_cl_rewards: t.cl.toString(),
+  total_el_rewards: t.el.toString(),
+  total_mev_rewards: t.mev.toString(),
+  total_priority_fees: t.fees.toString(),
 });
 
 /**
@@ -167,6 +180,8 @@ export function createBeaconDataService(deps: {
         total_active_stake: activeStake.toString(),
         total_cl_rewards: row.cl ?? "0",
         total_el_rewards: row.el ?? "0",
+        total_mev_rewards: row.mev ?? "0",
+        total_priority_fees: row.fees ?? "0",
         apy_7d: apy(7),
         apy_30d: apy(30),
         apy_365d: apy(365),
@@ -207,7 +222,7 @@ export function createBeaconDataService(deps: {
             from <= to ? repo.epochRewards(indices, from, to) : [],
             repo.totals(indices, parts),
           ])
-        : [[], { cl: 0n, el: 0n }];
+        : [[], NO_TOTALS];
       const byEpoch = new Map(rows.map((r) => [r.epoch, r]));
       const interval_summary = [];
       for (let e = from; e <= to; e++) {
@@ -220,6 +235,8 @@ export function createBeaconDataService(deps: {
                 pubkey: pubkeyOf.get(index) ?? "",
                 cl_reward: r.cl[i] as string,
                 el_reward: r.el[i] as string,
+                mev_reward: r.mev[i] as string,
+                priority_fees: r.fees[i] as string,
                 index,
               }))
             : [],
@@ -228,8 +245,7 @@ export function createBeaconDataService(deps: {
       return {
         start_epoch: q.start_epoch,
         end_epoch: q.end_epoch,
-        total_cl_rewards: totals.cl.toString(),
-        total_el_rewards: totals.el.toString(),
+        ...totalsOf(totals),
         interval_summary,
         ...envelope(q, total),
       };
@@ -249,7 +265,7 @@ export function createBeaconDataService(deps: {
             firstBucket <= lastBucket ? repo.dayBuckets(indices, q.start_date, pageEnd, days) : [],
             repo.totals(indices, { days: [q.start_date, q.end_date] }),
           ])
-        : [[], { cl: 0n, el: 0n }];
+        : [[], NO_TOTALS];
       const byBucket = groupBy(rows, (r) => r.bucket);
       const interval_summary = [];
       for (let b = firstBucket; b <= lastBucket; b++) {
@@ -261,8 +277,7 @@ export function createBeaconDataService(deps: {
       return {
         start_date: q.start_date,
         end_date: q.end_date,
-        total_cl_rewards: totals.cl.toString(),
-        total_el_rewards: totals.el.toString(),
+        ...totalsOf(totals),
         interval_summary,
         ...envelope(q, total),
       };
