@@ -91,16 +91,15 @@ export function createBeaconDataService(deps: {
    * nothing: only pubkeys in the registry at the head or with a pending deposit are registered.
    */
   async function assertKnown(pubkeys: string[]): Promise<void> {
-    const [inRegistry, pending] = await Promise.all([
-      deps.beacon.validators("head", pubkeys),
-      deps.beacon.pendingDeposits("head"),
-    ]);
-    const known = new Set(
-      [...inRegistry.map((v) => v.validator.pubkey), ...pending.map((d) => d.pubkey)].map((p) =>
-        p.toLowerCase(),
-      ),
+    const inRegistry = new Set(
+      (await deps.beacon.validators("head", pubkeys)).map((v) => v.validator.pubkey.toLowerCase()),
     );
-    const unknown = pubkeys.filter((p) => !known.has(p));
+    let unknown = pubkeys.filter((p) => !inRegistry.has(p));
+    // The deposit queue (megabytes on mainnet) only for pubkeys the registry does not have yet.
+    if (unknown.length) {
+      const pending = new Set((await deps.beacon.pendingDeposits("head")).map((d) => d.pubkey.toLowerCase()));
+      unknown = unknown.filter((p) => !pending.has(p));
+    }
     if (unknown.length) {
       throw new AppError(
         "VALIDATOR_UNKNOWN",

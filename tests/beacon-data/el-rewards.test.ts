@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { backgroundPubkey, type ElPayment } from "../../devnet/beacon/chain.ts";
+import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
+import { rootOf } from "../helpers/jobs.ts";
+import { startBeaconEnv } from "./fixtures.ts";
+
+/**
+ * Execution-layer rewards on a chain of builder (MEV-boost) and local blocks, checked against the devnet's
+ * own record of what each proposer was paid (issue 23 items 1 and 2), and the behaviours of real nodes
+ * (item 7): a start before the Electra fork, optimistic answers, one read of each state's deposit queue.
+ * One devnet (Electra at epoch 2, 4 slots an epoch), one index, tests in order.
+ */
+const S = 4;
+const ELECTRA = 2;
+const GWEI = 1_000_000_000n;
+const [V0, V1, V2, V3] = [0, 1, 2, 3].map(backgroundPubkey) as [string, string, string, string];
+let devnet: BeaconDevnet;
+let h: ControlPlaneHarness;
+let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
+let indexer: ReturnType<typeof rootOf>["followers"]["beaconData"];
+let orgA: Awaited<ReturnType<typeof makeOrganisation>>;
+before(async () => {
+  env = await startBeaconEnv({
+    backgroundValidators: 4,
+    electraForkEpoch: ELECTRA,
+    env: {
+      BEACON_INDEXER_START_EPOCH: "0",
+      BEACON_INDEXER_MAX_EPOCHS: "100",
+      BEACON_BACKFILL_EPOCHS_PER_STEP: "100",
+    },
+  });
+  ({ devnet, h } = env);
+  // One indexer for the whole file: its state cache lives as long as the worker's does.
+  indexer = rootOf(h).followers.beaconData;
+  orgA = await makeOrganisation(h.db);
+});
+after(() => env?.close());
+
+async function register(key: string, pubkeys: string[]) {
+  const res = await supertest(h.app).post("/api/validators/register").set("api-key", key).send({ pubkeys });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+const get = (key: string, path: string, query: Record<string, unknown> = {}) =>
+  supertest(h.app).get(path).set("api-key", key).query(query);
+
+interface Reward {
+  pubkey: string;
+  el_reward: string;
+  mev_reward: string;
+  priority_fees: string;
+}
+async function epochRewards(key: string, from: number, to: number) {
+  const res = await get(key, "/api/rewards/epoch", { start_epoch: from, end_epoch: to, per_page: 100 });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body as {
+    total_el_rewards: string;
+    total_mev_rewards: string;
+    total_priority_fees: string;
+    interval_summary: { epoch: number; validators: Reward[] }[];
+  };
+}
+/** The devnet's record of what `pubkeys` were paid in epochs [from, to], in Gwei (truncated per block). */
+function paid(pubkeys: string[], from: number, to: number) {
+  const rows = devnet.chain
+    .elPayments()
+    .filter((p) => pubkeys.includes(p.pubkey) && p.slot >= from * S && p.slot < (to + 1) * S);
+  const mev = rows.reduce((a, p) => a + p.mevWei / GWEI, 0n);
+  const fees = rows.reduce((a, p) => a + p.priorityFeeWei / GWEI, 0n);
+  return { rows, mev, fees };
+}
+const latestPayment = (pubkey: string, toEpoch: number): ElPayment | undefined =>
+  devnet.chain
+    .elPayments()
+    .filter((p) => p.pubkey === pubkey && p.slot < (toEpoch + 1) * S)
+    .at(-1);
+
+test("a start before the Electra fork is indexed (no pending queues before it), each state's deposit queue read once", async () => {
+  await devnet.advanceToEndOfEpoch(1);
+  // Epoch 2 (the first Electra epoch): V0 proposes a builder block, then a local one; V3 (not yet
+  // tracked) a builder block; V1 a local one.
+  await devnet.advance(1, { proposer: V0, builder: true });
+  await devnet.advance(1, { proposer: V0, builder: false });
+  await devnet.advance(1, { proposer: V3, builder: true });
+  await devnet.advance(1, { proposer: V1, builder: false });
+  // Tracked from the index's first epoch on (the indexer has not run yet).
+  await register(orgA.apiKey, [V0, V1, V2]);
+  await devnet.advanceToEndOfEpoch(4);
+  // Two steps: the second starts from the state the first ended on.
+  assert.deepEqual(await indexer.runOnce(), [0, 1, 2, 3, 4]);
+  await devnet.advanceToEndOfEpoch(6);
+  assert.deepEqual(await indexer.runOnce(), [5, 6]);
+  const queueReads = [...devnet.requests.entries()].filter(([p]) =>
+    /\/states\/\d+\/pending_deposits$/.test(p),
+  );
+  // Electra's states only (the last slots of epochs 2–6), each once.
+  assert.deepEqual(
+    queueReads.map(([p, n]) => [Number(/states\/(\d+)/.exec(p)?.[1]), n]).sort((a, b) => a[0]! - b[0]!),
+    [2, 3, 4, 5, 6].map((e) => [e * S + S - 1, 1]),
+  );
+});
+
+test("EL rewards: Σ over epochs equals what the devnet's builders and fees paid; a builder and a local block apart", async () => {
+  const body = await epochRewards(orgA.apiKey, 0, 6);
+  const expected = paid([V0, V1, V2], 0, 6);
+  assert.ok(
+    expected.rows.some((p) => p.builder) && expected.rows.some((p) => !p.builder),
+    "both kinds of block",
+  );
+  assert.ok(expected.mev > 0n);
+  assert.equal(BigInt(body.total_el_rewards), expected.mev + expected.fees);
+  assert.equal(BigInt(body.total_mev_rewards), expected.mev);
+  assert.equal(BigInt(body.total_priority_fees), expected.fees);
+  // Per validator and epoch too: each row's parts and their sum.
+  for (const { epoch, validators } of body.interval_summary) {
+    for (const v of validators) {
+      const mine = paid([v.pubkey], epoch, epoch);
+      assert.deepEqual(
+        [v.mev_reward, v.priority_fees, v.el_reward],
+        [String(mine.mev), String(mine.fees), String(mine.mev + mine.fees)],
+        `${v.pubkey.slice(0, 10)} epoch ${epoch}`,
+      );
+    }
+  }
+  // Epoch 2: V0's builder block paid it the builder's bid, its local block the priority fees.
+  const [builderBlock, localBlock] = devnet.chain.elPayments().filter((p) => p.slot === 8 || p.slot === 9);
+  assert.ok(builderBlock?.builder && builderBlock.mevWei > 0n && builderBlock.priorityFeeWei === 0n);
+  assert.ok(localBlock && !localBlock.builder && localBlock.priorityFeeWei > 0n);
+  const v0 = body.interval_summary[2]?.validators.find((v) => v.pubkey === V0);
+  assert.equal(v0?.mev_reward, String(builderBlock.mevWei / GWEI));
+  assert.equal(v0?.priority_fees, String(localBlock.priorityFeeWei / GWEI));
+  // The date endpoint and the overview carry the same sums.
+  const overview = await get(orgA.apiKey, "/api/rewards/overview");
+  assert.equal(BigInt(overview.body.total_mev_rewards), expected.mev);
+  assert.equal(BigInt(overview.body.total_priority_fees), expected.fees);
+});
+
+test("fee_recipient is the address paid, not the builder's; a pubkey that proposed only in backfilled epochs has it too", async () => {
+  const list = await get(orgA.apiKey, "/api/validators/list");
+  for (const { validator } of list.body.results as {
+    validator: { pubkey: string; fee_recipient: string };
+  }[]) {
+    const last = latestPayment(validator.pubkey, 6);
+    if (!last) continue;
+    assert.equal(validator.fee_recipient, last.feeRecipient, validator.pubkey);
+    assert.ok(!devnet.chain.elPayments().some((p) => p.builder === validator.fee_recipient));
+  }
+  // V3 proposed in epoch 2 (and maybe later, up to 6); registered now, every later slot someone else's.
+  const orgB = await makeOrganisation(h.db);
+  await register(orgB.apiKey, [V3]);
+  for (let i = 0; i < 2 * S; i++) await devnet.advance(1, { proposer: i % 2 ? V1 : V2 });
+  assert.deepEqual(await indexer.runOnce(), [7, 8]);
+  const [v3] = (await get(orgB.apiKey, "/api/validators/list")).body.results;
+  const last = latestPayment(V3, 6);
+  assert.ok(last, "V3 proposed in the backfilled epochs");
+  assert.equal(v3.validator.fee_recipient, last.feeRecipient);
+  // Its backfilled EL rewards are what it was paid.
+  const rewards = await epochRewards(orgB.apiKey, 0, 8);
+  const expected = paid([V3], 0, 8);
+  assert.equal(BigInt(rewards.total_mev_rewards), expected.mev);
+  assert.equal(BigInt(rewards.total_priority_fees), expected.fees);
+});
+
+test("answers marked execution_optimistic are not indexed, and their finality is not taken", async () => {
+  const cursor = async () => (await h.sql`select epoch, finalized_epoch from beacon_indexer_cursor`)[0];
+  const before = await cursor();
+  devnet.setOptimistic(true);
+  await devnet.advanceToEndOfEpoch(11);
+  assert.deepEqual(await indexer.runOnce(), []);
+  assert.deepEqual(await cursor(), before);
+  assert.equal((await h.sql`select count(*)::int as n from beacon_rewards where epoch > 8`)[0]?.n, 0);
+  devnet.setOptimistic(false);
+  assert.deepEqual(await indexer.runOnce(), [9, 10, 11]);
+  assert.equal((await cursor())?.finalized_epoch, devnet.chain.finalizedEpoch());
+});
+
+test("the backfill reaches down to the index's first epoch even when no pubkey was tracked from it", async () => {
+  // A fresh index of the same chain from epoch 13, with nobody tracked until epoch 16.
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions,
+    beacon_status_history, beacon_validators, beacon_indexed_slots, beacon_indexer_cursor, beacon_tracked_validators`;
+  const fresh = rootOf(h, { ...h.config, beaconData: { ...h.config.beaconData, startEpoch: 13 } }).followers
+    .beaconData;
+  await devnet.advanceToEndOfEpoch(15);
+  assert.deepEqual(await fresh.runOnce(), [13, 14, 15]);
+  const orgC = await makeOrganisation(h.db);
+  await register(orgC.apiKey, [V2]);
+  await devnet.advanceToEndOfEpoch(16);
+  assert.deepEqual(await fresh.runOnce(), [16]);
+  const rows = await h.sql`select epoch from beacon_rewards where validator_index = 2 order by epoch`;
+  assert.deepEqual(
+    rows.map((r) => r.epoch),
+    [13, 14, 15, 16],
+  );
+});
