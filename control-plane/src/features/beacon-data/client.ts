@@ -37,6 +37,8 @@ export interface ApiBlock {
         withdrawals?: { index: string; validator_index: string; address: string; amount: string }[];
       };
       execution_requests?: { deposits?: { pubkey: string; amount: string }[] };
+      /** Deposits bridged from the deposit contract's log (applied at once before Electra, queued since). */
+      deposits?: { data: { pubkey: string; amount: string } }[];
     };
   };
 }

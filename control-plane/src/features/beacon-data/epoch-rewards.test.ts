@@ -42,6 +42,8 @@ function block(
     feeRecipient?: string;
     withdrawals?: { validator: number; amount: bigint }[];
     deposits?: { validator: number; amount: bigint }[];
+    /** Deposits in `body.deposits` (a pre-Electra block: applied at once). */
+    bridged?: { validator: number; amount: bigint }[];
   } = {},
 ): ApiBlock {
   return {
@@ -67,6 +69,9 @@ function block(
             amount: String(d.amount),
           })),
         },
+        deposits: (extra.bridged ?? []).map((d) => ({
+          data: { pubkey: pubkey(d.validator), amount: String(d.amount) },
+        })),
       },
     },
   };
@@ -376,6 +381,15 @@ const rows: Row[] = [
     rewards: [[1, 2_000n, 42_000n]],
     split: [[0n, 42_000n]],
     feeRecipients: [`0x${"cd".repeat(20)}`],
+  },
+  {
+    name: "pre-Electra top-up: a 1 ETH deposit in body.deposits, applied at once with no queue, is not a reward",
+    input: scenario({
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 33n * ETH + 3_000n)] },
+      slots: slots({ 21: { block: block(21, 999, { bridged: [{ validator: 1, amount: ETH }] }) } }),
+    }),
+    // 33 ETH + 3,000 − 32 ETH − 1 ETH deposited = 3,000.
+    rewards: [[1, 3_000n, 0n]],
   },
   {
     name: "missed slot: no block, no EL reward, the slot recorded without a root; the balance still counts",

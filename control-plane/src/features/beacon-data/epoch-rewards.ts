@@ -236,7 +236,13 @@ export function computeEpoch(input: EpochInput): EpochData {
     if (!block || !payload || root === null) continue;
     const blockNumber = Number(payload.block_number);
     const timestamp = Number(payload.timestamp);
-    for (const d of block.message.body.execution_requests?.deposits ?? []) {
+    // Deposit requests (Electra), and deposits bridged the old way (`body.deposits`): applied at once
+    // before Electra, queued since; either way inflow, not reward.
+    const deposits = [
+      ...(block.message.body.execution_requests?.deposits ?? []),
+      ...(block.message.body.deposits ?? []).map((d) => d.data),
+    ];
+    for (const d of deposits) {
       const k = d.pubkey.toLowerCase();
       if (byPubkey.has(k)) applied.set(k, (applied.get(k) ?? 0n) + BigInt(d.amount));
     }
