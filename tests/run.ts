@@ -24,7 +24,7 @@ const SLOW_LANE = [
   /^tests\/faults\//,
   /^tests\/dashboard\//,
   /^tests\/polygon\//,
-  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds|standard-api|el-rewards)\.test\.ts$/,
+  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds|real-nodes)\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 

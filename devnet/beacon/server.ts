@@ -10,7 +10,7 @@ import { type ExecutionNode, startExecutionNode } from "./execution.ts";
  * finality checkpoints, validators (GET with ids, POST with {ids, statuses}, statuses or their classes),
  * balances, pending deposits and pending consolidations (with `version`; 400 before Electra), for `head`,
  * `finalized`, `justified`, `genesis`, a slot or a root (400 for an id that is none of these). Its answers
- * parse with Lodestar's typed client (tests/beacon-data/standard-api.test.ts). With `execution: true` it
+ * parse with Lodestar's typed client (tests/beacon-data/real-nodes.test.ts). With `execution: true` it
  * starts anvil beside it (execution.ts) and every payload is a real block.
  */
 export interface SimValidator {
