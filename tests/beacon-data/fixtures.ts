@@ -20,6 +20,7 @@ export async function startBeaconEnv(opts: {
     ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
   });
   const h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,
     ETH_EXECUTION_URL: devnet.execution!.url,
     ...opts.env,
