@@ -7,7 +7,7 @@ import { backgroundPubkey, type ElPayment } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { startBeaconEnv } from "./fixtures.ts";
 
 /**
@@ -26,7 +26,7 @@ const [V0, V1, V2, V3] = [0, 1, 2, 3].map(backgroundPubkey) as [string, string, 
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
-let indexer: ReturnType<typeof rootOf>["followers"]["beaconData"];
+let indexer: Awaited<ReturnType<typeof areaOf<"beacon-data">>>["indexer"];
 let orgA: Awaited<ReturnType<typeof makeOrganisation>>;
 let api: ApiClient;
 before(async () => {
@@ -41,7 +41,7 @@ before(async () => {
   });
   ({ devnet, h } = env);
   // One indexer for the whole file: its state cache lives as long as the worker's does.
-  indexer = rootOf(h).followers.beaconData;
+  indexer = (await areaOf(h, "beacon-data")).indexer;
   orgA = await makeOrganisation(h.db);
   // Lodestar's fork schedule as the devnet's: everything up to Deneb at genesis, Electra at epoch 2.
   const config = createChainForkConfig({
@@ -199,8 +199,10 @@ test("the backfill reaches down to the index's first epoch even when no pubkey w
   // A fresh index of the same chain from epoch 13, with nobody tracked until epoch 16.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions,
     beacon_status_history, beacon_validators, beacon_indexed_slots, beacon_indexer_cursor, beacon_tracked_validators`;
-  const fresh = rootOf(h, { ...h.config, beaconData: { ...h.config.beaconData, startEpoch: 13 } }).followers
-    .beaconData;
+  const { indexer: fresh } = await areaOf(h, "beacon-data", {
+    ...h.config,
+    beaconData: { ...h.config.beaconData, startEpoch: 13 },
+  });
   await devnet.advanceToEndOfEpoch(15);
   assert.deepEqual(await fresh.runOnce(), [13, 14, 15]);
   const orgC = await makeOrganisation(h.db);
