@@ -52,18 +52,45 @@ export interface Withdrawal {
   amount: string;
 }
 
+/** What the proposer of a slot's block received on the execution layer: the devnet's own record. */
+export interface ElPayment {
+  slot: number;
+  blockNumber: number;
+  proposerIndex: number;
+  pubkey: string;
+  /** The proposer's fee recipient (lower case): where the payment or the priority fees went. */
+  feeRecipient: string;
+  /** The builder (the payload's fee recipient) of a builder block; null for a block built locally. */
+  builder: string | null;
+  mevWei: bigint;
+  priorityFeeWei: bigint;
+}
+
 export interface Block {
   slot: number;
+  /** The fork the block belongs to (the `Eth-Consensus-Version` of its v2 answer). */
+  version: "deneb" | "electra";
   root: Hex;
   parentRoot: Hex;
   proposerIndex: number;
   payload: {
     parent_hash: string;
     fee_recipient: string;
+    state_root: string;
+    receipts_root: string;
+    logs_bloom: string;
+    prev_randao: string;
     block_number: string;
-    block_hash: string;
+    gas_limit: string;
+    gas_used: string;
     timestamp: string;
+    extra_data: string;
+    base_fee_per_gas: string;
+    block_hash: string;
+    transactions: string[];
     withdrawals: Withdrawal[];
+    blob_gas_used: string;
+    excess_blob_gas: string;
   };
   requests: {
     deposits: {

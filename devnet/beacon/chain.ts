@@ -3,6 +3,7 @@ import { type Address, decodeEventLog, type Hex, parseAbi } from "viem";
 import {
   type Block,
   type ChainValidator,
+  type ElPayment,
   EPOCHS_PER_YEAR,
   FAR_FUTURE,
   GWEI,
@@ -17,7 +18,7 @@ import {
   DEPOSIT_CONTRACT,
   WITHDRAWAL_REQUEST_CONTRACT,
 } from "./contracts.ts";
-import type { ExecutionNode } from "./execution.ts";
+import { BUILDERS, type ExecutionNode } from "./execution.ts";
 import {
   initiateValidatorExit,
   processConsolidationRequest,
@@ -27,7 +28,7 @@ import {
   takeDuePartials,
 } from "./exits.ts";
 
-export { type Block, type ChainValidator, FAR_FUTURE, type PendingDeposit, type Withdrawal };
+export { type Block, type ChainValidator, type ElPayment, FAR_FUTURE, type PendingDeposit, type Withdrawal };
 
 /**
  * The simulated beacon chain: a simplified Electra state transition that keeps the quantities the data
@@ -68,6 +69,13 @@ export interface ChainOptions {
   backgroundValidators?: number;
   /** The network's voluntary-exit signing domain (exits.ts `voluntaryExitDomain`). */
   exitDomain?: Uint8Array;
+  /** Share of slots (0–1) whose block a builder makes (MEV-boost), as most of mainnet's; default 0.4. */
+  builderShare?: number;
+  /**
+   * First Electra epoch (default 0). Blocks before it are Deneb blocks (no execution requests) and their
+   * states have no pending queues (the node answers 400), as on a chain that forked later.
+   */
+  electraForkEpoch?: number;
 }
 
 export function createChain(opts: ChainOptions) {
@@ -107,6 +115,9 @@ export function createChain(opts: ChainOptions) {
   const states = new Map<number, State>([[0, clone(state)]]);
   const blocks = new Map<number, Block>();
   const elSnapshots = new Map<number, Hex>();
+  // What each proposer received on the execution layer, by slot (re-orgs replace it with the blocks).
+  const elPayments = new Map<number, ElPayment>();
+  const electraForkEpoch = opts.electraForkEpoch ?? 0;
   // What each validator client is configured with (survives re-orgs: it is not chain state).
   const feeRecipients = new Map<string, Address>();
   const genesisRoot = sha("genesis");
@@ -243,7 +254,7 @@ export function createChain(opts: ChainOptions) {
     }
   }
 
-  async function propose(slot: number, forced?: string): Promise<Block | undefined> {
+  async function propose(slot: number, forced?: string, builderBlock?: boolean): Promise<Block | undefined> {
     const active = state.validators.map((v, i) => [v, i] as const).filter(([v]) => isActive(v));
     const forcedIndex = forced ? find(forced) : -1;
     const pick =
@@ -266,18 +277,30 @@ export function createChain(opts: ChainOptions) {
     if (ex) {
       elSnapshots.set(slot, await ex.snapshot());
       for (const w of withdrawals) await ex.credit(w.address as Address, BigInt(w.amount) * GWEI);
-      const builder = rand(slot, "builder") < 0.4;
+      const builder = builderBlock ?? rand(slot, "builder") < (opts.builderShare ?? 0.4);
       const el = await ex.produceBlock({
         timestamp: slotTime(slot),
         feeRecipient,
         builderPaymentWei: builder ? BigInt(1 + Math.floor(rand(slot, "bid") * 50)) * 1_000_000n * GWEI : 0n,
+        builder: BUILDERS[Math.floor(rand(slot, "which-builder") * BUILDERS.length)] as Address,
         trafficTxs: 2,
         tipGwei: 1 + Math.floor(rand(slot, "tip") * 3),
       });
       applyLogs(slot, el.logs as never, requests);
+      elPayments.set(slot, {
+        slot,
+        blockNumber: el.number,
+        proposerIndex: pick,
+        pubkey: proposer.pubkey,
+        feeRecipient: feeRecipient.toLowerCase(),
+        builder: el.paid.builder?.toLowerCase() ?? null,
+        mevWei: el.paid.mevWei,
+        priorityFeeWei: el.paid.priorityFeeWei,
+      });
       payload = {
-        parent_hash: parent?.payload.block_hash ?? `0x${"00".repeat(32)}`,
+        parent_hash: el.parentHash,
         fee_recipient: el.feeRecipient.toLowerCase(),
+        ...el.payload,
         block_number: String(el.number),
         block_hash: el.hash,
         timestamp: String(el.timestamp),
@@ -285,24 +308,38 @@ export function createChain(opts: ChainOptions) {
       };
     } else {
       const n = (parent ? Number(parent.payload.block_number) : 0) + 1;
+      // No execution node: a payload of the right shape, empty.
+      const zero = (bytes: number) => `0x${"00".repeat(bytes)}`;
       payload = {
-        parent_hash: parent?.payload.block_hash ?? `0x${"00".repeat(32)}`,
+        parent_hash: parent?.payload.block_hash ?? zero(32),
         fee_recipient: feeRecipient.toLowerCase(),
+        state_root: zero(32),
+        receipts_root: zero(32),
+        logs_bloom: zero(256),
+        prev_randao: zero(32),
         block_number: String(n),
-        block_hash: sha(`el:${fork}:${slot}`),
+        gas_limit: "30000000",
+        gas_used: "0",
         timestamp: String(slotTime(slot)),
+        extra_data: "0x",
+        base_fee_per_gas: "7",
+        block_hash: sha(`el:${fork}:${slot}`),
+        transactions: [],
         withdrawals,
+        blob_gas_used: "0",
+        excess_blob_gas: "0",
       };
     }
     const parentRoot = parent?.root ?? genesisRoot;
     const root = sha(`${fork}:${slot}:${parentRoot}:${payload.block_hash}`);
-    return { slot, root, parentRoot, proposerIndex: pick, payload, requests, voluntaryExits };
+    const version = epochOf(slot) >= electraForkEpoch ? "electra" : "deneb";
+    return { slot, version, root, parentRoot, proposerIndex: pick, payload, requests, voluntaryExits };
   }
 
-  async function produceSlot(opts2: { proposer?: string; skip?: boolean } = {}) {
+  async function produceSlot(opts2: { proposer?: string; skip?: boolean; builder?: boolean } = {}) {
     const slot = head + 1;
     if (slot % S === 0) epochTransition(epochOf(slot));
-    const block = opts2.skip ? undefined : await propose(slot, opts2.proposer);
+    const block = opts2.skip ? undefined : await propose(slot, opts2.proposer, opts2.builder);
     if (block) blocks.set(slot, block);
     head = slot;
     states.set(slot, clone(state));
@@ -320,7 +357,10 @@ export function createChain(opts: ChainOptions) {
       return state;
     },
     finalizedEpoch,
+    electraForkEpoch,
     slotTime,
+    /** What each proposer received on the execution layer (the devnet's record), by slot. */
+    elPayments: () => [...elPayments.values()].sort((a, b) => a.slot - b.slot),
     find,
     produceSlot,
     /** State after `slot` (the head state for slots not produced yet is not served). */
@@ -345,6 +385,7 @@ export function createChain(opts: ChainOptions) {
         blocks.delete(s);
         states.delete(s);
         elSnapshots.delete(s);
+        elPayments.delete(s);
       }
       state = clone(states.get(target) as State);
       head = target;

@@ -34,15 +34,41 @@ export const DEV_ACCOUNTS = {
   deployer: ANVIL_ACCOUNTS[0],
   user: ANVIL_ACCOUNTS[1],
   builder: ANVIL_ACCOUNTS[9],
+  /** A second builder, so a payment is told apart by the block's own coinbase, not a known address. */
+  builder2: ANVIL_ACCOUNTS[8],
   traffic: ANVIL_ACCOUNTS[7],
 } as const satisfies Record<string, Address>;
+
+/** The builders of builder blocks, chosen per slot. */
+export const BUILDERS = [DEV_ACCOUNTS.builder, DEV_ACCOUNTS.builder2] as const;
 
 export interface ExecutionBlock {
   number: number;
   hash: Hex;
+  parentHash: Hex;
   timestamp: number;
   feeRecipient: Address;
   logs: Log[];
+  /** The rest of the block as an execution payload carries it (Beacon API JSON, numbers as decimal strings). */
+  payload: {
+    state_root: Hex;
+    receipts_root: Hex;
+    logs_bloom: Hex;
+    prev_randao: Hex;
+    gas_limit: string;
+    gas_used: string;
+    extra_data: Hex;
+    base_fee_per_gas: string;
+    transactions: Hex[];
+    blob_gas_used: string;
+    excess_blob_gas: string;
+  };
+  /**
+   * What the proposer's fee recipient received in this block, measured by the devnet itself: on a builder
+   * block the builder's payment (and no priority fee: those go to the builder), on a local block the priority
+   * fees of its transactions (Σ gasUsed × (effectiveGasPrice − baseFee), from the node's receipts).
+   */
+  paid: { builder: Address | null; mevWei: bigint; priorityFeeWei: bigint };
 }
 
 /**
@@ -131,10 +157,13 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
       timestamp: number;
       feeRecipient: Address;
       builderPaymentWei?: bigint;
+      /** The builder of a builder block (default the first). */
+      builder?: Address;
       trafficTxs: number;
       tipGwei: number;
     }): Promise<ExecutionBlock> {
-      const coinbase = args.builderPaymentWei ? DEV_ACCOUNTS.builder : args.feeRecipient;
+      const builder = args.builderPaymentWei ? (args.builder ?? DEV_ACCOUNTS.builder) : null;
+      const coinbase = builder ?? args.feeRecipient;
       await test.setCoinbase({ address: coinbase });
       for (let i = 0; i < args.trafficTxs; i++) {
         await wallet.sendTransaction({
@@ -150,7 +179,7 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
         // The lowest tip, so the fee ordering puts the payment last, as builders do.
         await wallet.sendTransaction({
           chain: null,
-          account: DEV_ACCOUNTS.builder,
+          account: builder as Address,
           to: args.feeRecipient,
           value: args.builderPaymentWei,
           maxPriorityFeePerGas: 0n,
@@ -159,13 +188,45 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
       }
       await mine(args.timestamp);
       const block = await pub.getBlock({ blockTag: "latest" });
-      const logs = await pub.getLogs({ blockHash: block.hash });
+      const [logs, receipts, transactions] = await Promise.all([
+        pub.getLogs({ blockHash: block.hash }),
+        pub.getBlockReceipts({ blockHash: block.hash }),
+        Promise.all(
+          block.transactions.map(
+            (hash) =>
+              pub.request({
+                method: "eth_getRawTransactionByHash" as never,
+                params: [hash] as never,
+              }) as Promise<Hex>,
+          ),
+        ),
+      ]);
+      const baseFee = block.baseFeePerGas ?? 0n;
+      let priorityFeeWei = 0n;
+      for (const r of receipts) priorityFeeWei += r.gasUsed * (r.effectiveGasPrice - baseFee);
       return {
         number: Number(block.number),
         hash: block.hash,
+        parentHash: block.parentHash,
         timestamp: Number(block.timestamp),
         feeRecipient: block.miner,
         logs,
+        payload: {
+          state_root: block.stateRoot,
+          receipts_root: block.receiptsRoot,
+          logs_bloom: block.logsBloom ?? `0x${"00".repeat(256)}`,
+          prev_randao: block.mixHash,
+          gas_limit: String(block.gasLimit),
+          gas_used: String(block.gasUsed),
+          extra_data: block.extraData,
+          base_fee_per_gas: String(baseFee),
+          transactions,
+          blob_gas_used: String(block.blobGasUsed ?? 0n),
+          excess_blob_gas: String(block.excessBlobGas ?? 0n),
+        },
+        paid: builder
+          ? { builder, mevWei: args.builderPaymentWei ?? 0n, priorityFeeWei: 0n }
+          : { builder: null, mevWei: 0n, priorityFeeWei },
       };
     },
 

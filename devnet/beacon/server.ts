@@ -7,10 +7,12 @@ import { DEVNET_ELECTRA, type SignedVoluntaryExit, voluntaryExitDomain } from ".
 
 /**
  * A simulated beacon node speaking the standard Beacon API (ethereum/beacon-APIs) over the simulated chain
- * of chain.ts: genesis, spec, headers, blocks (v2, Electra shape), finality checkpoints, validators (GET with
- * ids, POST with {ids, statuses}), balances, pending deposits and pending consolidations, for `head`,
- * `finalized`, `genesis` or a slot. With `execution: true` it starts anvil beside it (execution.ts) and
- * every payload is a real block.
+ * of chain.ts: genesis, spec, headers, blocks (v2: every Deneb/Electra body field, `Eth-Consensus-Version`),
+ * finality checkpoints, validators (GET with ids, POST with {ids, statuses}, statuses or their classes),
+ * balances, pending deposits and pending consolidations (with `version`; 400 before Electra), for `head`,
+ * `finalized`, `justified`, `genesis`, a slot or a root (400 for an id that is none of these). Its answers
+ * parse with Lodestar's typed client (tests/beacon-data/real-nodes.test.ts). With `execution: true` it
+ * starts anvil beside it (execution.ts) and every payload is a real block.
  */
 export interface SimValidator {
   pubkey: string;
@@ -48,6 +50,10 @@ export interface BeaconDevnetOptions {
   backgroundValidators?: number;
   /** Produce a slot every `slotMs` (npm start); tests drive slots themselves. */
   slotMs?: number;
+  /** Share of builder (MEV-boost) blocks, default 0.4 (chain.ts). */
+  builderShare?: number;
+  /** First Electra epoch, default 0 (chain.ts). */
+  electraForkEpoch?: number;
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -77,6 +83,8 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
     genesisTime: latest + 1,
     backgroundValidators: opts.backgroundValidators ?? 0,
     exitDomain: voluntaryExitDomain(net.capellaForkVersion, net.genesisValidatorsRoot),
+    ...(opts.builderShare !== undefined ? { builderShare: opts.builderShare } : {}),
+    ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
     ...(execution ? { execution } : {}),
   });
   const S = chain.slotsPerEpoch;
@@ -96,19 +104,42 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       withdrawable_epoch: v.withdrawableEpoch.toString(),
     },
   });
-  const slotOf = (id: string): number | undefined => {
+  const ROOT = /^0x[0-9a-fA-F]{64}$/;
+  /**
+   * A state or block id of the standard: `head`, `genesis`, `finalized`, `justified`, a slot or a root.
+   * `invalid` for anything else (the standard's 400); undefined for an id the node does not have (404).
+   */
+  const slotOf = (id: string): number | "invalid" | undefined => {
     if (id === "head") return chain.head;
     if (id === "genesis") return 0;
     if (id === "finalized") return chain.finalizedEpoch() * S;
+    if (id === "justified") return (chain.finalizedEpoch() + 1) * S;
     if (/^\d+$/.test(id)) return Number(id) <= chain.head ? Number(id) : undefined;
-    return chain.blockByRoot(id)?.slot;
+    if (ROOT.test(id)) return chain.blockByRoot(id.toLowerCase())?.slot;
+    return "invalid";
   };
-  const blockOf = (id: string): Block | undefined => {
-    if (id.startsWith("0x")) return chain.blockByRoot(id);
+  const blockOf = (id: string): Block | "invalid" | undefined => {
     const slot = slotOf(id);
-    if (slot === undefined) return undefined;
-    return /^\d+$/.test(id) ? chain.blockAt(slot) : chain.latestBlock(slot);
+    if (slot === undefined || slot === "invalid") return slot;
+    return /^\d+$/.test(id) || ROOT.test(id) ? chain.blockAt(slot) : chain.latestBlock(slot);
   };
+  const zero = (bytes: number) => `0x${"00".repeat(bytes)}`;
+  /** A block's body as the fork's SSZ container in JSON (the simulation has no attestations or slashings). */
+  const body = (b: Block) => ({
+    randao_reveal: zero(96),
+    eth1_data: { deposit_root: zero(32), deposit_count: "0", block_hash: zero(32) },
+    graffiti: zero(32),
+    proposer_slashings: [],
+    attester_slashings: [],
+    attestations: [],
+    deposits: [],
+    voluntary_exits: b.voluntaryExits ?? [],
+    sync_aggregate: { sync_committee_bits: zero(64), sync_committee_signature: `0xc0${"00".repeat(95)}` },
+    execution_payload: b.payload,
+    bls_to_execution_changes: [],
+    blob_kzg_commitments: [],
+    ...(b.version === "electra" ? { execution_requests: b.requests } : {}),
+  });
   const header = (b: Block) => ({
     root: b.root,
     canonical: true,
@@ -128,6 +159,11 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
     root: chain.latestBlock(epoch * S)?.root ?? `0x${"00".repeat(32)}`,
   });
 
+  /** Requests served per path (tests count the node's round trips). */
+  const requests = new Map<string, number>();
+  /** Whether answers say `execution_optimistic` (a node whose execution client has not verified the head). */
+  let optimistic = false;
+
   // Slots are produced one at a time (a slot's EL block is mined before the next starts).
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -137,14 +173,20 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
   };
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const p = url.pathname;
+    requests.set(p, (requests.get(p) ?? 0) + 1);
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
     };
     const notFound = (message = "Not found") => send(404, { code: 404, message });
+    const badRequest = (message: string) => send(400, { code: 400, message });
     const finalized = (slot: number) => slot <= chain.finalizedEpoch() * S;
-    const ok = (data: unknown, slot = chain.head, extra: object = {}) =>
-      send(200, { execution_optimistic: false, finalized: finalized(slot), ...extra, data });
-    const p = url.pathname;
+    const ok = (data: unknown, slot = chain.head, extra: { version?: string } = {}) =>
+      send(
+        200,
+        { execution_optimistic: optimistic, finalized: finalized(slot), ...extra, data },
+        extra.version ? { "eth-consensus-version": extra.version } : {},
+      );
     try {
       if (p === "/eth/v1/beacon/genesis") {
         return ok({
@@ -160,6 +202,12 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
           SLOTS_PER_EPOCH: String(S),
           MAX_EFFECTIVE_BALANCE_ELECTRA: "2048000000000",
           MIN_ACTIVATION_BALANCE: "32000000000",
+          ALTAIR_FORK_EPOCH: "0",
+          BELLATRIX_FORK_EPOCH: "0",
+          CAPELLA_FORK_EPOCH: "0",
+          DENEB_FORK_EPOCH: "0",
+          ELECTRA_FORK_EPOCH: String(chain.electraForkEpoch),
+          FULU_FORK_EPOCH: String(FAR_FUTURE),
           DEPOSIT_CHAIN_ID: String(net.chainId),
           CAPELLA_FORK_VERSION: net.capellaForkVersion,
           SHARD_COMMITTEE_PERIOD: String(DEVNET_ELECTRA.SHARD_COMMITTEE_PERIOD),
@@ -191,30 +239,30 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       let m = /^\/eth\/v1\/beacon\/headers\/([^/]+)$/.exec(p);
       if (m) {
         const b = blockOf(m[1] ?? "");
+        if (b === "invalid") return badRequest(`Invalid block ID: ${m[1]}`);
         return b ? ok(header(b), b.slot) : notFound("Block not found");
       }
       m = /^\/eth\/v2\/beacon\/blocks\/([^/]+)$/.exec(p);
       if (m) {
         const b = blockOf(m[1] ?? "");
+        if (b === "invalid") return badRequest(`Invalid block ID: ${m[1]}`);
         if (!b) return notFound("Block not found");
         const message = {
           slot: String(b.slot),
           proposer_index: String(b.proposerIndex),
           parent_root: b.parentRoot,
           state_root: b.root,
-          body: {
-            voluntary_exits: b.voluntaryExits ?? [],
-            execution_payload: b.payload,
-            execution_requests: b.requests,
-          },
+          body: body(b),
         };
-        return ok({ message, signature: `0x${"00".repeat(96)}` }, b.slot, { version: "electra" });
+        return ok({ message, signature: zero(96) }, b.slot, { version: b.version });
       }
       m = /^\/eth\/v1\/beacon\/states\/([^/]+)\/([a-z_]+)(?:\/([^/]+))?$/.exec(p);
       if (!m) return notFound();
       const slot = slotOf(m[1] ?? "");
+      if (slot === "invalid") return badRequest(`Invalid state ID: ${m[1]}`);
       const st = slot === undefined ? undefined : chain.stateAt(slot);
       if (slot === undefined || !st) return notFound("State not found");
+      const electra = Math.floor(slot / S) >= chain.electraForkEpoch;
       const what = m[2];
       let byPubkey: Map<string, number> | undefined;
       const index = (id: string) => {
@@ -233,16 +281,22 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
           slot,
         );
       }
+      // A state before Electra has no pending queues: real nodes answer 400.
+      if ((what === "pending_deposits" || what === "pending_consolidations") && !electra) {
+        return badRequest(`Cannot use ${what} before the Electra fork (state ${m[1]})`);
+      }
       if (what === "pending_deposits") {
         return ok(
           st.pending.map((d) => ({ ...d, amount: d.amount.toString(), slot: String(d.slot) })),
           slot,
+          { version: "electra" },
         );
       }
       if (what === "pending_consolidations") {
         return ok(
           st.consolidations.map((c) => ({ source_index: String(c.source), target_index: String(c.target) })),
           slot,
+          { version: "electra" },
         );
       }
       if (what === "pending_partial_withdrawals") {
@@ -276,7 +330,12 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
               .filter((i) => i >= 0 && i < st.validators.length)
               .map((i) => view(st.validators[i] as ChainValidator, i))
           : st.validators.map(view);
-        if (statuses.length) found = found.filter((v) => v && statuses.includes(v.status));
+        // A status or its general class (`active` for active_ongoing, active_exiting and active_slashed).
+        if (statuses.length) {
+          found = found.filter(
+            (v) => v && statuses.some((s) => v.status === s || v.status.startsWith(`${s}_`)),
+          );
+        }
         const data = found.filter((v) => v !== undefined);
         return ok(
           what === "validators" ? data : data.map((v) => ({ index: v.index, balance: v.balance })),
@@ -304,8 +363,12 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
     chain,
     execution,
     slotsPerEpoch: S,
-    /** Produces `n` slots (optionally with a chosen proposer, or skipped). */
-    advance: (n = 1, o: { proposer?: string; skip?: boolean } = {}) =>
+    requests,
+    setOptimistic(on: boolean) {
+      optimistic = on;
+    },
+    /** Produces `n` slots (optionally with a chosen proposer, a builder block or a local one, or skipped). */
+    advance: (n = 1, o: { proposer?: string; skip?: boolean; builder?: boolean } = {}) =>
       serial(async () => {
         for (let i = 0; i < n; i++) await chain.produceSlot(o);
       }),

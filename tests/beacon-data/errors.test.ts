@@ -197,6 +197,8 @@ describe("happy shapes on an empty index", () => {
       total_active_stake: "0",
       total_cl_rewards: "0",
       total_el_rewards: "0",
+      total_mev_rewards: "0",
+      total_priority_fees: "0",
       apy_7d: 0,
       apy_30d: 0,
       apy_365d: 0,

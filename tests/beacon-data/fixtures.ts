@@ -7,11 +7,17 @@ import { startJobs } from "../helpers/jobs.ts";
  * A beacon devnet (4 slots an epoch) with a real execution node, the control plane pointed at both, and the
  * worker's roll-up of registrations (POST /api/validators/register waits for it). `env` sets the rest.
  */
-export async function startBeaconEnv(opts: { backgroundValidators: number; env: Record<string, string> }) {
+export async function startBeaconEnv(opts: {
+  backgroundValidators: number;
+  env: Record<string, string>;
+  /** The devnet's first Electra epoch (default 0). */
+  electraForkEpoch?: number;
+}) {
   const devnet = await startBeaconDevnet({
     execution: true,
     backgroundValidators: opts.backgroundValidators,
     slotsPerEpoch: 4,
+    ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
   });
   const h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-data",

@@ -135,7 +135,8 @@ async function benchIndexing() {
 }
 
 // 2. The query database: seeded once (a few minutes), reused by later runs.
-const BENCH_DB = "staking_bench_beacon";
+// BENCH_DB: another database name, to compare two trees side by side (each seeds its own).
+const BENCH_DB = process.env.BENCH_DB ?? "staking_bench_beacon";
 const GENESIS = 1_764_000_000; // 2025-11-24T16:00:00Z: one day of epochs spans two UTC days
 const EPOCH_SECONDS = S * SECONDS_PER_SLOT;
 const SMALL = "bench-beacon-small@bench.invalid";
@@ -200,15 +201,18 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   await sql`insert into beacon_validators (pubkey, validator_index, beacon_status, lifecycle_status, withdrawal_credentials, balance_gwei, updated_epoch)
     select p, i - 1, 'active_ongoing', 'ACTIVE', '0x01' || repeat('00', 11) || repeat('ab', 20), 32000000000, ${EPOCHS - 1}::int
     from unnest(${pubkeys}::text[]) with ordinality as x(p, i)`;
-  await sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
-    select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), case when (v + e) % 997 = 0 then 40000000 else 0 end
-    from generate_series(0, ${VALIDATORS - 1}::int) v, generate_series(0, ${EPOCHS - 1}::int) e`;
-  await sql`insert into beacon_rewards_daily (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+  // A proposal every 997th validator-epoch: two in three builder blocks (0.04 ETH), one a local block.
+  await sql`insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei)
+    select v, e, 32000000000 + (e * 10000), 9000 + ((v * 7 + e * 13) % 4000), m + f, m, f
+    from generate_series(0, ${VALIDATORS - 1}::int) v, generate_series(0, ${EPOCHS - 1}::int) e,
+         lateral (select case when (v + e) % 997 = 0 and e % 3 > 0 then 40000000 else 0 end as m,
+                         case when (v + e) % 997 = 0 and e % 3 = 0 then 2500000 else 0 end as f) x`;
+  await sql`insert into beacon_rewards_daily (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei, balance_sum_gwei, epochs)
     select validator_index, (to_timestamp((${GENESIS}::bigint + epoch * ${EPOCH_SECONDS}::bigint)::float8) at time zone 'UTC')::date,
-           sum(cl_reward_gwei), sum(el_reward_gwei), sum(balance_gwei), count(*)
+           sum(cl_reward_gwei), sum(el_reward_gwei), sum(mev_reward_gwei), sum(priority_fee_gwei), sum(balance_gwei), count(*)
     from beacon_rewards group by 1, 2`;
-  await sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-    select r.organisation_id, d.day, sum(d.cl_reward_gwei), sum(d.el_reward_gwei), sum(d.balance_sum_gwei), sum(d.epochs)
+  await sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei, balance_sum_gwei, epochs)
+    select r.organisation_id, d.day, sum(d.cl_reward_gwei), sum(d.el_reward_gwei), sum(d.mev_reward_gwei), sum(d.priority_fee_gwei), sum(d.balance_sum_gwei), sum(d.epochs)
     from beacon_tracked_validators r join beacon_validators b on b.pubkey = r.pubkey
     join beacon_rewards_daily d on d.validator_index = b.validator_index group by 1, 2`;
   await sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
@@ -272,6 +276,10 @@ async function benchQueries() {
       REDIS_URL: testRedisUrl(),
       REDIS_PREFIX: `bench:${randomBytes(4).toString("hex")}:`,
       CONTROL_PLANE_PORT: String(port),
+      // One key sends every measured request: the per-key limit (300 a minute) would answer 429.
+      API_KEY_REQUESTS_PER_MINUTE: "1000000000",
+      // The demo secrets of a local run (refused otherwise since issue 25).
+      DEMO_MODE: process.env.DEMO_MODE ?? "1",
     },
     readyUrl: `http://127.0.0.1:${port}`,
     stdoutFile: logFile,

@@ -110,6 +110,16 @@ export const beaconStatusHistory = pgTable(
 );
 
 /**
+ * The two parts of an execution-layer reward (integer Gwei, their sum is `el_reward_gwei`): what builders
+ * paid the proposer on builder (MEV-boost) blocks, and the priority fees of blocks it built itself. Rows
+ * written before migration 0014 carry 0 in both (their EL reward was not split).
+ */
+const elParts = {
+  mevRewardGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
+  priorityFeeGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
+};
+
+/**
  * Rewards of one validator in one epoch: CL from the balance change, EL from the blocks it proposed. A row
  * is final when its epoch is before the cursor's `finalized_epoch` (no per-row flag: marking 10,000 rows
  * an epoch final rewrote every row of the largest table once more). Migration 0008 makes the primary key
@@ -123,7 +133,9 @@ export const beaconRewards = pgTable(
     /** Balance at the end of the epoch: the stake of the time-weighted APY. */
     balanceGwei: bigint({ mode: "bigint" }).notNull(),
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    /** = `mev_reward_gwei` + `priority_fee_gwei` (docs/beacon-data.md, "EL reward"). */
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    ...elParts,
   },
   (t) => [primaryKey({ columns: [t.validatorIndex, t.epoch] }), index("beacon_rewards_by_epoch").on(t.epoch)],
 );
@@ -140,6 +152,7 @@ export const beaconRewardsDaily = pgTable(
     day: date({ mode: "string" }).notNull(),
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    ...elParts,
     /** Σ end-of-epoch balances, with `epochs`: the day's average stake. */
     balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
     epochs: integer().notNull(),
@@ -163,6 +176,7 @@ export const beaconRewardsOrgDaily = pgTable(
     day: date({ mode: "string" }).notNull(),
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
+    ...elParts,
     balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
     /** Validator-epochs summed (a row back at 0 after a re-org is deleted, as in the validators' rollup). */
     epochs: integer().notNull(),
@@ -211,6 +225,8 @@ export const beaconIndexedSlots = pgTable("beacon_indexed_slots", {
 export const beaconIndexerCursor = pgTable("beacon_indexer_cursor", {
   id: text().primaryKey(),
   epoch: integer().notNull(),
+  /** The index's first epoch: no backfill reads before it (docs/beacon-data.md, "Backfill"). */
+  firstEpoch: integer().notNull().default(0),
   finalizedEpoch: integer().notNull(),
   genesisTime: bigint({ mode: "number" }).notNull(),
   secondsPerSlot: integer().notNull(),

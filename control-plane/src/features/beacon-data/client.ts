@@ -46,6 +46,8 @@ export interface ApiBlock {
         withdrawals?: { index: string; validator_index: string; address: string; amount: string }[];
       };
       execution_requests?: { deposits?: { pubkey: string; amount: string }[] };
+      /** Deposits bridged from the deposit contract's log (applied at once before Electra, queued since). */
+      deposits?: { data: { pubkey: string; amount: string } }[];
     };
   };
 }
@@ -53,23 +55,87 @@ export interface ChainSpec {
   genesisTime: number;
   secondsPerSlot: number;
   slotsPerEpoch: number;
+  /**
+   * First Electra epoch (`ELECTRA_FORK_EPOCH`; 0 when the node does not say). States before it have no
+   * pending queues: a real node answers 400 for them, so they are not asked for.
+   */
+  electraForkEpoch: number;
+}
+
+/**
+ * A node answer marked `execution_optimistic: true`: its execution payload is not verified yet (the node's
+ * execution client is syncing), so the indexer does not write it (docs/beacon-data.md, "Real nodes").
+ */
+export class OptimisticAnswer extends Error {
+  constructor(path: string) {
+    super(`Beacon node answered ${path} optimistically (execution payload not verified yet)`);
+  }
 }
 
 /**
  * Beacon API client over the one outbound client (timeouts → 504, unreachable/5xx/not JSON → 502). A 404
- * (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502.
+ * (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502. `verified` is the
+ * same client for the indexer's chain reads: an optimistic answer there throws `OptimisticAnswer`.
  */
 export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
   // The one Beacon API client of the control plane: the provisioning area reads through it too (add-stake).
   const upstream = createUpstream({ name: "Beacon node", timeoutMs: opts.timeoutMs });
-  async function request<T>(path: string, body?: unknown): Promise<T | null> {
+  async function read<T>(path: string, body?: unknown): Promise<{ data: T; optimistic: boolean } | null> {
     const init: RequestInit = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
-    const res = await upstream.json<{ data: T }>(new URL(path, opts.url), init);
+    const res = await upstream.json<{ data: T; execution_optimistic?: boolean }>(
+      new URL(path, opts.url),
+      init,
+    );
     if (res.status === 404) return null;
     if (res.status >= 400)
       throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to ${path}`);
-    return res.body.data;
+    return { data: res.body.data, optimistic: res.body.execution_optimistic === true };
   }
+  const api = methods(async <T>(path: string, body?: unknown) => (await read<T>(path, body))?.data ?? null);
+  return {
+    ...api,
+    verified: methods(async <T>(path: string, body?: unknown) => {
+      const answer = await read<T>(path, body);
+      if (answer?.optimistic) throw new OptimisticAnswer(path);
+      return answer?.data ?? null;
+    }),
+    /**
+     * POST /eth/v1/beacon/pool/voluntary_exits. The node's 400 (it found the exit invalid) is an outcome,
+     * with its message; anything else that is not 200 is the node failing us.
+     */
+    async submitVoluntaryExit(exit: {
+      message: { epoch: string; validator_index: string };
+      signature: string;
+    }): Promise<{ accepted: true } | { accepted: false; message: string }> {
+      const res = await upstream.text(new URL("/eth/v1/beacon/pool/voluntary_exits", opts.url), {
+        method: "POST",
+        body: JSON.stringify(exit),
+        headers: { "content-type": "application/json", accept: "application/json" },
+      });
+      if (res.status === 200) return { accepted: true };
+      if (res.status === 400) {
+        let message = "the beacon node refused the exit";
+        try {
+          message = String((JSON.parse(res.text) as { message?: unknown }).message ?? message).slice(0, 300);
+        } catch {}
+        return { accepted: false, message };
+      }
+      throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to the exit pool`);
+    },
+    /** The finalized epoch the head state names; null when the answer is optimistic (not to be trusted). */
+    async finalizedEpoch(): Promise<number | null> {
+      const c = await read<{ finalized: { epoch: string } }>(
+        "/eth/v1/beacon/states/head/finality_checkpoints",
+      );
+      if (c?.optimistic) return null;
+      return Number(c?.data.finalized.epoch ?? 0);
+    },
+  };
+}
+export type BeaconApi = ReturnType<typeof createBeaconApi>;
+
+/** The Beacon API calls, over a `request` that gives an answer's `data` (null for 404). */
+function methods(request: <T>(path: string, body?: unknown) => Promise<T | null>) {
   return {
     async spec(): Promise<ChainSpec> {
       const [genesis, spec] = await Promise.all([
@@ -81,18 +147,13 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
         genesisTime: Number(genesis.genesis_time),
         secondsPerSlot: Number(spec.SECONDS_PER_SLOT),
         slotsPerEpoch: Number(spec.SLOTS_PER_EPOCH),
+        electraForkEpoch: Number(spec.ELECTRA_FORK_EPOCH ?? 0),
       };
     },
     async headSlot(): Promise<number> {
       const h = await request<{ header: { message: { slot: string } } }>("/eth/v1/beacon/headers/head");
       if (!h) throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no head");
       return Number(h.header.message.slot);
-    },
-    async finalizedEpoch(): Promise<number> {
-      const c = await request<{ finalized: { epoch: string } }>(
-        "/eth/v1/beacon/states/head/finality_checkpoints",
-      );
-      return Number(c?.finalized.epoch ?? 0);
     },
     /** Root of the block at `slot`, null for a missed slot. */
     async blockRoot(slot: number): Promise<string | null> {
@@ -136,32 +197,8 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
         throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no SHARD_COMMITTEE_PERIOD");
       return n;
     },
-    /**
-     * POST /eth/v1/beacon/pool/voluntary_exits. The node's 400 (it found the exit invalid) is an outcome,
-     * with its message; anything else that is not 200 is the node failing us.
-     */
-    async submitVoluntaryExit(exit: {
-      message: { epoch: string; validator_index: string };
-      signature: string;
-    }): Promise<{ accepted: true } | { accepted: false; message: string }> {
-      const res = await upstream.text(new URL("/eth/v1/beacon/pool/voluntary_exits", opts.url), {
-        method: "POST",
-        body: JSON.stringify(exit),
-        headers: { "content-type": "application/json", accept: "application/json" },
-      });
-      if (res.status === 200) return { accepted: true };
-      if (res.status === 400) {
-        let message = "the beacon node refused the exit";
-        try {
-          message = String((JSON.parse(res.text) as { message?: unknown }).message ?? message).slice(0, 300);
-        } catch {}
-        return { accepted: false, message };
-      }
-      throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to the exit pool`);
-    },
   };
 }
-export type BeaconApi = ReturnType<typeof createBeaconApi>;
 
 /** Execution JSON-RPC through viem, on the outbound client's fetch (no retries: the next step retries). */
 export function createExecutionApi(opts: { url: string; timeoutMs: number }) {

@@ -42,6 +42,8 @@ function block(
     feeRecipient?: string;
     withdrawals?: { validator: number; amount: bigint }[];
     deposits?: { validator: number; amount: bigint }[];
+    /** Deposits in `body.deposits` (a pre-Electra block: applied at once). */
+    bridged?: { validator: number; amount: bigint }[];
   } = {},
 ): ApiBlock {
   return {
@@ -67,6 +69,9 @@ function block(
             amount: String(d.amount),
           })),
         },
+        deposits: (extra.bridged ?? []).map((d) => ({
+          data: { pubkey: pubkey(d.validator), amount: String(d.amount) },
+        })),
       },
     },
   };
@@ -89,13 +94,18 @@ function slots(replace: Record<number, Partial<SlotInput>> = {}): SlotInput[] {
 }
 
 function scenario(
-  over: Partial<Omit<EpochInput, "tracked">> & { tracked?: number[]; lifecycle?: Lifecycle | null },
+  over: Partial<Omit<EpochInput, "tracked">> & {
+    tracked?: number[];
+    lifecycle?: Lifecycle | null;
+    /** The tracked validators' configured fee recipient; null as for a registered pubkey. */
+    feeRecipient?: string | null;
+  },
 ): EpochInput {
-  const { tracked = [1], lifecycle = "ACTIVE", ...rest } = over;
+  const { tracked = [1], lifecycle = "ACTIVE", feeRecipient = FEE_RECIPIENT, ...rest } = over;
   return {
     epoch: 5,
-    spec: { genesisTime: 0, secondsPerSlot: 12, slotsPerEpoch: 4 },
-    tracked: tracked.map((i) => ({ pubkey: pubkey(i), feeRecipient: FEE_RECIPIENT, lifecycle })),
+    spec: { genesisTime: 0, secondsPerSlot: 12, slotsPerEpoch: 4, electraForkEpoch: 0 },
+    tracked: tracked.map((i) => ({ pubkey: pubkey(i), feeRecipient, lifecycle })),
     validators: { before: [], after: [] },
     pendingDeposits: { before: [], after: [] },
     pendingConsolidations: { before: [], after: [] },
@@ -117,6 +127,10 @@ interface Row {
   input: EpochInput;
   /** [validator index, CL reward, EL reward] per reward row, in tracked order. */
   rewards: [number, bigint, bigint][];
+  /** [MEV payment, priority fees] per reward row, where the row is about them. */
+  split?: [bigint, bigint][];
+  /** The validators' fee recipient after the epoch (the address that was paid). */
+  feeRecipients?: (string | null)[];
   transactions?: string[];
   lifecycle?: Lifecycle[];
 }
@@ -224,7 +238,7 @@ const rows: Row[] = [
     rewards: [[2, 1_000n, 0n]],
   },
   {
-    name: "builder payment: an MEV block whose builder paid the fee recipient 0.05 ETH; a reverted payment is not counted",
+    name: "builder block: the builder's last transaction paid the fee recipient 0.05 ETH, an earlier reverted one nothing",
     input: scenario({
       validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 32n * ETH + 2_000n)] },
       slots: slots({
@@ -232,11 +246,37 @@ const rows: Row[] = [
           block: block(21, 1, { feeRecipient: BUILDER }),
           proposed: payload({
             transactions: [
-              { hash: "0xpay", from: BUILDER, to: FEE_RECIPIENT, value: 50_000_000n * ETH },
               { hash: "0xrev", from: BUILDER, to: FEE_RECIPIENT, value: 9n * ETH * ETH },
+              { hash: "0xpay", from: BUILDER, to: FEE_RECIPIENT, value: 50_000_000n * ETH },
             ],
             receipts: [
+              {
+                transactionHash: "0xrev",
+                status: "reverted",
+                gasUsed: 21_000n,
+                effectiveGasPrice: 11n * ETH,
+              },
               { transactionHash: "0xpay", status: "success", gasUsed: 21_000n, effectiveGasPrice: 11n * ETH },
+            ],
+          }),
+        },
+      }),
+    }),
+    // The builder's priority fees are its own (coinbase ≠ fee recipient); 0.05 ETH = 50,000,000 Gwei.
+    rewards: [[1, 2_000n, 50_000_000n]],
+    split: [[50_000_000n, 0n]],
+    feeRecipients: [FEE_RECIPIENT],
+  },
+  {
+    name: "builder block whose final payment reverted: the proposer received nothing",
+    input: scenario({
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 32n * ETH + 2_000n)] },
+      slots: slots({
+        21: {
+          block: block(21, 1, { feeRecipient: BUILDER }),
+          proposed: payload({
+            transactions: [{ hash: "0xrev", from: BUILDER, to: FEE_RECIPIENT, value: ETH * ETH }],
+            receipts: [
               {
                 transactionHash: "0xrev",
                 status: "reverted",
@@ -248,8 +288,53 @@ const rows: Row[] = [
         },
       }),
     }),
-    // The builder's priority fees are its own (coinbase ≠ fee recipient); 0.05 ETH = 50,000,000 Gwei.
-    rewards: [[1, 2_000n, 50_000_000n]],
+    rewards: [[1, 2_000n, 0n]],
+    split: [[0n, 0n]],
+  },
+  {
+    name: "registered validator (no configured fee recipient) on a builder block: the payment to its address, not the builder's fees",
+    input: scenario({
+      feeRecipient: null,
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 32n * ETH + 2_000n)] },
+      slots: slots({
+        21: {
+          block: block(21, 1, { feeRecipient: BUILDER }),
+          proposed: payload({
+            transactions: [
+              { hash: "0x1", from: OTHER, to: BUILDER, value: 5n },
+              { hash: "0xpay", from: BUILDER, to: `0x${"ab".repeat(20)}`, value: 70_000_000n * ETH },
+            ],
+            receipts: [
+              { transactionHash: "0x1", status: "success", gasUsed: 21_000n, effectiveGasPrice: 13n * ETH },
+              { transactionHash: "0xpay", status: "success", gasUsed: 21_000n, effectiveGasPrice: 10n * ETH },
+            ],
+          }),
+        },
+      }),
+    }),
+    // 0.07 ETH paid to 0xabab…; the 63,000 Gwei of priority fees (21,000 × 3) are the builder's.
+    rewards: [[1, 2_000n, 70_000_000n]],
+    split: [[70_000_000n, 0n]],
+    feeRecipients: [`0x${"ab".repeat(20)}`],
+  },
+  {
+    name: "builder block paying another address than the validator's configured fee recipient: none of its income",
+    input: scenario({
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 32n * ETH + 2_000n)] },
+      slots: slots({
+        21: {
+          block: block(21, 1, { feeRecipient: BUILDER }),
+          proposed: payload({
+            transactions: [{ hash: "0xpay", from: BUILDER, to: OTHER, value: 70_000_000n * ETH }],
+            receipts: [
+              { transactionHash: "0xpay", status: "success", gasUsed: 21_000n, effectiveGasPrice: 10n * ETH },
+            ],
+          }),
+        },
+      }),
+    }),
+    rewards: [[1, 2_000n, 0n]],
+    split: [[0n, 0n]],
   },
   {
     name: "local block: the priority fees (effective gas price − base fee) × gas of every receipt",
@@ -259,6 +344,10 @@ const rows: Row[] = [
         22: {
           block: block(22, 1, { feeRecipient: FEE_RECIPIENT }),
           proposed: payload({
+            transactions: [
+              { hash: "0x1", from: OTHER, to: BUILDER, value: 1n },
+              { hash: "0x2", from: OTHER, to: BUILDER, value: 1n },
+            ],
             receipts: [
               { transactionHash: "0x1", status: "success", gasUsed: 21_000n, effectiveGasPrice: 12n * ETH },
               { transactionHash: "0x2", status: "reverted", gasUsed: 50_000n, effectiveGasPrice: 11n * ETH },
@@ -269,6 +358,38 @@ const rows: Row[] = [
     }),
     // Base fee 10 Gwei: 21,000 × 2 Gwei + 50,000 × 1 Gwei (a reverted transaction pays its fee too).
     rewards: [[1, 2_000n, 92_000n]],
+    split: [[0n, 92_000n]],
+    feeRecipients: [FEE_RECIPIENT],
+  },
+  {
+    name: "registered validator on a local block whose last transaction comes from elsewhere: priority fees at the coinbase",
+    input: scenario({
+      feeRecipient: null,
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 32n * ETH + 2_000n)] },
+      slots: slots({
+        22: {
+          block: block(22, 1, { feeRecipient: `0x${"cd".repeat(20)}` }),
+          proposed: payload({
+            transactions: [{ hash: "0x1", from: OTHER, to: `0x${"cd".repeat(20)}`, value: 1n }],
+            receipts: [
+              { transactionHash: "0x1", status: "success", gasUsed: 21_000n, effectiveGasPrice: 12n * ETH },
+            ],
+          }),
+        },
+      }),
+    }),
+    rewards: [[1, 2_000n, 42_000n]],
+    split: [[0n, 42_000n]],
+    feeRecipients: [`0x${"cd".repeat(20)}`],
+  },
+  {
+    name: "pre-Electra top-up: a 1 ETH deposit in body.deposits, applied at once with no queue, is not a reward",
+    input: scenario({
+      validators: { before: [validator(1, 32n * ETH)], after: [validator(1, 33n * ETH + 3_000n)] },
+      slots: slots({ 21: { block: block(21, 999, { bridged: [{ validator: 1, amount: ETH }] }) } }),
+    }),
+    // 33 ETH + 3,000 − 32 ETH − 1 ETH deposited = 3,000.
+    rewards: [[1, 3_000n, 0n]],
   },
   {
     name: "missed slot: no block, no EL reward, the slot recorded without a root; the balance still counts",
@@ -310,6 +431,17 @@ for (const row of rows) {
       out.rewards.map((r) => [r.validatorIndex, r.clRewardGwei, r.elRewardGwei]),
       row.rewards,
     );
+    for (const r of out.rewards) assert.equal(r.elRewardGwei, r.mevRewardGwei + r.priorityFeeGwei);
+    if (row.split)
+      assert.deepEqual(
+        out.rewards.map((r) => [r.mevRewardGwei, r.priorityFeeGwei]),
+        row.split,
+      );
+    if (row.feeRecipients)
+      assert.deepEqual(
+        out.validators.map((v) => v.feeRecipient),
+        row.feeRecipients,
+      );
     if (row.transactions)
       assert.deepEqual(
         out.transactions.map((t) => t.type),

@@ -43,13 +43,22 @@ export type RequestRow = Omit<TransactionRow, "blockNumber" | "blockTimestamp" |
 export interface EpochData {
   epoch: number;
   slots: { slot: number; root: string | null }[];
-  rewards: { validatorIndex: number; balanceGwei: bigint; clRewardGwei: bigint; elRewardGwei: bigint }[];
+  /** `elRewardGwei` = `mevRewardGwei` + `priorityFeeGwei` (see `elPayment`). */
+  rewards: {
+    validatorIndex: number;
+    balanceGwei: bigint;
+    clRewardGwei: bigint;
+    elRewardGwei: bigint;
+    mevRewardGwei: bigint;
+    priorityFeeGwei: bigint;
+  }[];
   validators: {
     pubkey: string;
     validatorIndex: number | null;
     beaconStatus: string | null;
     lifecycle: Lifecycle;
     withdrawalCredentials: string | null;
+    /** Where the validator's last proposal in the epoch paid it (or the provisioned one); null if none. */
     feeRecipient: string | null;
     balanceGwei: bigint;
   }[];
@@ -60,6 +69,7 @@ export interface EpochData {
 /** The execution block a tracked validator proposed, as far as its EL reward needs it. */
 export interface ProposedPayload {
   baseFeePerGas: bigint | null;
+  /** In block order (the last one is where a builder pays the proposer). */
   transactions: { hash: string; from: string; to: string | null; value: bigint }[];
   receipts: {
     transactionHash: string;
@@ -143,28 +153,45 @@ function consolidated(input: EpochInput, trackedIndices: Set<number>): Map<numbe
   return moved;
 }
 
+/** What the proposer of a block received on the execution layer (Gwei), and at which address. */
+export interface ElPayment {
+  mevGwei: bigint;
+  priorityFeeGwei: bigint;
+  /** The address paid; null when nothing in the block went to the validator's configured fee recipient. */
+  feeRecipient: string | null;
+}
+
 /**
- * EL reward of a proposed block, in Gwei: the priority fees when the payload pays the validator's fee
- * recipient, plus what the block's fee recipient (a builder) paid it in successful transactions.
+ * The proposer's execution-layer income from one block, told apart without a relay (docs/beacon-data.md,
+ * "EL reward"). A **builder block** (MEV-boost; the builders' convention, Flashbots' "builder payments to
+ * block proposers"): its last transaction is a successful transfer from the payload's fee recipient (the
+ * builder, the block's coinbase) to another address X; X is the proposer's fee recipient and the transfer's
+ * value its whole income (the priority fees went to the builder). Otherwise a **local block**: the proposer's
+ * income is the priority fees, Σ gasUsed × (effectiveGasPrice − baseFee), at the coinbase. A validator with a
+ * configured fee recipient (provisioned with one) is paid only there: a payment to another X, or a local
+ * block with another coinbase, is none of its income. Each part is truncated to Gwei on its own.
  */
-function proposerPayment(p: ProposedPayload, coinbase: string, feeRecipient: string): bigint {
+export function elPayment(p: ProposedPayload, coinbase: string, configured: string | null): ElPayment {
+  const cb = coinbase.toLowerCase();
+  const last = p.transactions.at(-1);
+  const to = last?.to?.toLowerCase();
+  const succeeded = (hash: string) =>
+    p.receipts.find((r) => r.transactionHash === hash)?.status === "success";
+  if (
+    last &&
+    to &&
+    last.from.toLowerCase() === cb &&
+    to !== cb &&
+    (configured === null || to === configured) &&
+    succeeded(last.hash)
+  ) {
+    return { mevGwei: last.value / WEI_PER_GWEI, priorityFeeGwei: 0n, feeRecipient: to };
+  }
+  if (configured !== null && configured !== cb)
+    return { mevGwei: 0n, priorityFeeGwei: 0n, feeRecipient: null };
   let wei = 0n;
-  if (coinbase === feeRecipient) {
-    for (const r of p.receipts) wei += r.gasUsed * (r.effectiveGasPrice - (p.baseFeePerGas ?? 0n));
-  }
-  const ok = new Set(p.receipts.filter((r) => r.status === "success").map((r) => r.transactionHash));
-  for (const tx of p.transactions) {
-    const from = tx.from.toLowerCase();
-    if (
-      tx.to?.toLowerCase() === feeRecipient &&
-      from === coinbase &&
-      from !== feeRecipient &&
-      ok.has(tx.hash)
-    ) {
-      wei += tx.value;
-    }
-  }
-  return wei / WEI_PER_GWEI;
+  for (const r of p.receipts) wei += r.gasUsed * (r.effectiveGasPrice - (p.baseFeePerGas ?? 0n));
+  return { mevGwei: 0n, priorityFeeGwei: wei / WEI_PER_GWEI, feeRecipient: cb };
 }
 
 /**
@@ -172,7 +199,7 @@ function proposerPayment(p: ProposedPayload, coinbase: string, feeRecipient: str
  * balance at the end of the epoch − balance at the end of the previous one − deposits applied in between
  * (pending before + deposit requests in the epoch's blocks − pending after) + withdrawals paid in the
  * epoch's blocks ± balance moved by consolidations: a top-up, a withdrawal or a consolidation is never a
- * reward. EL reward = `proposerPayment` of each block the validator proposed.
+ * reward. EL reward = `elPayment` of each block the validator proposed (MEV payment + priority fees).
  */
 export function computeEpoch(input: EpochInput): EpochData {
   const { epoch, spec, tracked } = input;
@@ -195,7 +222,7 @@ export function computeEpoch(input: EpochInput): EpochData {
   const prevBalance = new Map(input.validators.before.map((v) => [Number(v.index), BigInt(v.balance)]));
   const moved = consolidated(input, new Set(curByIndex.keys()));
   const withdrawn = new Map<number, bigint>();
-  const el = new Map<number, bigint>();
+  const el = new Map<number, { mev: bigint; fees: bigint }>();
   const feeRecipientOf = new Map<string, string>();
   const slots: EpochData["slots"] = [];
   const transactions: TransactionRow[] = [];
@@ -209,7 +236,13 @@ export function computeEpoch(input: EpochInput): EpochData {
     if (!block || !payload || root === null) continue;
     const blockNumber = Number(payload.block_number);
     const timestamp = Number(payload.timestamp);
-    for (const d of block.message.body.execution_requests?.deposits ?? []) {
+    // Deposit requests (Electra), and deposits bridged the old way (`body.deposits`): applied at once
+    // before Electra, queued since; either way inflow, not reward.
+    const deposits = [
+      ...(block.message.body.execution_requests?.deposits ?? []),
+      ...(block.message.body.deposits ?? []).map((d) => d.data),
+    ];
+    for (const d of deposits) {
       const k = d.pubkey.toLowerCase();
       if (byPubkey.has(k)) applied.set(k, (applied.get(k) ?? 0n) + BigInt(d.amount));
     }
@@ -242,11 +275,11 @@ export function computeEpoch(input: EpochInput): EpochData {
     const proposer = curByIndex.get(Number(block.message.proposer_index));
     if (proposer && proposed) {
       const pk = proposer.validator.pubkey.toLowerCase();
-      const coinbase = payload.fee_recipient.toLowerCase();
-      const feeRecipient = (byPubkey.get(pk)?.feeRecipient ?? coinbase).toLowerCase();
-      feeRecipientOf.set(pk, coinbase);
+      const paid = elPayment(proposed, payload.fee_recipient, byPubkey.get(pk)?.feeRecipient ?? null);
+      if (paid.feeRecipient) feeRecipientOf.set(pk, paid.feeRecipient);
       const index = Number(proposer.index);
-      el.set(index, (el.get(index) ?? 0n) + proposerPayment(proposed, coinbase, feeRecipient));
+      const sum = el.get(index) ?? { mev: 0n, fees: 0n };
+      el.set(index, { mev: sum.mev + paid.mevGwei, fees: sum.fees + paid.priorityFeeGwei });
     }
     for (const row of requests) {
       transactions.push({ ...row, blockNumber, blockTimestamp: timestamp, slot });
@@ -290,11 +323,14 @@ export function computeEpoch(input: EpochInput): EpochData {
     const out = withdrawn.get(index) ?? 0n;
     const inflow = applied.get(t.pubkey) ?? 0n;
     if (start === 0n && end === 0n && out === 0n && inflow === 0n) continue;
+    const { mev, fees } = el.get(index) ?? { mev: 0n, fees: 0n };
     rewards.push({
       validatorIndex: index,
       balanceGwei: end,
       clRewardGwei: end - start - inflow + out + (moved.get(index) ?? 0n),
-      elRewardGwei: el.get(index) ?? 0n,
+      elRewardGwei: mev + fees,
+      mevRewardGwei: mev,
+      priorityFeeGwei: fees,
     });
   }
   return { epoch, slots, rewards, validators, history: allHistory, transactions };

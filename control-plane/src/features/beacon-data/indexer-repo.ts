@@ -27,6 +27,8 @@ const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(72
 const addSums = sql`
     cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
     el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
+    mev_reward_gwei = d.mev_reward_gwei + excluded.mev_reward_gwei,
+    priority_fee_gwei = d.priority_fee_gwei + excluded.priority_fee_gwei,
     balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
     epochs = d.epochs + excluded.epochs`;
 /** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
@@ -34,23 +36,32 @@ const addToDays = sql`on conflict (validator_index, day) do update set ${addSums
 /** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
 const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
 
+/** The chain constants the cursor keeps (the rewards' days are computed with them). */
+const cursorSpec = (s: ChainSpec) => ({
+  genesisTime: s.genesisTime,
+  secondsPerSlot: s.secondsPerSlot,
+  slotsPerEpoch: s.slotsPerEpoch,
+});
+
 /** Whose rollup counts which pubkey: provisioned or registered, once per organisation. */
 const members = sql`(select organisation_id, pubkey from beacon_tracked_validators where in_org_rollup)`;
 
 /** Subtracts the reward rows of epochs from `epoch` on from both rollups (a re-org replaces them). */
 async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
   await tx.execute(sql`
-    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+      priority_fee_gwei, balance_sum_gwei, epochs)
     select m.organisation_id, ${dayOf(spec, sql`r.epoch`)}, -sum(r.cl_reward_gwei), -sum(r.el_reward_gwei),
-           -sum(r.balance_gwei), -count(*)
+           -sum(r.mev_reward_gwei), -sum(r.priority_fee_gwei), -sum(r.balance_gwei), -count(*)
     from beacon_rewards r join beacon_validators b on b.validator_index = r.validator_index
     join ${members} m on m.pubkey = b.pubkey
     where r.epoch >= ${epoch} group by 1, 2
     ${addToOrgDays}`);
   await tx.execute(sql`
-    insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+      priority_fee_gwei, balance_sum_gwei, epochs)
     select validator_index, ${dayOf(spec, sql`epoch`)}, -sum(cl_reward_gwei), -sum(el_reward_gwei),
-           -sum(balance_gwei), -count(*)
+           -sum(mev_reward_gwei), -sum(priority_fee_gwei), -sum(balance_gwei), -count(*)
     from beacon_rewards where epoch >= ${epoch} group by 1, 2
     ${addToDays}`);
   await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
@@ -73,19 +84,24 @@ async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
   if (!r.length) return;
   await tx.execute(sql`
     with r as (
-      insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei)
-      select i, ${data.epoch}::int, b, c, e
+      insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+        priority_fee_gwei)
+      select i, ${data.epoch}::int, b, c, m + f, m, f
       from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
-                  ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.elRewardGwei))}::int8[]) as x(i, b, c, e)
+                  ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.mevRewardGwei))}::int8[],
+                  ${col(r.map((x) => x.priorityFeeGwei))}::int8[]) as x(i, b, c, m, f)
       on conflict do nothing
-      returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei),
+      returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei),
     v as (
-      insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-      select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, balance_gwei, 1 from r
+      insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+        priority_fee_gwei, balance_sum_gwei, epochs)
+      select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+             priority_fee_gwei, balance_gwei, 1 from r
       ${addToDays})
-    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
+    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+      priority_fee_gwei, balance_sum_gwei, epochs)
     select m.organisation_id, ${dayOf(spec, sql`${data.epoch}::int`)}, sum(r.cl_reward_gwei), sum(r.el_reward_gwei),
-           sum(r.balance_gwei), count(*)
+           sum(r.mev_reward_gwei), sum(r.priority_fee_gwei), sum(r.balance_gwei), count(*)
     from r join beacon_validators b on b.validator_index = r.validator_index join ${members} m on m.pubkey = b.pubkey
     group by 1
     ${addToOrgDays}`);
@@ -212,7 +228,7 @@ export function createIndexerRepo(db: Db) {
           target: beaconIndexedSlots.slot,
           set: { root: sql`excluded.root` },
         });
-      const values = { id: CURSOR, epoch: data.epoch, finalizedEpoch, ...spec };
+      const values = { id: CURSOR, epoch: data.epoch, finalizedEpoch, ...cursorSpec(spec) };
       await tx
         .insert(beaconIndexerCursor)
         .values(values)
@@ -227,8 +243,8 @@ export function createIndexerRepo(db: Db) {
     async backfillStarts(window: number): Promise<Map<string, number>> {
       // The floor first, as a constant: the planner then reads the few rows above it by index.
       const [f] = await db.execute<{ floor: number | null }>(sql`
-        select greatest(min(indexed_from), (select epoch from beacon_indexer_cursor where id = ${CURSOR}) - ${window}::int + 1) as floor
-        from beacon_validators`);
+        select greatest(first_epoch, epoch - ${window}::int + 1) as floor
+        from beacon_indexer_cursor where id = ${CURSOR}`);
       if (f?.floor === null || f?.floor === undefined) return new Map();
       const rows = await db.execute<{ pubkey: string; indexed_from: number }>(sql`
         select b.pubkey, b.indexed_from from beacon_validators b
@@ -276,6 +292,15 @@ export function createIndexerRepo(db: Db) {
         data.transactions.filter((t) => claimed.has(t.pubkey)),
         data.epoch < finalizedEpoch,
       );
+      // Of the current state, only a fee recipient none is known for yet (a pubkey that proposed only in
+      // the backfilled epochs): newest epoch first, so the first one found is its latest proposal's.
+      const paid = data.validators.filter((v) => claimed.has(v.pubkey) && v.feeRecipient);
+      if (paid.length) {
+        await tx.execute(sql`
+          update beacon_validators b set fee_recipient = x.f
+          from unnest(${col(paid.map((v) => v.pubkey))}::text[], ${col(paid.map((v) => v.feeRecipient))}::text[]) as x(p, f)
+          where b.pubkey = x.p and b.fee_recipient is null`);
+      }
       return true;
     },
 
@@ -290,8 +315,10 @@ export function createIndexerRepo(db: Db) {
         returning organisation_id, pubkey`);
       if (!added.length) return 0;
       await tx.execute(sql`
-        insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, balance_sum_gwei, epochs)
-        select x.organisation_id, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
+        insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+          priority_fee_gwei, balance_sum_gwei, epochs)
+        select x.organisation_id, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.mev_reward_gwei),
+               sum(r.priority_fee_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
         from unnest(${col(added.map((a) => a.organisation_id))}::text[], ${col(added.map((a) => a.pubkey))}::text[])
                as x(organisation_id, pubkey)
         join beacon_validators b on b.pubkey = x.pubkey
@@ -305,7 +332,7 @@ export function createIndexerRepo(db: Db) {
     async initCursor(epoch: number, spec: ChainSpec, finalizedEpoch: number) {
       await db
         .insert(beaconIndexerCursor)
-        .values({ id: CURSOR, epoch, finalizedEpoch, ...spec })
+        .values({ id: CURSOR, epoch, firstEpoch: epoch + 1, finalizedEpoch, ...cursorSpec(spec) })
         .onConflictDoNothing();
     },
 

@@ -1,9 +1,9 @@
 import type { DbOrTx } from "@stake/db/client";
 import type { ChainFollower } from "../../background-job.ts";
 import type { Logger } from "../../log.ts";
-import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
+import { type BeaconApi, type ChainSpec, type ExecutionApi, OptimisticAnswer } from "./client.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
-import { readEpoch } from "./read-epoch.ts";
+import { createStateQueues, readEpoch } from "./read-epoch.ts";
 
 export interface IndexerDeps {
   beacon: BeaconApi;
@@ -33,6 +33,29 @@ export interface IndexerDeps {
 export function createIndexer(deps: IndexerDeps) {
   let spec: ChainSpec | undefined;
   const { repo } = deps;
+  const beacon = deps.beacon.verified;
+  // Kept across steps: the next step's first epoch starts from the state this one ended on.
+  const queues = createStateQueues(beacon);
+  const reads = (s: ChainSpec) => ({
+    beacon,
+    execution: deps.execution,
+    spec: s,
+    depositContract: deps.depositContract,
+    queues,
+  });
+  /**
+   * Reads an epoch, or null while the node answers optimistically (its execution client has not verified
+   * the payloads yet): nothing is written from such answers, the next step asks again.
+   */
+  async function read(s: ChainSpec, epoch: number, tracked: Parameters<typeof readEpoch>[2]) {
+    try {
+      return await readEpoch(reads(s), epoch, tracked);
+    } catch (err) {
+      if (!(err instanceof OptimisticAnswer)) throw err;
+      deps.logger.warn({ epoch, reason: err.message }, "beacon node is optimistic: epoch not indexed yet");
+      return null;
+    }
+  }
   /** The step's writes each in one transaction under the indexer's advisory lock (indexer-repo.ts). */
   const locked = <T>(write: (tx: DbOrTx) => Promise<T>) =>
     repo.transaction(async (tx) => {
@@ -51,6 +74,7 @@ export function createIndexer(deps: IndexerDeps) {
     if (firstBad === undefined) return;
     const epoch = Math.floor(firstBad / s.slotsPerEpoch);
     deps.logger.warn({ slot: firstBad, epoch }, "beacon re-org: replacing indexed epochs");
+    queues.clear();
     await locked((tx) => repo.rollback(tx, epoch, s));
   }
 
@@ -69,12 +93,8 @@ export function createIndexer(deps: IndexerDeps) {
       const tracked = (await deps.repo.tracked())
         .filter((t) => starts.get(t.pubkey) === epoch + 1)
         .map((t) => ({ ...t, lifecycle: null }));
-      const data = await readEpoch(
-        { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
-        epoch,
-        tracked,
-      );
-      if (!(await locked((tx) => repo.writeBackfill(tx, data, s, finalizedEpoch)))) break;
+      const data = await read(s, epoch, tracked);
+      if (!data || !(await locked((tx) => repo.writeBackfill(tx, data, s, finalizedEpoch)))) break;
       done.push(epoch);
     }
     if (done.length) deps.logger.info({ epochs: done }, "beacon epochs backfilled for registered pubkeys");
@@ -88,11 +108,14 @@ export function createIndexer(deps: IndexerDeps) {
       await rollUpRegistrations();
       spec ??= await deps.beacon.spec();
       const s = spec;
-      const [head, finalizedEpoch] = await Promise.all([
-        deps.beacon.headSlot(),
-        deps.beacon.finalizedEpoch(),
-      ]);
+      const [head, nodeFinalized] = await Promise.all([deps.beacon.headSlot(), deps.beacon.finalizedEpoch()]);
       let cursor = await deps.repo.cursor();
+      // An optimistic node's finality is not taken: finality stays where it was.
+      const finalizedEpoch = nodeFinalized ?? cursor?.finalizedEpoch;
+      if (finalizedEpoch === undefined) {
+        deps.logger.warn("beacon node is optimistic: waiting for a verified finalized checkpoint to start");
+        return [];
+      }
       if (!cursor) {
         await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
         cursor = await deps.repo.cursor();
@@ -101,12 +124,8 @@ export function createIndexer(deps: IndexerDeps) {
       let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
       while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
         const tracked = await deps.repo.tracked();
-        const data = await readEpoch(
-          { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
-          epoch,
-          tracked,
-        );
-        if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
+        const data = await read(s, epoch, tracked);
+        if (!data || !(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
         written.push(epoch);
         epoch++;
       }

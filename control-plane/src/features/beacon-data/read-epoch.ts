@@ -3,7 +3,13 @@ import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent } from "../../chains/deposit-contract.ts";
 import { WEI_PER_GWEI } from "../../chains/evm.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
-import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
+import type {
+  ApiPendingConsolidation,
+  ApiPendingDeposit,
+  BeaconApi,
+  ChainSpec,
+  ExecutionApi,
+} from "./client.ts";
 import {
   computeEpoch,
   type EpochData,
@@ -19,12 +25,50 @@ export const SYSTEM_CONTRACTS = {
   consolidations: "0x0000bbddc7ce488642fb579f8b00f3a590007251",
 } as const;
 
+/** The beacon reads of an epoch: answers the node marks optimistic throw (client.ts `OptimisticAnswer`). */
+type BeaconReads = BeaconApi["verified"];
+export interface EpochReadDeps {
+  beacon: BeaconReads;
+  execution: ExecutionApi;
+  spec: ChainSpec;
+  depositContract: string;
+  queues: StateQueues;
+}
+
+/**
+ * The pending queues of the states the indexer reads, each state's fetched once: the last state of epoch e
+ * is the state before epoch e + 1 (and a backfill's e − 1), and on mainnet the deposit queue runs to
+ * megabytes. Keeps the latest `keep` states; `clear()` after a re-org, which may have replaced them.
+ */
+export function createStateQueues(beacon: BeaconReads, keep = 4) {
+  const memo = new Map<string, Promise<unknown>>();
+  function once<T>(key: string, fetch: () => Promise<T>): Promise<T> {
+    let p = memo.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = fetch();
+      memo.set(key, p);
+      // A failed read is asked again next time.
+      p.catch(() => memo.delete(key));
+      while (memo.size > 2 * keep) memo.delete(memo.keys().next().value as string);
+    }
+    return p;
+  }
+  return {
+    deposits: (slot: number): Promise<ApiPendingDeposit[]> =>
+      once(`d${slot}`, () => beacon.pendingDeposits(slot)),
+    consolidations: (slot: number): Promise<ApiPendingConsolidation[]> =>
+      once(`c${slot}`, () => beacon.pendingConsolidations(slot)),
+    clear: () => memo.clear(),
+  };
+}
+export type StateQueues = ReturnType<typeof createStateQueues>;
+
 /**
  * Reads epoch `epoch` from the nodes (every input of `computeEpoch`, the node round trips of all slots a
  * few at a time) and computes what it means for the tracked validators.
  */
 export async function readEpoch(
-  deps: { beacon: BeaconApi; execution: ExecutionApi; spec: ChainSpec; depositContract: string },
+  deps: EpochReadDeps,
   epoch: number,
   tracked: TrackedValidator[],
 ): Promise<EpochData> {
@@ -33,25 +77,29 @@ export async function readEpoch(
 
 /** The nodes' side of `readEpoch`: what `computeEpoch` needs, and nothing computed. */
 export async function fetchEpoch(
-  deps: { beacon: BeaconApi; execution: ExecutionApi; spec: ChainSpec; depositContract: string },
+  deps: EpochReadDeps,
   epoch: number,
   tracked: TrackedValidator[],
 ): Promise<EpochInput> {
-  const { beacon, execution, spec } = deps;
+  const { beacon, execution, spec, queues } = deps;
   const first = epoch * spec.slotsPerEpoch;
   const last = first + spec.slotsPerEpoch - 1;
   const pubkeys = tracked.map((t) => t.pubkey);
   const byPubkey = new Map(tracked.map((t) => [t.pubkey, t]));
-  const before = pubkeys.length && first > 0;
+  // A state before Electra has no pending queues (a real node answers 400 for them): none to read.
+  const electra = (slot: number) => Math.floor(slot / spec.slotsPerEpoch) >= spec.electraForkEpoch;
+  const queued = pubkeys.length > 0 && electra(last);
+  const before = queued && first > 0 && electra(first - 1);
+  const none = Promise.resolve([]);
   const [after, prev, pendingAfter, pendingBefore, consolidatingAfter, consolidatingBefore] =
     await Promise.all([
       beacon.validators(last, pubkeys),
       // Epoch 0 is measured from the genesis state: a genesis validator did not earn its balance in it.
       beacon.validators(first > 0 ? first - 1 : "genesis", pubkeys),
-      pubkeys.length ? beacon.pendingDeposits(last) : Promise.resolve([]),
-      before ? beacon.pendingDeposits(first - 1) : Promise.resolve([]),
-      before ? beacon.pendingConsolidations(last) : Promise.resolve([]),
-      before ? beacon.pendingConsolidations(first - 1) : Promise.resolve([]),
+      queued ? queues.deposits(last) : none,
+      before ? queues.deposits(first - 1) : none,
+      before ? queues.consolidations(last) : none,
+      before ? queues.consolidations(first - 1) : none,
     ]);
   const trackedIndices = new Set(after.map((v) => Number(v.index)));
   // The counterpart of a tracked validator in a finished consolidation may be untracked: read by index.

@@ -68,7 +68,10 @@ export const ValidatorListResponse = z.object({
   results: z.array(
     z.object({
       validator: z.object({
-        fee_recipient: z.string().nullable(),
+        fee_recipient: z.string().nullable().meta({
+          description:
+            "The provisioned fee recipient, else where the validator's latest indexed proposal paid it (a builder block's payment, a local block's coinbase); null before any.",
+        }),
         network: z.enum(["HOODI", "MAINNET"]),
         pubkey: z.string(),
         beacon_status: BeaconStatus.nullable(),
@@ -105,12 +108,26 @@ const IndexState = {
       "yet', not 'no rewards'.",
   }),
 };
+/** The two parts of an EL reward (our addition; docs/beacon-data.md, "EL reward"). */
+const MevReward = Gwei.meta({
+  description:
+    "Part of el_reward (our addition): what builders paid the proposer's fee recipient on builder (MEV-boost) blocks, Gwei.",
+});
+const PriorityFees = Gwei.meta({
+  description:
+    "Part of el_reward (our addition): the priority fees of the blocks the validator built itself, Gwei; el_reward = mev_reward + priority_fees.",
+});
+const ElTotals = {
+  total_cl_rewards: Gwei,
+  total_el_rewards: Gwei,
+  total_mev_rewards: MevReward,
+  total_priority_fees: PriorityFees,
+};
 export const OverviewResponse = z.object({
   network: z.string(),
   provider: z.string(),
   total_active_stake: Gwei,
-  total_cl_rewards: Gwei,
-  total_el_rewards: Gwei,
+  ...ElTotals,
   apy_7d: Apy(7),
   apy_30d: Apy(30),
   apy_365d: Apy(365),
@@ -121,13 +138,14 @@ const ValidatorReward = z.object({
   pubkey: z.string(),
   cl_reward: Gwei,
   el_reward: Gwei,
+  mev_reward: MevReward,
+  priority_fees: PriorityFees,
   index: z.number().int(),
 });
 export const EpochRewardsResponse = z.object({
   start_epoch: z.number().int(),
   end_epoch: z.number().int(),
-  total_cl_rewards: Gwei,
-  total_el_rewards: Gwei,
+  ...ElTotals,
   interval_summary: z.array(
     z.object({ epoch: z.number().int(), timestamp: z.iso.datetime(), validators: z.array(ValidatorReward) }),
   ),
@@ -136,8 +154,7 @@ export const EpochRewardsResponse = z.object({
 export const DateRewardsResponse = z.object({
   start_date: z.string(),
   end_date: z.string(),
-  total_cl_rewards: Gwei,
-  total_el_rewards: Gwei,
+  ...ElTotals,
   interval_summary: z.array(z.object({ date: z.iso.date(), validators: z.array(ValidatorReward) })),
   ...IndexState,
   ...Envelope,

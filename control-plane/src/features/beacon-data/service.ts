@@ -5,7 +5,7 @@ import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
 import type { BeaconApi } from "./client.ts";
 import type { RegistrationsQueue } from "./jobs.ts";
-import type { BeaconDataRepo } from "./repo.ts";
+import { type BeaconDataRepo, NO_TOTALS, type Totals } from "./repo.ts";
 import type { DateQuery, EpochQuery, ListQuery, TransactionsQuery } from "./schemas.ts";
 
 const DAY = 86_400;
@@ -24,11 +24,24 @@ function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]>
   return m;
 }
 
-const reward = (r: { validator_index: number; cl: string; el: string }, pubkeyOf: Map<number, string>) => ({
+const reward = (
+  r: { validator_index: number; cl: string; el: string; mev: string; fees: string },
+  pubkeyOf: Map<number, string>,
+) => ({
   pubkey: pubkeyOf.get(r.validator_index) ?? "",
   cl_reward: r.cl,
   el_reward: r.el,
+  mev_reward: r.mev,
+  priority_fees: r.fees,
   index: r.validator_index,
+});
+
+/** A range's totals as the reward responses carry them (Gwei strings). */
+const totalsOf = (t: Totals) => ({
+  total_cl_rewards: t.cl.toString(),
+  total_el_rewards: t.el.toString(),
+  total_mev_rewards: t.mev.toString(),
+  total_priority_fees: t.fees.toString(),
 });
 
 /**
@@ -103,16 +116,15 @@ export function createBeaconDataService(deps: {
    * nothing: only pubkeys in the registry at the head or with a pending deposit are registered.
    */
   async function assertKnown(pubkeys: string[]): Promise<void> {
-    const [inRegistry, pending] = await Promise.all([
-      deps.beacon.validators("head", pubkeys),
-      deps.beacon.pendingDeposits("head"),
-    ]);
-    const known = new Set(
-      [...inRegistry.map((v) => v.validator.pubkey), ...pending.map((d) => d.pubkey)].map((p) =>
-        p.toLowerCase(),
-      ),
+    const inRegistry = new Set(
+      (await deps.beacon.validators("head", pubkeys)).map((v) => v.validator.pubkey.toLowerCase()),
     );
-    const unknown = pubkeys.filter((p) => !known.has(p));
+    let unknown = pubkeys.filter((p) => !inRegistry.has(p));
+    // The deposit queue (megabytes on mainnet) only for pubkeys the registry does not have yet.
+    if (unknown.length) {
+      const pending = new Set((await deps.beacon.pendingDeposits("head")).map((d) => d.pubkey.toLowerCase()));
+      unknown = unknown.filter((p) => !pending.has(p));
+    }
     if (unknown.length) {
       throw new AppError(
         "VALIDATOR_UNKNOWN",
@@ -195,6 +207,8 @@ export function createBeaconDataService(deps: {
         total_active_stake: activeStake.toString(),
         total_cl_rewards: row.cl ?? "0",
         total_el_rewards: row.el ?? "0",
+        total_mev_rewards: row.mev ?? "0",
+        total_priority_fees: row.fees ?? "0",
         apy_7d: apy(7),
         apy_30d: apy(30),
         apy_365d: apy(365),
@@ -237,7 +251,7 @@ export function createBeaconDataService(deps: {
             from <= to ? repo.epochRewards(indices, from, to) : [],
             repo.totals(indices, parts),
           ])
-        : [[], { cl: 0n, el: 0n }];
+        : [[], NO_TOTALS];
       const byEpoch = new Map(rows.map((r) => [r.epoch, r]));
       const interval_summary = [];
       for (let e = from; e <= to; e++) {
@@ -250,6 +264,8 @@ export function createBeaconDataService(deps: {
                 pubkey: pubkeyOf.get(index) ?? "",
                 cl_reward: r.cl[i] as string,
                 el_reward: r.el[i] as string,
+                mev_reward: r.mev[i] as string,
+                priority_fees: r.fees[i] as string,
                 index,
               }))
             : [],
@@ -258,8 +274,7 @@ export function createBeaconDataService(deps: {
       return {
         start_epoch: q.start_epoch,
         end_epoch: q.end_epoch,
-        total_cl_rewards: totals.cl.toString(),
-        total_el_rewards: totals.el.toString(),
+        ...totalsOf(totals),
         interval_summary,
         ...envelope(q, total),
       };
@@ -282,7 +297,7 @@ export function createBeaconDataService(deps: {
             firstBucket <= lastBucket ? repo.dayBuckets(indices, q.start_date, pageEnd, days) : [],
             repo.totals(indices, { days: [q.start_date, q.end_date] }),
           ])
-        : [[], { cl: 0n, el: 0n }];
+        : [[], NO_TOTALS];
       const byBucket = groupBy(rows, (r) => r.bucket);
       const interval_summary = [];
       for (let b = firstBucket; b <= lastBucket; b++) {
@@ -294,8 +309,7 @@ export function createBeaconDataService(deps: {
       return {
         start_date: q.start_date,
         end_date: q.end_date,
-        total_cl_rewards: totals.cl.toString(),
-        total_el_rewards: totals.el.toString(),
+        ...totalsOf(totals),
         interval_summary,
         ...state,
         ...envelope(q, total),
