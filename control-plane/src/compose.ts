@@ -81,7 +81,13 @@ export function compose(deps: RootDeps) {
 
   // Ethereum: one Beacon API client and one network resolution for both beacon areas.
   const network = resolveNetwork(config.eth);
-  const beacon = createBeaconApi({ url: config.eth.beaconUrl, timeoutMs: config.eth.beaconTimeoutMs });
+  // Every node client's answers are capped at the same size (NODE_RESPONSE_MAX_BYTES).
+  const maxBytes = config.nodeResponseMaxBytes;
+  const beacon = createBeaconApi({
+    url: config.eth.beaconUrl,
+    timeoutMs: config.eth.beaconTimeoutMs,
+    maxBytes,
+  });
   const beaconDataRepo = createBeaconDataRepo(db);
   const beaconIndexerRepo = createIndexerRepo(db);
   const beaconIndexerDeps = {
@@ -89,6 +95,7 @@ export function compose(deps: RootDeps) {
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,
       timeoutMs: config.beaconData.executionTimeoutMs,
+      maxBytes,
     }),
     repo: beaconIndexerRepo,
     depositContract: network.depositContract,
@@ -117,13 +124,13 @@ export function compose(deps: RootDeps) {
     expiryMs: config.sui.followExpiryMs,
   });
   const suiIndexer = createSuiIndexer({
-    node: createSuiNode(config.sui, config.network),
+    node: createSuiNode({ ...config.sui, maxBytes }, config.network),
     repo: createSuiIndexerRepo(db),
     ...config.sui,
     recentlyQueried: suiFollows.recent,
     logger: logger.child({ component: "sui-indexer" }),
   });
-  const polygonL1 = createPolygonL1(config.polygon);
+  const polygonL1 = createPolygonL1({ ...config.polygon, maxBytes });
   const polygonRepo = createPolygonRepo(db);
   const polygonResolver = createValidatorShareResolver({ l1: polygonL1, ...config.polygon });
   const polygonIndexer = createPolygonSnapshotter({
@@ -147,7 +154,11 @@ export function compose(deps: RootDeps) {
     hyperliquid: createHyperliquidService({
       client: createHyperliquidClient({
         baseUrl: config.hyperliquid.apiUrl,
-        upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: config.hyperliquid.timeoutMs }),
+        upstream: createUpstream({
+          name: "Hyperliquid API",
+          timeoutMs: config.hyperliquid.timeoutMs,
+          maxBytes,
+        }),
       }),
       repo: createHyperliquidRepo({ redis, keys }),
       network: config.network,
@@ -156,7 +167,7 @@ export function compose(deps: RootDeps) {
     solana: createSolanaStakeService({
       rpc: createSolanaRpc({
         url: config.solana.rpcUrl,
-        upstream: createUpstream({ name: "Solana node", timeoutMs: config.solana.timeoutMs }),
+        upstream: createUpstream({ name: "Solana node", timeoutMs: config.solana.timeoutMs, maxBytes }),
       }),
       repo: createSolanaRewardsRepo(db),
       mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),

@@ -50,9 +50,9 @@ export interface ChainSpec {
  * Beacon API client over the one outbound client (timeouts → 504, unreachable/5xx/not JSON → 502). A 404
  * (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502.
  */
-export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
+export function createBeaconApi(opts: { url: string; timeoutMs: number; maxBytes: number }) {
   // The one Beacon API client of the control plane: the provisioning area reads through it too (add-stake).
-  const upstream = createUpstream({ name: "Beacon node", timeoutMs: opts.timeoutMs });
+  const upstream = createUpstream({ name: "Beacon node", ...opts });
   async function request<T>(path: string, body?: unknown): Promise<T | null> {
     const init: RequestInit = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
     const res = await upstream.json<{ data: T }>(new URL(path, opts.url), init);
@@ -117,8 +117,8 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
 export type BeaconApi = ReturnType<typeof createBeaconApi>;
 
 /** Execution JSON-RPC through viem, on the outbound client's fetch (no retries: the next step retries). */
-export function createExecutionApi(opts: { url: string; timeoutMs: number }) {
-  const upstream = createUpstream({ name: "Execution node", timeoutMs: opts.timeoutMs });
+export function createExecutionApi(opts: { url: string; timeoutMs: number; maxBytes: number }) {
+  const upstream = createUpstream({ name: "Execution node", ...opts });
   const client = createPublicClient({
     transport: http(opts.url, { fetchFn: upstream.fetch, retryCount: 0, timeout: opts.timeoutMs }),
   });

@@ -34,8 +34,8 @@ export interface PolygonL1 {
  * answers 5xx or not JSON a 502. A JSON-RPC error (a reverted call, "missing trie node" for a block the
  * node has pruned, an unknown method) is the node failing us as well: a 502 whose cause holds its words.
  */
-export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): PolygonL1 {
-  const upstream = createUpstream({ name: "Ethereum L1 node", timeoutMs: opts.timeoutMs });
+export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number; maxBytes: number }): PolygonL1 {
+  const upstream = createUpstream({ name: "Ethereum L1 node", ...opts });
   const client = createPublicClient({
     // Every read is of the chain as it is now: no block-number cache.
     cacheTime: 0,

@@ -142,10 +142,10 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 export function createSuiNode(
-  opts: { rpcUrl: string; timeoutMs: number; maxPages: number },
+  opts: { rpcUrl: string; timeoutMs: number; maxBytes: number; maxPages: number },
   network: "testnet" | "mainnet",
 ): SuiNode {
-  const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs });
+  const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
   const client = new SuiGraphQLClient({ url: opts.rpcUrl, fetch: upstream.fetch, network });
 
   async function query<T>(document: string, variables: Json): Promise<T> {

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { NodeAnswerRefused } from "../http/upstream.ts";
+
+/**
+ * The values chain nodes answer, as zod schemas every client's answer schema is built from: a node is
+ * input like any other (docs/architecture.md §13). A value that breaks one refuses the whole answer
+ * (`nodeAnswer`), so a lying or broken node stops the follower instead of writing a wrong row.
+ */
+
+/** The largest value of a Postgres `bigint` column (signed 64-bit): balances in Gwei, slots, block numbers. */
+export const BIGINT_COLUMN_MAX = 2n ** 63n - 1n;
+/** A Move `u64` (Sui amounts, kept in `numeric(20)`). */
+export const U64_MAX = 2n ** 64n - 1n;
+/** An EVM `uint256` (Polygon's share state, kept in `numeric(78)`). */
+export const U256_MAX = 2n ** 256n - 1n;
+
+const digitsOf = (max: bigint) => max.toString().length;
+
+/**
+ * A non-negative integer as a decimal string, at most `max` (default: a `bigint` column's range), handed
+ * on as the string it was (the Beacon API's way of writing every number). `BigInt("-5")`, `"1e3"`, `" 7"`,
+ * `"0x10"` are refused.
+ */
+export const decimalUint = (max: bigint = BIGINT_COLUMN_MAX) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, "must be a non-negative decimal integer")
+    .refine((s) => s.length <= digitsOf(max) + 2 && BigInt(s) <= max, `must be at most ${max}`);
+
+/** `decimalUint` as a bigint; a safe non-negative JSON number is accepted too (some nodes write small u64s so). */
+export const nodeBigint = (max: bigint = BIGINT_COLUMN_MAX) =>
+  z
+    .union([
+      decimalUint(max),
+      z
+        .number()
+        .int()
+        .nonnegative()
+        .max(Number.MAX_SAFE_INTEGER)
+        .refine((n) => BigInt(n) <= max),
+    ])
+    .transform((v) => BigInt(v));
+
+/** A slot, epoch, index or time the code holds as a JS number: a decimal string or number below 2^53. */
+export const nodeNumber = () => nodeBigint(BigInt(Number.MAX_SAFE_INTEGER)).transform(Number);
+
+/** A value a library (viem) has already decoded to a bigint: still the node's word, so range-checked. */
+export const bigintInRange = (max: bigint = BIGINT_COLUMN_MAX) => z.bigint().min(0n).max(max);
+
+/** `0x` + hex (`bytes` bytes of it when given), lower-cased. */
+export const hexBytes = (bytes?: number) =>
+  z
+    .string()
+    .regex(
+      bytes === undefined ? /^0x(?:[0-9a-fA-F]{2})*$/ : new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`),
+      bytes === undefined ? "must be 0x-prefixed hex bytes" : `must be ${bytes} bytes of 0x-prefixed hex`,
+    )
+    .transform((s) => s.toLowerCase());
+
+/**
+ * `schema.parse(value)`, or a `NodeAnswerRefused` (502 to an API caller, an error line and no advance for a
+ * follower) naming the node and the answer; the offending fields go to the log through the cause.
+ */
+export function nodeAnswer<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: { node: string; what: string },
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`)
+    .join("; ");
+  throw new NodeAnswerRefused(`${where.node} answered a malformed ${where.what}`, new Error(fields));
+}
