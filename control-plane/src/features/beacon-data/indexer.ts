@@ -1,5 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
-import type { ChainFollower } from "../../background-job.ts";
+import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
+import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
@@ -81,40 +82,57 @@ export function createIndexer(deps: IndexerDeps) {
     return done;
   }
 
+  /**
+   * The node's finality is believed only within the chain's rules: the finalized epoch is not beyond the
+   * head's, and never behind the one already indexed (finality does not move back). One lie otherwise marks
+   * unfinal rows final and turns re-org repair off for good.
+   */
+  function checkFinality(s: ChainSpec, head: number, finalizedEpoch: number, indexed: number | undefined) {
+    const headEpoch = Math.floor(head / s.slotsPerEpoch);
+    if (finalizedEpoch > headEpoch)
+      throw new NodeAnswerRefused(
+        `Beacon node answered finalized epoch ${finalizedEpoch}, beyond its head epoch ${headEpoch}`,
+      );
+    if (indexed !== undefined && finalizedEpoch < indexed)
+      throw new NodeAnswerRefused(
+        `Beacon node answered finalized epoch ${finalizedEpoch}, behind epoch ${indexed} it finalized before`,
+      );
+  }
+
+  /** One step; returns the epochs it wrote. */
+  async function step(): Promise<number[]> {
+    await rollUpRegistrations();
+    spec ??= await deps.beacon.spec();
+    const s = spec;
+    const [head, finalizedEpoch] = await Promise.all([deps.beacon.headSlot(), deps.beacon.finalizedEpoch()]);
+    let cursor = await deps.repo.cursor();
+    checkFinality(s, head, finalizedEpoch, cursor?.finalizedEpoch);
+    if (!cursor) {
+      await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
+      cursor = await deps.repo.cursor();
+    } else await checkReorg(s);
+    const written: number[] = [];
+    let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
+    while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
+      const tracked = await deps.repo.tracked();
+      const data = await readEpoch(
+        { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
+        epoch,
+        tracked,
+      );
+      if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
+      written.push(epoch);
+      epoch++;
+    }
+    if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
+    await backfill(s, finalizedEpoch);
+    await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
+    return written;
+  }
+
   return {
     rollUpRegistrations,
-    /** One step; returns the epochs it wrote. */
-    async runOnce(): Promise<number[]> {
-      await rollUpRegistrations();
-      spec ??= await deps.beacon.spec();
-      const s = spec;
-      const [head, finalizedEpoch] = await Promise.all([
-        deps.beacon.headSlot(),
-        deps.beacon.finalizedEpoch(),
-      ]);
-      let cursor = await deps.repo.cursor();
-      if (!cursor) {
-        await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
-        cursor = await deps.repo.cursor();
-      } else await checkReorg(s);
-      const written: number[] = [];
-      let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
-      while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
-        const tracked = await deps.repo.tracked();
-        const data = await readEpoch(
-          { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
-          epoch,
-          tracked,
-        );
-        if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
-        written.push(epoch);
-        epoch++;
-      }
-      if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
-      await backfill(s, finalizedEpoch);
-      await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
-      return written;
-    },
+    runOnce: () => refusingInsaneNodes(deps.logger, step),
   };
 }
 
