@@ -24,7 +24,7 @@ const SLOW_LANE = [
   /^tests\/faults\//,
   /^tests\/dashboard\//,
   /^tests\/polygon\//,
-  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds)\.test\.ts$/,
+  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|register-bounds)\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 

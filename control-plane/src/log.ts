@@ -13,13 +13,21 @@ export const REDACT = [
   "*.apiKey",
 ];
 
-export function createLogger(options: { level: string; service: string }) {
-  return pino({
-    level: options.level,
-    base: { service: options.service },
-    redact: { paths: REDACT, censor: "[redacted]" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/** `destination` (default stdout) lets a test read the lines a component writes. */
+export function createLogger(options: {
+  level: string;
+  service: string;
+  destination?: pino.DestinationStream;
+}) {
+  return pino(
+    {
+      level: options.level,
+      base: { service: options.service },
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
 }
 
 export type Logger = pino.Logger;
