@@ -44,6 +44,16 @@ export const nodeBigint = (max: bigint = BIGINT_COLUMN_MAX) =>
 /** A slot, epoch, index or time the code holds as a JS number: a decimal string or number below 2^53. */
 export const nodeNumber = () => nodeBigint(BigInt(Number.MAX_SAFE_INTEGER)).transform(Number);
 
+/**
+ * A non-negative integer written as a JSON number (Solana's JSON-RPC, Hyperliquid's times): below 2^53,
+ * past which `JSON.parse` has already rounded it, so it cannot be read exactly and is refused.
+ */
+export const jsonUint = () => z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/** A non-negative decimal amount with an optional fraction, as a string ("12.5": Hyperliquid's HYPE). */
+export const decimalAmount = () =>
+  z.string().regex(/^[0-9]{1,30}(?:\.[0-9]{1,30})?$/, "must be a non-negative decimal amount");
+
 /** A value a library (viem) has already decoded to a bigint: still the node's word, so range-checked. */
 export const bigintInRange = (max: bigint = BIGINT_COLUMN_MAX) => z.bigint().min(0n).max(max);
 
