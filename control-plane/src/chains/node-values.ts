@@ -25,7 +25,10 @@ export const decimalUint = (max: bigint = BIGINT_COLUMN_MAX) =>
   z
     .string()
     .regex(/^[0-9]+$/, "must be a non-negative decimal integer")
-    .refine((s) => s.length <= digitsOf(max) + 2 && BigInt(s) <= max, `must be at most ${max}`);
+    // zod runs this check after a failed regex too: BigInt() only sees digits.
+    .refine((s) => !/^[0-9]+$/.test(s) || (s.length <= digitsOf(max) + 2 && BigInt(s) <= max), {
+      message: `must be at most ${max}`,
+    });
 
 /** `decimalUint` as a bigint; a safe non-negative JSON number is accepted too (some nodes write small u64s so). */
 export const nodeBigint = (max: bigint = BIGINT_COLUMN_MAX) =>
@@ -37,7 +40,7 @@ export const nodeBigint = (max: bigint = BIGINT_COLUMN_MAX) =>
         .int()
         .nonnegative()
         .max(Number.MAX_SAFE_INTEGER)
-        .refine((n) => BigInt(n) <= max),
+        .refine((n) => !Number.isSafeInteger(n) || BigInt(n) <= max),
     ])
     .transform((v) => BigInt(v));
 
@@ -66,6 +69,29 @@ export const hexBytes = (bytes?: number) =>
       bytes === undefined ? "must be 0x-prefixed hex bytes" : `must be ${bytes} bytes of 0x-prefixed hex`,
     )
     .transform((s) => s.toLowerCase());
+
+const BIGINT_COLUMN_MIN = -(2n ** 63n);
+
+/**
+ * The last line before a write: every bigint in `value` (through arrays and objects) fits a signed
+ * `bigint` column, else the node answers it was computed from are refused. Values a library decoded
+ * (an execution node's gas and prices) are each in range, yet a product or sum of them need not be.
+ */
+export function assertFitsBigintColumns(value: unknown, where: { node: string; what: string }): void {
+  const walk = (v: unknown, path: string): void => {
+    if (typeof v === "bigint") {
+      if (v > BIGINT_COLUMN_MAX || v < BIGINT_COLUMN_MIN)
+        throw new NodeAnswerRefused(
+          `${where.node} answers give ${where.what} a value outside a bigint column`,
+          new Error(`${path}: ${v}`),
+        );
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
+    } else if (v && typeof v === "object" && !(v instanceof Date))
+      for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(value, "");
+}
 
 /**
  * `schema.parse(value)`, or a `NodeAnswerRefused` (502 to an API caller, an error line and no advance for a

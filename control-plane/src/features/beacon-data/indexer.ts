@@ -1,8 +1,10 @@
 import type { DbOrTx } from "@stake/db/client";
 import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
+import { assertFitsBigintColumns } from "../../chains/node-values.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";
+import type { TrackedValidator } from "./epoch-rewards.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { readEpoch } from "./read-epoch.ts";
 
@@ -42,6 +44,17 @@ export function createIndexer(deps: IndexerDeps) {
     });
   const rollUpRegistrations = () => locked((tx) => repo.rollUpRegistrations(tx));
 
+  /** One epoch from the nodes; amounts outside a `bigint` column are refused before any write. */
+  async function read(s: ChainSpec, epoch: number, tracked: TrackedValidator[]) {
+    const data = await readEpoch(
+      { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
+      epoch,
+      tracked,
+    );
+    assertFitsBigintColumns(data, { node: "Beacon and execution node", what: `epoch ${epoch}` });
+    return data;
+  }
+
   async function checkReorg(s: ChainSpec): Promise<void> {
     const stored = await deps.repo.unfinalizedSlots();
     let firstBad: number | undefined;
@@ -70,11 +83,7 @@ export function createIndexer(deps: IndexerDeps) {
       const tracked = (await deps.repo.tracked())
         .filter((t) => starts.get(t.pubkey) === epoch + 1)
         .map((t) => ({ ...t, lifecycle: null }));
-      const data = await readEpoch(
-        { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
-        epoch,
-        tracked,
-      );
+      const data = await read(s, epoch, tracked);
       if (!(await locked((tx) => repo.writeBackfill(tx, data, s, finalizedEpoch)))) break;
       done.push(epoch);
     }
@@ -115,11 +124,7 @@ export function createIndexer(deps: IndexerDeps) {
     let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
     while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
       const tracked = await deps.repo.tracked();
-      const data = await readEpoch(
-        { beacon: deps.beacon, execution: deps.execution, spec: s, depositContract: deps.depositContract },
-        epoch,
-        tracked,
-      );
+      const data = await read(s, epoch, tracked);
       if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
       written.push(epoch);
       epoch++;
