@@ -108,37 +108,40 @@ export function createIndexer(deps: IndexerDeps) {
       );
   }
 
-  /** One step; returns the epochs it wrote. */
-  async function step(): Promise<number[]> {
-    await rollUpRegistrations();
-    spec ??= await deps.beacon.spec();
-    const s = spec;
-    const [head, finalizedEpoch] = await Promise.all([deps.beacon.headSlot(), deps.beacon.finalizedEpoch()]);
-    let cursor = await deps.repo.cursor();
-    checkFinality(s, head, finalizedEpoch, cursor?.finalizedEpoch);
-    if (!cursor) {
-      await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
-      cursor = await deps.repo.cursor();
-    } else await checkReorg(s);
-    const written: number[] = [];
-    let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
-    while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
-      const tracked = await deps.repo.tracked();
-      const data = await read(s, epoch, tracked);
-      if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
-      written.push(epoch);
-      epoch++;
-    }
-    if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
-    await backfill(s, finalizedEpoch);
-    await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
-    return written;
-  }
-
-  return {
+  const steps = {
     rollUpRegistrations,
-    runOnce: () => refusingInsaneNodes(deps.logger, step),
+    /** One step; returns the epochs it wrote. */
+    async runOnce(): Promise<number[]> {
+      await rollUpRegistrations();
+      spec ??= await deps.beacon.spec();
+      const s = spec;
+      const [head, finalizedEpoch] = await Promise.all([
+        deps.beacon.headSlot(),
+        deps.beacon.finalizedEpoch(),
+      ]);
+      let cursor = await deps.repo.cursor();
+      checkFinality(s, head, finalizedEpoch, cursor?.finalizedEpoch);
+      if (!cursor) {
+        await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
+        cursor = await deps.repo.cursor();
+      } else await checkReorg(s);
+      const written: number[] = [];
+      let epoch = ((await deps.repo.cursor())?.epoch ?? -1) + 1;
+      while (written.length < deps.maxEpochsPerStep && (epoch + 1) * s.slotsPerEpoch - 1 <= head) {
+        const tracked = await deps.repo.tracked();
+        const data = await read(s, epoch, tracked);
+        if (!(await locked((tx) => repo.writeEpoch(tx, data, s, epoch - 1, finalizedEpoch)))) break;
+        written.push(epoch);
+        epoch++;
+      }
+      if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
+      await backfill(s, finalizedEpoch);
+      await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
+      return written;
+    },
   };
+
+  return { ...steps, runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type Indexer = ReturnType<typeof createIndexer> & ChainFollower<number[]>;
