@@ -92,45 +92,47 @@ export function createPolygonSnapshotter(deps: {
     return stored;
   }
 
-  async function step(): Promise<{
-    checkpoints: number;
-    interval: boolean;
-    backfilled: number;
-    head: string;
-  }> {
-    const { address: vs } = await deps.resolver.get();
-    // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
-    const head = await l1.head(deps.snapshotDepth);
-    const cursor = await repo.logCursor(deps.rootChain);
-    // A settled block does not become unsettled: a node whose settled head is behind what was read is
-    // not believed (a lie, or another chain), and the pass stops until it is back.
-    if (cursor !== undefined && head.number < cursor)
-      throw new NodeAnswerRefused(
-        `Ethereum L1 node answered settled head ${head.number}, behind block ${cursor} already read`,
-      );
-    let checkpoints = 0;
-    for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
-      const to = from + LOG_RANGE - 1n < head.number ? from + LOG_RANGE - 1n : head.number;
-      for (const block of await l1.checkpointBlocks(deps.rootChain, from, to)) {
-        const state = await stateAt(vs, block);
-        if (state) {
-          await repo.saveSnapshot(vs, state, "checkpoint");
-          checkpoints++;
+  const steps = {
+    async runOnce(): Promise<{
+      checkpoints: number;
+      interval: boolean;
+      backfilled: number;
+      head: string;
+    }> {
+      const { address: vs } = await deps.resolver.get();
+      // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
+      const head = await l1.head(deps.snapshotDepth);
+      const cursor = await repo.logCursor(deps.rootChain);
+      // A settled block does not become unsettled: a node whose settled head is behind what was read is
+      // not believed (a lie, or another chain), and the pass stops until it is back.
+      if (cursor !== undefined && head.number < cursor)
+        throw new NodeAnswerRefused(
+          `Ethereum L1 node answered settled head ${head.number}, behind block ${cursor} already read`,
+        );
+      let checkpoints = 0;
+      for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
+        const to = from + LOG_RANGE - 1n < head.number ? from + LOG_RANGE - 1n : head.number;
+        for (const block of await l1.checkpointBlocks(deps.rootChain, from, to)) {
+          const state = await stateAt(vs, block);
+          if (state) {
+            await repo.saveSnapshot(vs, state, "checkpoint");
+            checkpoints++;
+          }
         }
+        await repo.setLogCursor(deps.rootChain, to);
+        from = to + 1n;
       }
-      await repo.setLogCursor(deps.rootChain, to);
-      from = to + 1n;
-    }
-    const latest = await repo.latest(vs);
-    const due =
-      !latest ||
-      (latest.block < head.number && latest.timestamp + BigInt(deps.snapshotIntervalS) <= head.timestamp);
-    if (due) await repo.saveSnapshot(vs, await l1.shareState(vs, head.number), "interval");
-    const backfilled = await backfill(vs, head.number);
-    return { checkpoints, interval: due, backfilled, head: head.number.toString() };
-  }
+      const latest = await repo.latest(vs);
+      const due =
+        !latest ||
+        (latest.block < head.number && latest.timestamp + BigInt(deps.snapshotIntervalS) <= head.timestamp);
+      if (due) await repo.saveSnapshot(vs, await l1.shareState(vs, head.number), "interval");
+      const backfilled = await backfill(vs, head.number);
+      return { checkpoints, interval: due, backfilled, head: head.number.toString() };
+    },
+  };
 
-  return { runOnce: () => refusingInsaneNodes(deps.logger, step) };
+  return { runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type PolygonSnapshotter = ReturnType<typeof createPolygonSnapshotter>;
