@@ -8,17 +8,6 @@ import { createBearerAuth } from "./auth/jwt.ts";
 import { compose, type Root } from "./compose.ts";
 import type { Config } from "./config.ts";
 import { AppError, errorHandler, presentStandard } from "./errors.ts";
-import { accountV1Area } from "./features/account-v1/routes.ts";
-import { accountV2Area } from "./features/account-v2/routes.ts";
-import { beaconDataArea } from "./features/beacon-data/routes.ts";
-import { beaconProvisioningArea } from "./features/beacon-provisioning/routes.ts";
-import { dashboardArea } from "./features/dashboard/routes.ts";
-import { createRequestLimit } from "./features/gateway-account/limit.ts";
-import { gatewayAccountArea } from "./features/gateway-account/routes.ts";
-import { hyperliquidArea } from "./features/hyperliquid-delegation/routes.ts";
-import { polygonRewardsArea } from "./features/polygon-rewards/routes.ts";
-import { solanaStakeArea } from "./features/solana-stake/routes.ts";
-import { suiRewardsArea } from "./features/sui-rewards/routes.ts";
 import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
@@ -43,14 +32,14 @@ export interface AppDeps {
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
 /**
- * The composition root of the control-plane API: each area's services built from config, with the
- * authenticators its routes declare. Every endpoint is declared in its feature's `routes.ts`.
+ * The control-plane API's areas (those of `config.areas`, composed by compose.ts), with the authenticators
+ * their routes declare. Every endpoint is declared in its feature's `routes.ts`.
  */
-export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Authenticators } {
+export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authenticators: Authenticators }> {
   const { config, redis } = deps;
-  const root = deps.root ?? compose(deps);
-  const { keys, services: s } = root;
-  const stakingKeys = { keys: { findActiveKey: s.accounts.findActiveKey } };
+  const root = deps.root ?? (await compose(deps));
+  const { keys, accounts, jwt } = root.core;
+  const stakingKeys = { keys: { findActiveKey: accounts.findActiveKey } };
   // Every API-key area is limited per key (docs/architecture.md §11): Solana's stake-account area under its
   // own budget, since one of its requests can cost hundreds of RPC calls, the others under one shared one.
   const limited = (
@@ -77,7 +66,7 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
   });
   const authenticators: Authenticators = {
     basic: async (req) => ({
-      organisationId: (await s.accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
+      organisationId: (await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
     // Every staking area accepts both header names (issue 25): the scheme names the spec's one first.
     "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),
@@ -87,35 +76,19 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
       solanaKeyLimit,
     ),
     "v1-key": readV1Key,
-    bearer: createBearerAuth(root.jwt),
+    bearer: createBearerAuth(jwt),
     metrics: createMetricsAuth(config.metricsToken),
   };
-  const gw = config.gatewayAccount;
-  const areas: Area[] = [
-    accountV2Area({ accounts: s.accounts }),
-    accountV1Area({ accounts: s.accountsV1 }),
-    hyperliquidArea({ service: s.hyperliquid }),
-    solanaStakeArea({ service: s.solana }),
-    beaconProvisioningArea({ service: s.provisioning }),
-    suiRewardsArea({ service: s.sui }),
-    polygonRewardsArea({ service: s.polygon }),
-    beaconDataArea({ service: s.beaconData }),
-    gatewayAccountArea({
-      accounts: s.gatewayAccount,
-      limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
-    }),
-    dashboardArea({ service: s.dashboard }),
-  ];
-  return { areas, authenticators };
+  return { areas: [...root.routes], authenticators };
 }
 
 /**
  * The control-plane HTTP app: the areas' route declarations registered in order, plus operations. Nothing
  * else adds a route (checked at start-up), and the OpenAPI document is generated from the same declarations.
  */
-export function createApp(deps: AppDeps): Express {
+export async function createApp(deps: AppDeps): Promise<Express> {
   const { logger, db, redis } = deps;
-  const { areas, authenticators } = createAreas(deps);
+  const { areas, authenticators } = await createAreas(deps);
   const metrics = createMetrics();
   let document: string | undefined;
   areas.push(

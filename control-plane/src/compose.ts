@@ -3,53 +3,12 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
 import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
-import type { BackgroundJob } from "./background-job.ts";
-import type { Config } from "./config.ts";
-import { createAccountV1Service } from "./features/account-v1/service.ts";
+import type { BackgroundJob, QueueDeps } from "./background-job.ts";
+import type { AreaName, Config } from "./config.ts";
 import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
-import { createBeaconApi, createExecutionApi } from "./features/beacon-data/client.ts";
-import { createIndexer } from "./features/beacon-data/indexer.ts";
-import { createIndexerRepo } from "./features/beacon-data/indexer-repo.ts";
-import { beaconDataJobs, createRegistrationsQueue } from "./features/beacon-data/jobs.ts";
-import { createBeaconDataRepo } from "./features/beacon-data/repo.ts";
-import { createBeaconDataService } from "./features/beacon-data/service.ts";
-import { createTracking } from "./features/beacon-data/tracking.ts";
-import { createProvisionQueue, provisionJob } from "./features/beacon-provisioning/jobs.ts";
-import { resolveNetwork } from "./features/beacon-provisioning/networks.ts";
-import { createProvisionProcessor } from "./features/beacon-provisioning/provision.ts";
-import { createProvisioningRepo } from "./features/beacon-provisioning/repo.ts";
-import { createProvisioningService } from "./features/beacon-provisioning/service.ts";
-import { createDashboardService } from "./features/dashboard/service.ts";
-import { createGatewayAccountRepo } from "./features/gateway-account/repo.ts";
-import { createGatewayAccountService } from "./features/gateway-account/service.ts";
-import {
-  createDrainQueue,
-  createDrainRequest,
-  gatewaySettlementJobs,
-} from "./features/gateway-settlement/jobs.ts";
-import { createHyperliquidClient } from "./features/hyperliquid-delegation/client.ts";
-import { createHyperliquidRepo } from "./features/hyperliquid-delegation/repo.ts";
-import { createHyperliquidService } from "./features/hyperliquid-delegation/service.ts";
-import { createPolygonL1 } from "./features/polygon-rewards/client.ts";
-import { createPolygonSnapshotter } from "./features/polygon-rewards/indexer.ts";
-import { createPolygonIndexerRepo } from "./features/polygon-rewards/indexer-repo.ts";
-import { polygonRewardsJobs } from "./features/polygon-rewards/jobs.ts";
-import { createPolygonRepo } from "./features/polygon-rewards/repo.ts";
-import { createPolygonRewardsService } from "./features/polygon-rewards/service.ts";
-import { createValidatorShareResolver } from "./features/polygon-rewards/validator.ts";
-import { createSolanaRpc } from "./features/solana-stake/client.ts";
-import { createSolanaRewardsRepo } from "./features/solana-stake/repo.ts";
-import { createSolanaStakeService } from "./features/solana-stake/service.ts";
-import { createSuiNode } from "./features/sui-rewards/client.ts";
-import { createSuiFollows } from "./features/sui-rewards/follows.ts";
-import { createSuiIndexer } from "./features/sui-rewards/indexer.ts";
-import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
-import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
-import { createSuiRepo } from "./features/sui-rewards/repo.ts";
-import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
-import { createAbuseLimits, createKeyRateLimit } from "./http/abuse-limits.ts";
-import { createUpstream } from "./http/upstream.ts";
+import { createAbuseLimits } from "./http/abuse-limits.ts";
+import type { Area } from "./http/route.ts";
 import type { Logger } from "./log.ts";
 
 export interface RootDeps {
@@ -61,201 +20,90 @@ export interface RootDeps {
 }
 
 /**
- * The one composition root (docs/style.md §2): every node client, repository, service and chain follower
- * built once from configuration. The API process (app.ts) takes the services; the worker process
- * (worker.ts) takes `jobs`, which only then opens queue workers.
+ * Each area's composition (`areas/<area>.ts`: its node clients, repositories, service, followers and jobs),
+ * imported only when the area is composed. A process, or a test, that serves a few areas loads only their
+ * modules: viem, `@mysten/sui`, blst and BullMQ cost seconds of start-up each time they load (docs/testing.md).
  */
-export function compose(deps: RootDeps) {
-  const { config, db, redis, logger } = deps;
+const AREAS = {
+  "account-v2": () => import("./areas/account-v2.ts"),
+  "account-v1": () => import("./areas/account-v1.ts"),
+  "hyperliquid-delegation": () => import("./areas/hyperliquid-delegation.ts"),
+  "solana-stake": () => import("./areas/solana-stake.ts"),
+  "beacon-provisioning": () => import("./areas/beacon-provisioning.ts"),
+  "sui-rewards": () => import("./areas/sui-rewards.ts"),
+  "polygon-rewards": () => import("./areas/polygon-rewards.ts"),
+  "beacon-data": () => import("./areas/beacon-data.ts"),
+  "gateway-account": () => import("./areas/gateway-account.ts"),
+  "gateway-settlement": () => import("./areas/gateway-settlement.ts"),
+  dashboard: () => import("./areas/dashboard.ts"),
+} satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
+
+/** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */
+export interface AreaParts {
+  routes?: Area;
+  jobs?: (queues: QueueDeps, options: JobOptions) => BackgroundJob[];
+}
+
+export interface JobOptions {
+  provisionConcurrency?: number;
+}
+
+export type PartsOf<K extends AreaName> = ReturnType<Awaited<ReturnType<(typeof AREAS)[K]>>["composeArea"]>;
+
+/** What every area shares: the accounts (every staking area authenticates through them), hashing, limits. */
+export function createCore(deps: RootDeps) {
+  const { config, db, redis } = deps;
   const keys = createRedisKeys(config.redisPrefix);
-  const queuePrefix = keys.queuePrefix;
   const passwords = createPasswordHasher(config.argon2);
   const limits = createAbuseLimits({ redis, keys, config });
   const accountsRepo = createAccountsRepo(db);
-  const jwt = createJwt({
-    secret: config.gatewayAccount.jwtSecret,
-    issuer: "stake-gateway-account",
-    audience: "stake-gateway-account-api",
-    ttlSeconds: config.gatewayAccount.jwtTtlSeconds,
-  });
-
-  // Ethereum: one Beacon API client and one network resolution for both beacon areas.
-  const network = resolveNetwork(config.eth);
-  // Every node client's answers are capped at the same size (NODE_RESPONSE_MAX_BYTES).
-  const maxBytes = config.nodeResponseMaxBytes;
-  const beacon = createBeaconApi({
-    url: config.eth.beaconUrl,
-    timeoutMs: config.eth.beaconTimeoutMs,
-    maxBytes,
-  });
-  const beaconDataRepo = createBeaconDataRepo(db);
-  const beaconIndexerRepo = createIndexerRepo(db);
-  const beaconIndexerDeps = {
-    beacon,
-    execution: createExecutionApi({
-      url: config.beaconData.executionUrl,
-      timeoutMs: config.beaconData.executionTimeoutMs,
-      maxBytes,
-    }),
-    repo: beaconIndexerRepo,
-    depositContract: network.depositContract,
-    maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
-    startEpoch: config.beaconData.startEpoch,
-    backfillEpochs: config.beaconData.backfillEpochs,
-    backfillEpochsPerStep: config.beaconData.backfillEpochsPerStep,
-    logger: logger.child({ component: "beacon-indexer" }),
-  };
-  const beaconIndexer = createIndexer(beaconIndexerDeps);
-  const registerLimit = createKeyRateLimit({
-    redis,
+  return {
+    ...deps,
     keys,
-    name: "register",
-    perMinute: config.beaconData.registerPerMinute,
-  });
-  const tracking = createTracking(db);
-  const provisioningRepo = createProvisioningRepo(db);
-  const provisionQueue = createProvisionQueue({ connection: redis, prefix: queuePrefix });
-
-  const suiRepo = createSuiRepo(db);
-  const suiFollows = createSuiFollows({
-    redis,
-    keys,
-    perOrganisation: config.sui.followsPerOrganisation,
-    expiryMs: config.sui.followExpiryMs,
-  });
-  const suiIndexer = createSuiIndexer({
-    node: createSuiNode({ ...config.sui, maxBytes }, config.network),
-    repo: createSuiIndexerRepo(db),
-    ...config.sui,
-    recentlyQueried: suiFollows.recent,
-    logger: logger.child({ component: "sui-indexer" }),
-  });
-  const polygonL1 = createPolygonL1({ ...config.polygon, maxBytes });
-  const polygonRepo = createPolygonRepo(db);
-  const polygonResolver = createValidatorShareResolver({ l1: polygonL1, ...config.polygon });
-  const polygonIndexer = createPolygonSnapshotter({
-    l1: polygonL1,
-    repo: createPolygonIndexerRepo(db),
-    resolver: polygonResolver,
-    rootChain: config.polygon.rootChain,
-    snapshotIntervalS: config.polygon.snapshotIntervalS,
-    snapshotDepth: config.polygon.snapshotDepth,
-    logger: logger.child({ component: "polygon-snapshots" }),
-  });
-
-  const services = {
+    queuePrefix: keys.queuePrefix,
+    passwords,
+    limits,
+    accountsRepo,
     accounts: createAccountService({
       accounts: accountsRepo,
       passwords,
       limits,
       maxActiveKeys: config.apiKeysPerOrganisation,
     }),
-    accountsV1: createAccountV1Service({ accounts: accountsRepo, passwords, limits }),
-    hyperliquid: createHyperliquidService({
-      client: createHyperliquidClient({
-        baseUrl: config.hyperliquid.apiUrl,
-        upstream: createUpstream({
-          name: "Hyperliquid API",
-          timeoutMs: config.hyperliquid.timeoutMs,
-          maxBytes,
-        }),
-      }),
-      repo: createHyperliquidRepo({ redis, keys }),
-      network: config.network,
-      validator: config.hyperliquid.validatorAddress,
+    jwt: createJwt({
+      secret: config.gatewayAccount.jwtSecret,
+      issuer: "stake-gateway-account",
+      audience: "stake-gateway-account-api",
+      ttlSeconds: config.gatewayAccount.jwtTtlSeconds,
     }),
-    solana: createSolanaStakeService({
-      rpc: createSolanaRpc({
-        url: config.solana.rpcUrl,
-        upstream: createUpstream({ name: "Solana node", timeoutMs: config.solana.timeoutMs, maxBytes }),
-      }),
-      repo: createSolanaRewardsRepo(db),
-      mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),
-    }),
-    provisioning: createProvisioningService({
-      repo: provisioningRepo,
-      queue: provisionQueue,
-      beacon,
-      eth: config.eth,
-      network,
-      tracking,
-      quota: config.eth.provisionQuota,
-    }),
-    sui: createSuiRewardsService({
-      repo: suiRepo,
-      syncDelegator: createDelegatorSync({
-        queue: createDelegatorQueue({ connection: redis, prefix: queuePrefix }),
-        waitMs: 10_000,
-      }),
-      follows: suiFollows,
-      validators: config.sui.validators,
-      indexFromEpoch: config.sui.fromEpoch,
-      indexIntervalMs: config.sui.indexIntervalMs,
-    }),
-    polygon: createPolygonRewardsService({ l1: polygonL1, repo: polygonRepo, resolver: polygonResolver }),
-    beaconData: createBeaconDataService({
-      repo: beaconDataRepo,
-      network: config.eth.network,
-      provider: config.beaconData.provider,
-      registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
-      beacon,
-      limit: (organisationId) => registerLimit(organisationId),
-      maxRegistered: config.beaconData.registeredPerOrganisation,
-    }),
-    gatewayAccount: createGatewayAccountService({
-      repo: createGatewayAccountRepo(db),
-      passwords,
-      limits,
-      jwt,
-      redis,
-      keys,
-      maxActiveKeys: config.gatewayAccount.keysPerUser,
-      drainParty: createDrainRequest({
-        queue: createDrainQueue({ connection: redis, prefix: queuePrefix }),
-        waitMs: 5_000,
-      }),
-    }),
-    dashboard: createDashboardService(config.dashboard),
-  };
-
-  /** The worker's jobs, on a queue connection (`createRedis(url, {forQueues: true})`). */
-  function jobs(queues: Redis, options: { provisionConcurrency?: number } = {}): BackgroundJob[] {
-    const q = { connection: queues, prefix: queuePrefix, logger };
-    return [
-      provisionJob({
-        ...q,
-        repo: provisioningRepo,
-        run: createProvisionProcessor({ repo: provisioningRepo, eth: config.eth, network, tracking, logger }),
-        concurrency: options.provisionConcurrency ?? 1,
-      }),
-      ...beaconDataJobs({
-        ...q,
-        indexer: beaconIndexer,
-        rollUpRegistrations: beaconIndexer.rollUpRegistrations,
-        intervalMs: config.beaconData.intervalMs,
-      }),
-      ...suiRewardsJobs({
-        ...q,
-        indexer: suiIndexer,
-        cursorOf: async (address) => (await suiRepo.delegator(address))?.unstakeCursor ?? null,
-        intervalMs: config.sui.indexIntervalMs,
-      }),
-      ...polygonRewardsJobs({ ...q, indexer: polygonIndexer, intervalMs: config.polygon.pollIntervalMs }),
-      ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger, queues: q }),
-    ];
-  }
-
-  return {
-    keys,
-    limits,
-    passwords,
-    jwt,
-    services,
-    followers: { beaconData: beaconIndexer, sui: suiIndexer, polygon: polygonIndexer },
-    /** The beacon indexer's parts (the benchmark times them one by one). */
-    beaconIndexerDeps,
-    jobs,
   };
 }
 
-export type Root = ReturnType<typeof compose>;
+export type Core = ReturnType<typeof createCore>;
+
+/** One area composed over `core` (its module loaded now). */
+export async function composeArea<K extends AreaName>(core: Core, name: K): Promise<PartsOf<K>> {
+  const module = await AREAS[name]();
+  return module.composeArea(core) as PartsOf<K>;
+}
+
+/**
+ * The one composition root (docs/style.md §2): the areas of `config.areas` (all by default), built once
+ * from configuration. The API process (app.ts) takes their routes; the worker process (worker.ts) takes
+ * `jobs`, which only then opens queue workers.
+ */
+export async function compose(deps: RootDeps) {
+  const core = createCore(deps);
+  const names = deps.config.areas;
+  const parts: AreaParts[] = await Promise.all(names.map((name) => composeArea(core, name)));
+
+  /** The worker's jobs, on a queue connection (`createRedis(url, {forQueues: true})`). */
+  function jobs(queues: Redis, options: JobOptions = {}): BackgroundJob[] {
+    const q = { connection: queues, prefix: core.queuePrefix, logger: deps.logger };
+    return parts.flatMap((p) => p.jobs?.(q, options) ?? []);
+  }
+
+  return { core, routes: parts.flatMap((p) => (p.routes ? [p.routes] : [])), jobs };
+}
+
+export type Root = Awaited<ReturnType<typeof compose>>;

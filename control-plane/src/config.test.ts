@@ -54,3 +54,15 @@ test("every demo secret is refused wherever real funds can be involved, judged o
   assert.equal(ok.eth.network, "mainnet");
   assert.equal(ok.eth.operatorSeed, "a1".repeat(32));
 });
+
+test("CONTROL_PLANE_AREAS: all areas by default, a subset in registration order, an unknown name refused", () => {
+  assert.equal(loadConfig({ ...base, ...real }).areas.length, 11);
+  assert.deepEqual(loadConfig({ ...base, ...real, CONTROL_PLANE_AREAS: " sui-rewards,account-v2 " }).areas, [
+    "account-v2",
+    "sui-rewards",
+  ]);
+  assert.throws(
+    () => loadConfig({ ...base, ...real, CONTROL_PLANE_AREAS: "account-v2,sui" }),
+    /CONTROL_PLANE_AREAS: unknown area sui; areas: account-v2, account-v1/,
+  );
+});

@@ -28,6 +28,45 @@ export const DEMO_ETH_KEY_ENCRYPTION_KEY = "0x" + "0d".repeat(32);
 export const DEMO_GATEWAY_JWT_SECRET = "dev-only-gateway-jwt-secret-change-me-in-production";
 
 /**
+ * The control plane's areas, named as their folders under `features/`, in the order their routes are
+ * registered. `compose.ts` loads each from `areas/<name>.ts`.
+ */
+export const AREA_NAMES = [
+  "account-v2",
+  "account-v1",
+  "hyperliquid-delegation",
+  "solana-stake",
+  "beacon-provisioning",
+  "sui-rewards",
+  "polygon-rewards",
+  "beacon-data",
+  "gateway-account",
+  "gateway-settlement",
+  "dashboard",
+] as const;
+export type AreaName = (typeof AREA_NAMES)[number];
+
+const AREAS = z
+  .string()
+  .transform((list, ctx) => {
+    const names = list
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean);
+    const unknown = names.filter((n) => !(AREA_NAMES as readonly string[]).includes(n));
+    if (unknown.length > 0)
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown area ${unknown.join(", ")}; areas: ${AREA_NAMES.join(", ")}`,
+      });
+    return AREA_NAMES.filter((n) => names.includes(n));
+  })
+  .default([...AREA_NAMES])
+  .describe(
+    "Comma-separated areas this process serves (API) or runs the jobs of (worker): all by default. An area left out is not loaded at all.",
+  );
+
+/**
  * Every environment variable the control plane reads, described once (the pieces every process shares
  * come from @stake/db/env). `loadConfig` is called once, in main.ts and worker.ts; the frozen result is
  * passed down. `scripts/env-example.ts` renders `.env.example` from this.
@@ -36,6 +75,7 @@ export const ControlPlaneEnv = z.object({
   CONTROL_PLANE_PORT: port(3000, "HTTP port of the control plane."),
   CONTROL_PLANE_HOST: z.string().default("0.0.0.0").describe("Interface the control plane listens on."),
   WORKER_PORT: port(3002, "Port of the worker's /healthz and /readyz (the worker serves no API)."),
+  CONTROL_PLANE_AREAS: AREAS,
   DATABASE_URL,
   DATABASE_POOL_SIZE,
   REDIS_URL,
@@ -316,6 +356,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
     workerPort: e.WORKER_PORT,
+    areas: e.CONTROL_PLANE_AREAS,
     ...ConnectionConfig.out.parse(e),
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,

@@ -13,8 +13,8 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
   const { config, logger } = options;
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
   const redis = createRedis(config.redisUrl, { name: "control-plane", logger });
-  const root = compose({ config, logger, db: pg.db, redis });
-  const app = createApp({ config, logger, db: pg.db, redis, root });
+  const root = await compose({ config, logger, db: pg.db, redis });
+  const app = await createApp({ config, logger, db: pg.db, redis, root });
   await prepareDashboard();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));

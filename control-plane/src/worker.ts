@@ -7,14 +7,14 @@ import { loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { serveWorkerHealth } from "./worker-health.ts";
 
-/** Background-job process, run beside the HTTP process: every area's jobs from the composition root. */
+/** Background-job process, run beside the HTTP process: the jobs of every area it runs (`CONTROL_PLANE_AREAS`), from the composition root. */
 const config = loadOrExit(() => loadConfig());
 const logger = createLogger({ level: config.logLevel, service: "control-plane-worker" });
 const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plane-worker" });
 const queues = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true, logger });
 // Its own connection: a queue connection retries forever, while settlement should fail and retry a pass.
 const redis = createRedis(config.redisUrl, { name: "control-plane-settlement", logger });
-const jobs = compose({ config, logger, db: pg.db, redis }).jobs(queues);
+const jobs = (await compose({ config, logger, db: pg.db, redis })).jobs(queues);
 await Promise.all(jobs.map((j) => j.start()));
 const health = serveWorkerHealth({
   jobs,

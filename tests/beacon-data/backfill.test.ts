@@ -5,7 +5,7 @@ import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { indexedRows, startBeaconEnv } from "./fixtures.ts";
 
 /**
@@ -31,7 +31,7 @@ before(async () => {
 });
 after(() => env?.close());
 
-const indexer = () => rootOf(h).followers.beaconData;
+const indexer = async () => (await areaOf(h, "beacon-data")).indexer;
 async function register(key: string, pubkey: string) {
   const res = await supertest(h.app)
     .post("/api/validators/register")
@@ -45,10 +45,10 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const b = await makeOrganisation(h.db);
   await register(a.apiKey, EARLY);
   await devnet.advanceToEndOfEpoch(8);
-  await indexer().runOnce();
+  await (await indexer()).runOnce();
   await register(b.apiKey, LATE);
   await devnet.advanceToEndOfEpoch(10);
-  await indexer().runOnce();
+  await (await indexer()).runOnce();
 
   // Epochs 9–10 by the step itself, 6–8 by the backfill (5 epochs up to the cursor), none before.
   const epochs = await supertest(h.app)
@@ -79,10 +79,10 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await h.sql`delete from beacon_tracked_validators where pubkey = ${LATE} and source = 'registered'`;
-  const fresh = rootOf(h, {
+  const { indexer: fresh } = await areaOf(h, "beacon-data", {
     ...h.config,
     beaconData: { ...h.config.beaconData, maxEpochsPerStep: 5, backfillEpochs: 0 },
-  }).followers.beaconData;
+  });
   await fresh.runOnce();
   await register(b.apiKey, LATE);
   await fresh.runOnce();

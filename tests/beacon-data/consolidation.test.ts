@@ -8,7 +8,7 @@ import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf, startJobs } from "../helpers/jobs.ts";
+import { areaOf, startJobs } from "../helpers/jobs.ts";
 
 /**
  * EIP-7251 on real anvil and the beacon devnet: the target switches to compounding credentials, then the
@@ -36,6 +36,7 @@ before(async () => {
     });
   }
   h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,
     ETH_EXECUTION_URL: devnet.execution!.url,
     BEACON_INDEXER_START_EPOCH: "1",
@@ -74,7 +75,7 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
     .set("api-key", key)
     .send({ pubkeys: [SOURCE, TARGET] });
   assert.equal(reg.status, 200, JSON.stringify(reg.body));
-  const indexer = rootOf(h).followers.beaconData;
+  const { indexer } = await areaOf(h, "beacon-data");
   await devnet.advanceToEndOfEpoch(2);
   await indexer.runOnce();
   await request(TARGET, TARGET);

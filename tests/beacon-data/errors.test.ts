@@ -19,7 +19,10 @@ let devnet: BeaconDevnet;
 let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
   devnet = await startBeaconDevnet({ backgroundValidators: 1 });
-  h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-data",
+    ETH_BEACON_URL: devnet.url,
+  });
   key = (await makeOrganisation(h.db)).apiKey;
   scopedKey = (
     await makeOrganisation(h.db, {

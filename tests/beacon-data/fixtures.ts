@@ -14,6 +14,7 @@ export async function startBeaconEnv(opts: { backgroundValidators: number; env: 
     slotsPerEpoch: 4,
   });
   const h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,
     ETH_EXECUTION_URL: devnet.execution!.url,
     ...opts.env,

@@ -5,7 +5,7 @@ import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { startBeaconEnv } from "./fixtures.ts";
 
 // Epoch 0's consensus reward is measured from the genesis state, not from nothing: a validator in the
@@ -32,7 +32,7 @@ test("a genesis validator's epoch-0 reward is what it earned in epoch 0, not its
     .send({ pubkeys: [backgroundPubkey(0)] });
   assert.equal(reg.status, 200, JSON.stringify(reg.body));
   await devnet.advanceToEndOfEpoch(2);
-  await rootOf(h).followers.beaconData.runOnce();
+  await (await areaOf(h, "beacon-data")).indexer.runOnce();
   const res = await supertest(h.app)
     .get("/api/rewards/epoch")
     .set("api-key", org.apiKey)

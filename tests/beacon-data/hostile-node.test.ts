@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { compose } from "../../control-plane/src/compose.ts";
+import { composeArea, createCore } from "../../control-plane/src/compose.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
@@ -113,14 +113,19 @@ after(async () => {
   server.close();
 });
 
-/** The indexer of the composition root, logging to `logLines`. */
-const indexer = () =>
-  compose({
-    config: h.config,
-    logger: createLogger({ level: "info", service: "test", destination: logSink }),
-    db: h.db,
-    redis: h.redis,
-  }).followers.beaconData;
+/** The beacon-data area's indexer, logging to `logLines`. */
+const indexer = async () =>
+  (
+    await composeArea(
+      createCore({
+        config: h.config,
+        logger: createLogger({ level: "info", service: "test", destination: logSink }),
+        db: h.db,
+        redis: h.redis,
+      }),
+      "beacon-data",
+    )
+  ).indexer;
 
 const cursor = async () => (await h.sql`select epoch, finalized_epoch from beacon_indexer_cursor`)[0];
 const register = (pubkey: string) =>
@@ -133,7 +138,7 @@ test("a lying Beacon node is refused, logged and written nowhere; the indexer re
   const reg = await register(backgroundPubkey(0));
   assert.equal(reg.status, 200, JSON.stringify(reg.body));
   await devnet.advanceToEndOfEpoch(4);
-  const first = await indexer().runOnce();
+  const first = await (await indexer()).runOnce();
   assert.deepEqual(first, [1, 2, 3, 4]);
   const rows = await indexedRows(h.sql);
   const before = await cursor();
@@ -157,7 +162,7 @@ test("a lying Beacon node is refused, logged and written nowhere; the indexer re
   for (const c of cases) {
     lie = c.lie;
     const logged = logLines.length;
-    await assert.rejects(indexer().runOnce(), (err: Error & { status?: number; code?: string }) => {
+    await assert.rejects((await indexer()).runOnce(), (err: Error & { status?: number; code?: string }) => {
       assert.equal(err.status, 502, `${c.lie}: ${err.message}`);
       assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
       assert.match(err.message, c.message, c.lie);
@@ -181,7 +186,7 @@ test("a lying Beacon node is refused, logged and written nowhere; the indexer re
   assert.doesNotMatch(JSON.stringify(refused.body), /9223372036854775808|ZodError|at /);
 
   lie = "none";
-  assert.deepEqual(await indexer().runOnce(), [5, 6, 7], "the sane node's epochs are indexed again");
+  assert.deepEqual(await (await indexer()).runOnce(), [5, 6, 7], "the sane node's epochs are indexed again");
   const resumed = await indexedRows(h.sql);
   assert.deepEqual(
     resumed.rewards.filter((r) => r.epoch <= 4),

@@ -9,7 +9,7 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { indexedRows } from "./fixtures.ts";
 
 /**
@@ -38,7 +38,7 @@ before(async () => {
     BEACON_INDEXER_START_EPOCH: "0",
     BEACON_INDEXER_MAX_EPOCHS: "100",
   };
-  h = await createControlPlaneHarness(env);
+  h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data", ...env });
   org = await makeOrganisation(h.db);
   other = await makeOrganisation(h.db);
 });
@@ -47,8 +47,9 @@ after(async () => {
   await devnet?.close();
 });
 
-const indexer = (executionUrl = env.ETH_EXECUTION_URL as string) =>
-  rootOf(h, { ...h.config, beaconData: { ...h.config.beaconData, executionUrl } }).followers.beaconData;
+const indexer = async (executionUrl = env.ETH_EXECUTION_URL as string) =>
+  (await areaOf(h, "beacon-data", { ...h.config, beaconData: { ...h.config.beaconData, executionUrl } }))
+    .indexer;
 
 async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address = DEV_ACCOUNTS.user) {
   const ex = devnet.execution!;
@@ -100,7 +101,7 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   await devnet.advance(1);
   assert.equal((await devnet.execution!.public.getTransactionReceipt({ hash: badHash })).status, "reverted");
 
-  const idx = indexer();
+  const idx = await indexer();
   await devnet.advanceToEndOfEpoch(1);
   await idx.runOnce();
   let list = await get("/api/validators/list").query({ pubkeys: pubkey });
@@ -210,13 +211,13 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   await devnet.advanceToEndOfEpoch(22);
   // Crash: the execution node goes away in the middle of a step (after the beacon reads); nothing is half
   // written and the next step resumes from the cursor.
-  await assert.rejects(indexer("http://127.0.0.1:1").runOnce());
-  await indexer().runOnce();
+  await assert.rejects((await indexer("http://127.0.0.1:1")).runOnce());
+  await (await indexer()).runOnce();
   const beforeReorg =
     await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
   await devnet.reorg(5);
   await devnet.advance(1);
-  await indexer().runOnce();
+  await (await indexer()).runOnce();
   const afterReorg =
     await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
   assert.notDeepEqual(afterReorg, beforeReorg, "the re-org changed the rewards of the replaced epochs");
@@ -225,7 +226,7 @@ test("a crash mid-step and a re-org both end with exactly the rows of a fresh in
   // A fresh index of the same chain, from nothing.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
-  await indexer().runOnce();
+  await (await indexer()).runOnce();
   const fresh = await indexedRows(h.sql);
   assert.deepEqual(resumed.rewards, fresh.rewards);
   assert.deepEqual(resumed.daily, fresh.daily);

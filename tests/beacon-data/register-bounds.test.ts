@@ -5,7 +5,7 @@ import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { startBeaconEnv } from "./fixtures.ts";
 
 // Issue 24 item 6: any well-formed pubkey was registered, without a cap or a rate limit, and each
@@ -59,7 +59,7 @@ test("registrations are capped per organisation (409) and rate-limited per organ
 
 test("late registrations of every organisation share one backfill budget per indexer step", async () => {
   const [a, b] = [await makeOrganisation(h.db), await makeOrganisation(h.db)];
-  const indexer = rootOf(h).followers.beaconData;
+  const { indexer } = await areaOf(h, "beacon-data");
   await devnet.advanceToEndOfEpoch(8);
   await indexer.runOnce();
   assert.equal((await register(a.apiKey, [backgroundPubkey(2)])).status, 200);

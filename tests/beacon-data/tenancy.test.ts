@@ -18,7 +18,7 @@ const FEE_RECIPIENT = `0x${"f1".repeat(20)}`;
 const CREDENTIALS = `0x01${"00".repeat(11)}${"c2".repeat(20)}`;
 
 before(async () => {
-  h = await createControlPlaneHarness();
+  h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "beacon-data" });
   await h.sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', 100, 98, 1742213400, 12, 32)`;
   jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);

@@ -50,7 +50,11 @@ async function provision(key: string, attributes: object) {
 
 before(async () => {
   devnet = await startBeaconDevnet({ network: "hoodi" });
-  h = await createControlPlaneHarness({ ETH_BEACON_URL: devnet.url, ETH_NETWORK: "hoodi" });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-provisioning",
+    ETH_BEACON_URL: devnet.url,
+    ETH_NETWORK: "hoodi",
+  });
   worker = await startWorker(h);
   a = await makeOrganisation(h.db);
   b = await makeOrganisation(h.db);

@@ -30,7 +30,7 @@ import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf } from "../helpers/jobs.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { adminUrl } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 
@@ -81,7 +81,7 @@ async function benchIndexing() {
     const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
     await h.sql`insert into beacon_tracked_validators (organisation_id, source, pubkey)
       select ${org.id}, 'registered', unnest(${pubkeys}::text[])`;
-    const deps = rootOf(h).beaconIndexerDeps;
+    const deps = (await areaOf(h, "beacon-data")).indexerDeps;
     // Each Postgres call of the step timed (they run one after another); the rest of the wall time is the
     // node round trips (concurrent) and computing.
     const pgMs = new Map<string, number>();

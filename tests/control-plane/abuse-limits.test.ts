@@ -8,6 +8,7 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 let h: ControlPlaneHarness;
 before(async () => {
   h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "account-v2,gateway-account",
     AUTH_FAILURE_LIMIT_PER_EMAIL: "3",
     AUTH_FAILURE_LIMIT_PER_IP: "50",
     SIGNUP_LIMIT_PER_IP: "5",

@@ -8,7 +8,7 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 
 let h: ControlPlaneHarness;
 before(async () => {
-  h = await createControlPlaneHarness();
+  h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "account-v2" });
 });
 after(() => h.close());
 

@@ -22,7 +22,7 @@ test("/openapi.json documents every declared route with its request and response
   assert.match(res.headers["content-type"] ?? "", /application\/json/);
   const doc = res.body;
   assert.equal(doc.openapi, "3.1.0");
-  const { areas } = createAreas({
+  const { areas } = await createAreas({
     config: h.config,
     logger: createLogger({ level: "silent", service: "test" }),
     db: h.db,

@@ -31,7 +31,7 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
   // The gateway's port is known only now: the app the browser sees gets it as its public gateway URL.
   const config = { ...h.config, dashboard: { ...h.config.dashboard, gatewayUrl: gateway.url } };
   const logger = createLogger({ level: "silent", service: "control-plane" });
-  const app = createApp({ config, logger, db: h.db, redis: h.redis, checkResponses: true });
+  const app = await createApp({ config, logger, db: h.db, redis: h.redis, checkResponses: true });
   const server = createServer(app);
   const url = await listen(server);
   const operator = createGatewayOperatorService({

@@ -23,7 +23,10 @@ const upstream = createServer((_req, res) => res.end("paid response"));
 
 let jobs: Awaited<ReturnType<typeof startJobs>>;
 before(async () => {
-  h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "40" });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement",
+    GATEWAY_ACCOUNT_RATE_LIMIT: "40",
+  });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).

@@ -27,7 +27,7 @@ export async function createControlPlaneHarness(env: Record<string, string> = {}
     ...env,
   });
   const logger = createLogger({ level: config.logLevel, service: "control-plane" });
-  const app = createApp({ config, logger, db: database.db, redis: redis.redis, checkResponses: true });
+  const app = await createApp({ config, logger, db: database.db, redis: redis.redis, checkResponses: true });
   return {
     app,
     config,

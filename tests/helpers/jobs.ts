@@ -1,17 +1,28 @@
 import { createRedis } from "@stake/db/redis/client";
-import { compose } from "../../control-plane/src/compose.ts";
-import type { Config } from "../../control-plane/src/config.ts";
+import { compose, composeArea, createCore } from "../../control-plane/src/compose.ts";
+import type { AreaName, Config } from "../../control-plane/src/config.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import type { ControlPlaneHarness } from "./control-plane.ts";
 
+const rootDeps = (h: ControlPlaneHarness, config: Readonly<Config>) => ({
+  config,
+  logger: createLogger({ level: "silent", service: "test" }),
+  db: h.db,
+  redis: h.redis,
+});
+
 /** The composition root over the harness's database and Redis, with `config` (the harness's by default). */
 export function rootOf(h: ControlPlaneHarness, config: Readonly<Config> = h.config) {
-  return compose({
-    config,
-    logger: createLogger({ level: "silent", service: "test" }),
-    db: h.db,
-    redis: h.redis,
-  });
+  return compose(rootDeps(h, config));
+}
+
+/** One area's parts (its follower, its indexer's deps…) over the harness's database and Redis. */
+export function areaOf<K extends AreaName>(
+  h: ControlPlaneHarness,
+  name: K,
+  config: Readonly<Config> = h.config,
+) {
+  return composeArea(createCore(rootDeps(h, config)), name);
 }
 
 /**
@@ -24,7 +35,7 @@ export async function startJobs(
   options: { config?: Readonly<Config>; provisionConcurrency?: number } = {},
 ) {
   const connection = createRedis(h.config.redisUrl, { name: "test-worker", forQueues: true });
-  const jobs = rootOf(h, options.config)
+  const jobs = (await rootOf(h, options.config))
     .jobs(connection, options)
     .filter((j) => names.includes(j.name));
   if (jobs.length !== names.length) throw new Error(`no job among ${names.join(", ")}`);

@@ -13,6 +13,7 @@ export type Network = "mainnet" | "testnet";
 export async function startDelegationStack(network: Network, env: Record<string, string> = {}) {
   const devnet = await startHyperliquidDevnet({ chain: network === "mainnet" ? "Mainnet" : "Testnet" });
   const h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "hyperliquid-delegation",
     NETWORK: network,
     HYPERLIQUID_API_URL: devnet.url,
     HYPERLIQUID_VALIDATOR_ADDRESS: devnet.validators[0],

@@ -12,7 +12,10 @@ let h: ControlPlaneHarness;
 let key: string;
 const wallet = new Wallet(`0x${"11".repeat(32)}`);
 before(async () => {
-  h = await createControlPlaneHarness({ HYPERLIQUID_API_URL: "http://127.0.0.1:9" });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "hyperliquid-delegation",
+    HYPERLIQUID_API_URL: "http://127.0.0.1:9",
+  });
   key = await delegationOrgKey(h, []);
 });
 after(() => h.close());
@@ -47,6 +50,7 @@ test("a node that does not answer in time is 504 UPSTREAM_TIMEOUT (the same as e
   const silent = createServer(() => {});
   await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
   const slow = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "hyperliquid-delegation",
     HYPERLIQUID_API_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
     HYPERLIQUID_TIMEOUT_MS: "200",
   });

@@ -24,6 +24,7 @@ export async function startPolygonEnv(
   // Snapshots at the head itself unless a test says otherwise: the devnet mines only when it is told to, so
   // its `finalized` block (64 below the head, anvil's rule) would hold back every new checkpoint.
   const h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "polygon-rewards",
     POLYGON_L1_RPC_URL: devnet.url,
     POLYGON_SNAPSHOT_DEPTH: "0",
     ...opts.env,

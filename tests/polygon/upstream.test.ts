@@ -72,6 +72,7 @@ describe("Polygon rewards when the L1 node fails", () => {
     }
     const url = (s: typeof silent) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
     const slow = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "polygon-rewards",
       POLYGON_L1_RPC_URL: url(silent),
       POLYGON_TIMEOUT_MS: "300",
     });
@@ -86,7 +87,10 @@ describe("Polygon rewards when the L1 node fails", () => {
     assert.equal(timed.body.code, "UPSTREAM_TIMEOUT");
     assert.ok(Date.now() - start < 3000);
 
-    const bad = await createControlPlaneHarness({ POLYGON_L1_RPC_URL: url(html) });
+    const bad = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "polygon-rewards",
+      POLYGON_L1_RPC_URL: url(html),
+    });
     cleanups.push(() => bad.close());
     const org2 = await makeOrganisation(bad.db);
     const res = await request(bad.app).post("/api/pending-rewards").set("x-api-key", org2.apiKey).send(body);
@@ -101,6 +105,7 @@ describe("Polygon rewards when the L1 node fails", () => {
     assert.equal(res.status, 503, JSON.stringify(res.body));
     assert.equal(res.body.code, "POLYGON_VALIDATOR_NOT_FOUND");
     const other = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "polygon-rewards",
       POLYGON_L1_RPC_URL: env.devnet.url,
       POLYGON_VALIDATOR_SHARE: env.devnet.otherShare,
     });
@@ -115,6 +120,7 @@ describe("Polygon rewards when the L1 node fails", () => {
     // The POL token (a contract without validatorId) and an account without code: misconfigured, not a 502.
     for (const address of [env.devnet.pol, ROLES.delegators[0]]) {
       const h = await createControlPlaneHarness({
+        CONTROL_PLANE_AREAS: "polygon-rewards",
         POLYGON_L1_RPC_URL: env.devnet.url,
         POLYGON_VALIDATOR_SHARE: address,
       });

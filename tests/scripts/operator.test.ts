@@ -14,7 +14,7 @@ const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 let h: ControlPlaneHarness;
 before(async () => {
-  h = await createControlPlaneHarness();
+  h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "account-v2,account-v1,gateway-account" });
 });
 after(() => h.close());
 

@@ -27,7 +27,11 @@ describe("stake-account area rejects bad input clearly", () => {
         { pubkey: mallory.pubkey, lamports: 10_000_000_000n },
       ],
     });
-    h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
+    h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "solana-stake",
+      SOLANA_RPC_URL: dev.url,
+      SOLANA_MEV_API_URL: dev.mevUrl,
+    });
     key = (await makeOrganisation(h.db)).apiKey;
     vote = dev.chain.validators[0]?.vote as string;
     const res = await post("/api/v1/stake", {

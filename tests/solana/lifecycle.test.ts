@@ -35,7 +35,11 @@ describe("stake-account area end to end on the simulated node", () => {
       genesisUnix: BigInt(GENESIS),
       fund: [{ pubkey: wallet.pubkey, lamports: 20_000_000_000n }],
     });
-    h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
+    h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "solana-stake",
+      SOLANA_RPC_URL: dev.url,
+      SOLANA_MEV_API_URL: dev.mevUrl,
+    });
     key = (await makeOrganisation(h.db)).apiKey;
   });
   after(async () => {

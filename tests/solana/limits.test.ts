@@ -15,6 +15,7 @@ let key: string;
 before(async () => {
   dev = await startSolanaDevnet({ fund: [{ pubkey: alice.pubkey, lamports: 10_000_000_000n }] });
   h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "solana-stake",
     SOLANA_RPC_URL: dev.url,
     SOLANA_MEV_API_URL: dev.mevUrl,
     SOLANA_REQUESTS_PER_KEY_PER_MINUTE: "5",

@@ -22,7 +22,11 @@ describe("durable-nonce stake transaction", () => {
 
   before(async () => {
     dev = await startSolanaDevnet({ fund: [{ pubkey: wallet.pubkey, lamports: 5_000_000_000n }] });
-    h = await createControlPlaneHarness({ SOLANA_RPC_URL: dev.url, SOLANA_MEV_API_URL: dev.mevUrl });
+    h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "solana-stake",
+      SOLANA_RPC_URL: dev.url,
+      SOLANA_MEV_API_URL: dev.mevUrl,
+    });
     key = (await makeOrganisation(h.db)).apiKey;
     // A keyless nonce account: derived from the wallet with a seed, the wallet as its authority.
     const w = new PublicKey(wallet.pubkey);

@@ -26,6 +26,7 @@ describe("rewards per epoch: inflation + MEV, cached in Postgres", () => {
       fund: [{ pubkey: wallet.pubkey, lamports: 10_000_000_000n }],
     });
     h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "solana-stake",
       SOLANA_RPC_URL: dev.url,
       SOLANA_MEV_API_URL: dev.mevUrl,
       LOG_LEVEL: "error",

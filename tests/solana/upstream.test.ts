@@ -16,6 +16,7 @@ describe("stake-account area when the Solana node misbehaves", () => {
     await new Promise<void>((r) => hang.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
     h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "solana-stake",
       SOLANA_RPC_URL: url,
       SOLANA_MEV_API_URL: url,
       SOLANA_TIMEOUT_MS: "200",

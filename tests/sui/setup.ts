@@ -3,7 +3,7 @@ import { buildScenario, type Scenario } from "../../devnet/sui/scenario.ts";
 import { type SuiDevnet, startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { rootOf, startJobs } from "../helpers/jobs.ts";
+import { areaOf, startJobs } from "../helpers/jobs.ts";
 
 /**
  * The simulated Sui node with the demo scenario, the real control plane pointed at it (the operator's
@@ -18,11 +18,12 @@ export async function startSuiEnv(
   prepare(scenario);
   const dev = await startSuiDevnet({ chain: scenario.chain });
   const h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "sui-rewards",
     SUI_RPC_URL: dev.url,
     SUI_VALIDATOR_ADDRESSES: `${scenario.validators.operator},${scenario.validators.sample}`,
     ...env,
   });
-  const indexer = rootOf(h).followers.sui;
+  const { indexer } = await areaOf(h, "sui-rewards");
   await indexer.runOnce();
   // The worker's first sync of a delegator a request asks for (the request waits for it).
   const jobs = await startJobs(h, [SUI_DELEGATORS_QUEUE]);

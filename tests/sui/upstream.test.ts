@@ -54,6 +54,7 @@ describe("Sui rewards when the node fails", () => {
     const env = await startSuiEnv();
     cleanups.push(() => env.close());
     const slow = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "sui-rewards",
       SUI_RPC_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/graphql`,
       SUI_TIMEOUT_MS: "300",
       SUI_VALIDATOR_ADDRESSES: `${env.scenario.validators.operator},${env.scenario.validators.sample}`,

@@ -20,6 +20,7 @@ describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
     const dev = await startSuiDevnet({ chain: scenario.chain });
     cleanups.push(() => dev.close());
     const h = await createControlPlaneHarness({
+      CONTROL_PLANE_AREAS: "sui-rewards",
       SUI_RPC_URL: dev.url,
       SUI_VALIDATOR_ADDRESSES: `${scenario.validators.operator},${scenario.validators.sample}`,
       SUI_INDEX_INTERVAL_MS: "1000",

@@ -1,5 +1,7 @@
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import { DECIMALS } from "@stake/db/units";
-import { type Address, bytesToHex, checksumAddress, hexToBytes } from "viem";
+import type { Address } from "viem";
 import { z } from "zod";
 
 /**
@@ -22,8 +24,19 @@ export const evmAddress = () =>
 export const lowerCaseEvmAddress = () =>
   z.string().regex(/^0x[0-9a-f]{40}$/, "Must be lower-case 0x followed by 40 hex digits");
 
-/** EIP-55 checksum form of a 20-byte hex address. */
-export const toChecksumAddress = (address: string): string => checksumAddress(address as Address);
+/**
+ * EIP-55 checksum form of a 20-byte hex address: a letter is upper-case where the nibble of
+ * keccak256(lower-case hex) at its position is 8 or more. (Written here rather than taken from viem, whose
+ * hundreds of modules every process would load through this file: config.ts imports it.)
+ */
+export function toChecksumAddress(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = bytesToHex(keccak_256(utf8ToBytes(hex)));
+  let out = "0x";
+  for (let i = 0; i < hex.length; i++)
+    out += Number.parseInt(hash[i] as string, 16) >= 8 ? hex[i]?.toUpperCase() : hex[i];
+  return out;
+}
 
 /**
  * Accepts an all-lower-case or all-upper-case address, or a mixed-case one whose EIP-55 checksum is right
@@ -41,9 +54,9 @@ export const checkedEvmAddress = () =>
   z.string().refine(isEthAddress, "must be a 0x address, lower-case or EIP-55 checksummed");
 
 /** Lower-case `0x` hex of bytes. */
-export const hexOf = (b: Uint8Array): string => bytesToHex(b);
+export const hexOf = (b: Uint8Array): string => `0x${bytesToHex(b)}`;
 /** Bytes of a hex string, with or without `0x`. */
-export const bytesOf = (h: string): Uint8Array => hexToBytes(h.startsWith("0x") ? (h as Address) : `0x${h}`);
+export const bytesOf = (h: string): Uint8Array => hexToBytes(h.startsWith("0x") ? h.slice(2) : h);
 
 export const GWEI_PER_ETH = 10n ** BigInt(DECIMALS.gwei);
 export const WEI_PER_GWEI = 10n ** BigInt(DECIMALS.eth - DECIMALS.gwei);

@@ -56,7 +56,10 @@ after(() => {
   server.close();
 });
 
+// Short, so the timeout tests end quickly; an answer that must arrive gets a client whose bound a busy
+// machine never reaches (the first fetch of a process warms undici up: over 600 ms at load 15).
 const node = createUpstream({ name: "Test node", timeoutMs: 600, maxBytes: 4096 });
+const patient = createUpstream({ name: "Test node", timeoutMs: 60_000, maxBytes: 4096 });
 const codeOf = (p: Promise<unknown>) =>
   p.then(
     () => "resolved",
@@ -64,8 +67,8 @@ const codeOf = (p: Promise<unknown>) =>
   );
 
 test("JSON answers and 4xx pass through", async () => {
-  assert.deepEqual(await node.json(`${base}/ok`), { status: 200, body: { a: 1 } });
-  assert.deepEqual(await node.text(`${base}/422`), { status: 422, text: "bad action" });
+  assert.deepEqual(await patient.json(`${base}/ok`), { status: 200, body: { a: 1 } });
+  assert.deepEqual(await patient.text(`${base}/422`), { status: 422, text: "bad action" });
 });
 
 test("a timeout is always 504, in the headers or in the body", async () => {
@@ -78,10 +81,10 @@ test("unreachable, reset, 5xx and non-JSON are always 502", async () => {
   await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
   const port = (closed.address() as AddressInfo).port;
   closed.close();
-  assert.equal(await codeOf(node.json(`http://127.0.0.1:${port}/`)), "502 UPSTREAM_UNAVAILABLE");
-  assert.equal(await codeOf(node.json(`${base}/reset`)), "502 UPSTREAM_UNAVAILABLE");
-  assert.equal(await codeOf(node.json(`${base}/503`)), "502 UPSTREAM_UNAVAILABLE");
-  assert.equal(await codeOf(node.json(`${base}/text`)), "502 UPSTREAM_UNAVAILABLE");
+  assert.equal(await codeOf(patient.json(`http://127.0.0.1:${port}/`)), "502 UPSTREAM_UNAVAILABLE");
+  assert.equal(await codeOf(patient.json(`${base}/reset`)), "502 UPSTREAM_UNAVAILABLE");
+  assert.equal(await codeOf(patient.json(`${base}/503`)), "502 UPSTREAM_UNAVAILABLE");
+  assert.equal(await codeOf(patient.json(`${base}/text`)), "502 UPSTREAM_UNAVAILABLE");
 });
 
 test("a body past the byte cap is refused, streamed and cut off, for our reader and a library's alike", async () => {
@@ -92,14 +95,14 @@ test("a body past the byte cap is refused, streamed and cut off, for our reader 
       assert.equal(e.message, "Test node answered more than 4096 bytes");
       return true;
     });
-  await refused(node.json(`${base}/endless`));
+  await refused(patient.json(`${base}/endless`));
   // The node's connection is dropped at the cap, not read to its end (it has none).
   await endlessGone;
-  await refused(node.text(`${base}/declared`));
+  await refused(patient.text(`${base}/declared`));
   // A library reading `fetch`'s body itself (viem, @mysten/sui) meets the same error, and call() keeps it.
-  await refused(node.call(async () => (await node.fetch(`${base}/endless`)).json()));
+  await refused(patient.call(async () => (await patient.fetch(`${base}/endless`)).json()));
   // Exactly the cap is still an answer.
-  assert.equal((await node.json<string>(`${base}/at-cap`)).body.length, 4094);
+  assert.equal((await patient.json<string>(`${base}/at-cap`)).body.length, 4094);
 });
 
 test("call() finds a transport failure however a library wraps it, and leaves other errors alone", async () => {

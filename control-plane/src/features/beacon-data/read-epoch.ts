@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
-import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent, withdrawalAddressOf } from "../../chains/beacon.ts";
+import { withdrawalAddressOf } from "../../chains/beacon.ts";
+import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent } from "../../chains/deposit-contract.ts";
 import { WEI_PER_GWEI } from "../../chains/evm.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
 import type { BeaconApi, ChainSpec, ExecutionApi } from "./client.ts";

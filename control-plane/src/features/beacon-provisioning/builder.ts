@@ -1,4 +1,4 @@
-import { encodeBatchDepositCall, encodeDepositCall } from "../../chains/beacon.ts";
+import { encodeBatchDepositCall, encodeDepositCall } from "../../chains/deposit-contract.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf, WEI_PER_GWEI } from "../../chains/evm.ts";
 import { BuilderError } from "../../errors.ts";
 import { type BlsKey, blsVerify } from "./bls.ts";

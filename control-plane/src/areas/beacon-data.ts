@@ -1,0 +1,63 @@
+import type { QueueDeps } from "../background-job.ts";
+import type { Core } from "../compose.ts";
+import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
+import { createIndexer } from "../features/beacon-data/indexer.ts";
+import { createIndexerRepo } from "../features/beacon-data/indexer-repo.ts";
+import { beaconDataJobs, createRegistrationsQueue } from "../features/beacon-data/jobs.ts";
+import { createBeaconDataRepo } from "../features/beacon-data/repo.ts";
+import { beaconDataArea } from "../features/beacon-data/routes.ts";
+import { createBeaconDataService } from "../features/beacon-data/service.ts";
+import { resolveNetwork } from "../features/beacon-provisioning/networks.ts";
+import { createKeyRateLimit } from "../http/abuse-limits.ts";
+
+export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Core) {
+  const beacon = createBeaconApi({
+    url: config.eth.beaconUrl,
+    timeoutMs: config.eth.beaconTimeoutMs,
+    maxBytes: config.nodeResponseMaxBytes,
+  });
+  /** The indexer's parts (the benchmark times them one by one). */
+  const indexerDeps = {
+    beacon,
+    execution: createExecutionApi({
+      url: config.beaconData.executionUrl,
+      timeoutMs: config.beaconData.executionTimeoutMs,
+      maxBytes: config.nodeResponseMaxBytes,
+    }),
+    repo: createIndexerRepo(db),
+    depositContract: resolveNetwork(config.eth).depositContract,
+    maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
+    startEpoch: config.beaconData.startEpoch,
+    backfillEpochs: config.beaconData.backfillEpochs,
+    backfillEpochsPerStep: config.beaconData.backfillEpochsPerStep,
+    logger: logger.child({ component: "beacon-indexer" }),
+  };
+  const indexer = createIndexer(indexerDeps);
+  const registerLimit = createKeyRateLimit({
+    redis,
+    keys,
+    name: "register",
+    perMinute: config.beaconData.registerPerMinute,
+  });
+  const service = createBeaconDataService({
+    repo: createBeaconDataRepo(db),
+    network: config.eth.network,
+    provider: config.beaconData.provider,
+    registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),
+    beacon,
+    limit: (organisationId) => registerLimit(organisationId),
+    maxRegistered: config.beaconData.registeredPerOrganisation,
+  });
+  return {
+    routes: beaconDataArea({ service }),
+    indexer,
+    indexerDeps,
+    jobs: (q: QueueDeps) =>
+      beaconDataJobs({
+        ...q,
+        indexer,
+        rollUpRegistrations: indexer.rollUpRegistrations,
+        intervalMs: config.beaconData.intervalMs,
+      }),
+  };
+}

@@ -1,0 +1,7 @@
+import type { Core } from "../compose.ts";
+import { dashboardArea } from "../features/dashboard/routes.ts";
+import { createDashboardService } from "../features/dashboard/service.ts";
+
+export function composeArea({ config }: Core) {
+  return { routes: dashboardArea({ service: createDashboardService(config.dashboard) }) };
+}

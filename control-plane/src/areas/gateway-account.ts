@@ -1,0 +1,29 @@
+import type { Core } from "../compose.ts";
+import { createRequestLimit } from "../features/gateway-account/limit.ts";
+import { createGatewayAccountRepo } from "../features/gateway-account/repo.ts";
+import { gatewayAccountArea } from "../features/gateway-account/routes.ts";
+import { createGatewayAccountService } from "../features/gateway-account/service.ts";
+import { createDrainQueue, createDrainRequest } from "../features/gateway-settlement/jobs.ts";
+
+export function composeArea({ config, db, redis, keys, passwords, limits, jwt, queuePrefix }: Core) {
+  const gw = config.gatewayAccount;
+  const accounts = createGatewayAccountService({
+    repo: createGatewayAccountRepo(db),
+    passwords,
+    limits,
+    jwt,
+    redis,
+    keys,
+    maxActiveKeys: gw.keysPerUser,
+    drainParty: createDrainRequest({
+      queue: createDrainQueue({ connection: redis, prefix: queuePrefix }),
+      waitMs: 5_000,
+    }),
+  });
+  return {
+    routes: gatewayAccountArea({
+      accounts,
+      limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
+    }),
+  };
+}
