@@ -25,7 +25,7 @@ const SLOW_LANE = [
   /^tests\/dashboard\//,
   /^tests\/polygon\//,
   /^tests\/scripts\/first-hour\.test\.ts$/,
-  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds|real-nodes)\.test\.ts$/,
+  /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];

@@ -1,5 +1,6 @@
 import { Queue, type Job as QueueJob, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { NodeAnswerRefused } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -23,6 +24,25 @@ export interface BackgroundJob {
  */
 export interface ChainFollower<R extends object = object> {
   runOnce(): Promise<R>;
+}
+
+/**
+ * A follower's step that refuses a node's answer (past the byte cap, outside its schema, or breaking a
+ * sanity rule such as finality beyond the head) logs it at error level, naming the rule, and fails: what
+ * it had written before stays, nothing of the refused answer is written, and the next pass starts from the
+ * same cursor, so the follower resumes by itself once the node is sane (docs/architecture.md §13).
+ */
+export async function refusingInsaneNodes<R>(logger: Logger, step: () => Promise<R>): Promise<R> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof NodeAnswerRefused)
+      logger.error(
+        { err, cause: String(err.cause ?? "") },
+        `node answer refused, not advancing: ${err.message}`,
+      );
+    throw err;
+  }
 }
 
 /** What every BullMQ-backed job needs: a queue connection (`forQueues: true`) and the key prefix. */
@@ -62,7 +82,10 @@ export function repeatingJob<R extends object>(
         },
         { connection, prefix, concurrency: 1 },
       );
-      worker.on("failed", (_job, err) => logger.warn({ err }, "pass failed"));
+      // A refused node answer was logged at error level by the step (refusingInsaneNodes).
+      worker.on("failed", (_job, err) => {
+        if (!(err instanceof NodeAnswerRefused)) logger.warn({ err }, "pass failed");
+      });
       worker.on("error", (err) => logger.error({ err }, "worker error"));
     },
     isRunning: () => worker?.isRunning() ?? false,

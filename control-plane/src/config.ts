@@ -308,6 +308,14 @@ export const ControlPlaneEnv = z.object({
     .max(60000)
     .default(5000)
     .describe("Timeout of each Hyperliquid API call; past it the request fails with 504."),
+  NODE_RESPONSE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(65536)
+    .default(64 * 1024 * 1024)
+    .describe(
+      "Most bytes of one answer of any chain node or third-party API (decoded); past it the body is dropped and the call fails with 502. The largest honest answers are a mainnet Beacon node's pending-deposit queue and validator lists (tens of MB).",
+    ),
   ...SuiRewardsConfig.in.shape,
   // NETWORK, which Polygon's defaults follow, is listed above.
   ...PolygonRewardsConfig.in.omit({ NETWORK: true }).shape,
@@ -415,6 +423,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
       timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
     },
+    nodeResponseMaxBytes: e.NODE_RESPONSE_MAX_BYTES,
     sui: SuiRewardsConfig.out.parse(e),
     polygon: PolygonRewardsConfig.out.parse(e),
     beaconData: BeaconDataConfig.out.parse(e),

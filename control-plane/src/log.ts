@@ -13,19 +13,21 @@ export const REDACT = [
   "*.apiKey",
 ];
 
-/** `destination` (default stdout) lets a test read the lines a request writes. */
+/** `destination` (default stdout) lets a test read the lines a component writes. */
 export function createLogger(options: {
   level: string;
   service: string;
-  destination?: { write(line: string): void };
+  destination?: pino.DestinationStream;
 }) {
-  const settings = {
-    level: options.level,
-    base: { service: options.service },
-    redact: { paths: REDACT, censor: "[redacted]" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  };
-  return options.destination ? pino(settings, options.destination) : pino(settings);
+  return pino(
+    {
+      level: options.level,
+      base: { service: options.service },
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
 }
 
 export type Logger = pino.Logger;

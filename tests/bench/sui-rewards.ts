@@ -47,7 +47,7 @@ const h = await createControlPlaneHarness({
 });
 await runMigrations(h.config.databaseUrl);
 const indexer = createSuiIndexer({
-  node: createSuiNode(h.config.sui, h.config.network),
+  node: createSuiNode({ ...h.config.sui, maxBytes: h.config.nodeResponseMaxBytes }, h.config.network),
   repo: createSuiIndexerRepo(h.db),
   ...h.config.sui,
   recentlyQueried: async () => [],

@@ -25,7 +25,7 @@ test("delegation status is Locked until lockedUntil, then Active", async () => {
   const service = createHyperliquidService({
     client: createHyperliquidClient({
       baseUrl: dn.url,
-      upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: 1000 }),
+      upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: 1000, maxBytes: 1 << 20 }),
     }),
     repo: createHyperliquidRepo({ redis: redis.redis, keys: createRedisKeys(redis.prefix) }),
     network: "testnet",

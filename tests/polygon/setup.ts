@@ -29,7 +29,7 @@ export async function startPolygonEnv(
     POLYGON_SNAPSHOT_DEPTH: "0",
     ...opts.env,
   });
-  const l1 = createPolygonL1(h.config.polygon);
+  const l1 = createPolygonL1({ ...h.config.polygon, maxBytes: h.config.nodeResponseMaxBytes });
   const snapshotter = createPolygonSnapshotter({
     l1,
     repo: createPolygonIndexerRepo(h.db),

@@ -27,6 +27,20 @@ describe("Polygon rewards when the L1 node fails", () => {
     await env.snapshotter.runOnce();
     const apr = await request(env.h.app).get("/api/apr").set("x-api-key", env.key);
     assert.equal(apr.status, 200, JSON.stringify(apr.body));
+    // Issue 23 item 8: a settled head behind the block already read (a node gone back) is refused, and
+    // nothing is written until the node is back.
+    const snapshots = async () => [
+      ...(await env.h.sql`select * from polygon_snapshots order by block, source`),
+    ];
+    const kept = await snapshots();
+    await env.h.sql`update polygon_log_cursors set last_block = last_block + 1000000`;
+    await assert.rejects(env.snapshotter.runOnce(), (e: Error & { status?: number }) => {
+      assert.equal(e.status, 502);
+      assert.match(e.message, /^Ethereum L1 node answered settled head \d+, behind block \d+ already read$/);
+      return true;
+    });
+    assert.deepEqual(await snapshots(), kept);
+    await env.h.sql`update polygon_log_cursors set last_block = last_block - 1000000`;
     await env.devnet.close();
     const res = await request(env.h.app).post("/api/pending-rewards").set("x-api-key", env.key).send(body);
     assert.equal(res.status, 502, JSON.stringify(res.body));

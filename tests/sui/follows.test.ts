@@ -26,6 +26,35 @@ describe("one Sui read follows at most SUI_MAX_PAGES_PER_SYNC pages", () => {
     assert.equal(res.status, 502, JSON.stringify(res.body));
     assert.equal(env.dev.operations.filter((o) => o === "suiRewardsOwnedStakes").length, 1);
   });
+
+  // Issue 23 item 8: the same cap bounds a pass of the pools' rate history, so an epoch far ahead (a lie,
+  // or years of history) is read over several passes instead of in one unbounded one.
+  const pools = () =>
+    env.h.sql<{ pool_id: string; activation_epoch: number; indexed_through_epoch: number }[]>`
+      select pool_id, activation_epoch, indexed_through_epoch from sui_pools order by pool_id`;
+  it("a pass reads at most SUI_MAX_PAGES_PER_SYNC batches of 50 epochs of each pool; the next goes on", async () => {
+    const chainEpoch = env.scenario.chain.epoch;
+    // startSuiEnv ran one pass.
+    for (const p of await pools())
+      assert.equal(p.indexed_through_epoch, Math.min(p.activation_epoch + 49, chainEpoch), p.pool_id);
+    await env.indexer.runOnce();
+    for (const p of await pools())
+      assert.equal(p.indexed_through_epoch, Math.min(p.activation_epoch + 99, chainEpoch), p.pool_id);
+  });
+
+  it("a node whose epoch is behind what is already indexed is refused: nothing written", async () => {
+    const [first] = await pools();
+    await env.h.sql`update sui_pools set indexed_through_epoch = 100000 where pool_id = ${first!.pool_id}`;
+    const before = await pools();
+    const rates = await env.h.sql`select count(*)::int as n from sui_pool_rates`;
+    await assert.rejects(env.indexer.runOnce(), (err: Error & { status?: number }) => {
+      assert.equal(err.status, 502);
+      assert.match(err.message, /^Sui node answered epoch \d+, behind epoch 100000 already indexed$/);
+      return true;
+    });
+    assert.deepEqual(await pools(), before);
+    assert.deepEqual(await env.h.sql`select count(*)::int as n from sui_pool_rates`, rates);
+  });
 });
 
 // Issue 24 item 5: any API key made the worker follow arbitrary addresses forever, without a cap.

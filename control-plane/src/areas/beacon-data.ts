@@ -11,13 +11,18 @@ import { resolveNetwork } from "../features/beacon-provisioning/networks.ts";
 import { createKeyRateLimit } from "../http/abuse-limits.ts";
 
 export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Core) {
-  const beacon = createBeaconApi({ url: config.eth.beaconUrl, timeoutMs: config.eth.beaconTimeoutMs });
+  const beacon = createBeaconApi({
+    url: config.eth.beaconUrl,
+    timeoutMs: config.eth.beaconTimeoutMs,
+    maxBytes: config.nodeResponseMaxBytes,
+  });
   /** The indexer's parts (the benchmark times them one by one). */
   const indexerDeps = {
     beacon,
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,
       timeoutMs: config.beaconData.executionTimeoutMs,
+      maxBytes: config.nodeResponseMaxBytes,
     }),
     repo: createIndexerRepo(db),
     depositContract: resolveNetwork(config.eth).depositContract,

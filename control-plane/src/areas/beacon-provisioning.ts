@@ -15,7 +15,11 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
   const network = resolveNetwork(config.eth);
   const tracking = createTracking(db);
   const repo = createProvisioningRepo(db);
-  const beacon = createBeaconApi({ url: config.eth.beaconUrl, timeoutMs: config.eth.beaconTimeoutMs });
+  const beacon = createBeaconApi({
+    url: config.eth.beaconUrl,
+    timeoutMs: config.eth.beaconTimeoutMs,
+    maxBytes: config.nodeResponseMaxBytes,
+  });
   const service = createProvisioningService({
     repo,
     queue: createProvisionQueue({ connection: redis, prefix: queuePrefix }),
@@ -32,6 +36,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,
       timeoutMs: config.beaconData.executionTimeoutMs,
+      maxBytes: config.nodeResponseMaxBytes,
     }),
     eth: config.eth,
     network,

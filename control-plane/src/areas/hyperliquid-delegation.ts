@@ -9,7 +9,11 @@ export function composeArea({ config, redis, keys }: Core) {
   const service = createHyperliquidService({
     client: createHyperliquidClient({
       baseUrl: config.hyperliquid.apiUrl,
-      upstream: createUpstream({ name: "Hyperliquid API", timeoutMs: config.hyperliquid.timeoutMs }),
+      upstream: createUpstream({
+        name: "Hyperliquid API",
+        timeoutMs: config.hyperliquid.timeoutMs,
+        maxBytes: config.nodeResponseMaxBytes,
+      }),
     }),
     repo: createHyperliquidRepo({ redis, keys }),
     network: config.network,

@@ -10,7 +10,7 @@ import { createPolygonRewardsService } from "../features/polygon-rewards/service
 import { createValidatorShareResolver } from "../features/polygon-rewards/validator.ts";
 
 export function composeArea({ config, db, logger }: Core) {
-  const l1 = createPolygonL1(config.polygon);
+  const l1 = createPolygonL1({ ...config.polygon, maxBytes: config.nodeResponseMaxBytes });
   const resolver = createValidatorShareResolver({ l1, ...config.polygon });
   const indexer = createPolygonSnapshotter({
     l1,

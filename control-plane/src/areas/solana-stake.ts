@@ -9,7 +9,11 @@ export function composeArea({ config, db }: Core) {
   const service = createSolanaStakeService({
     rpc: createSolanaRpc({
       url: config.solana.rpcUrl,
-      upstream: createUpstream({ name: "Solana node", timeoutMs: config.solana.timeoutMs }),
+      upstream: createUpstream({
+        name: "Solana node",
+        timeoutMs: config.solana.timeoutMs,
+        maxBytes: config.nodeResponseMaxBytes,
+      }),
     }),
     repo: createSolanaRewardsRepo(db),
     mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),

@@ -18,7 +18,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     expiryMs: config.sui.followExpiryMs,
   });
   const indexer = createSuiIndexer({
-    node: createSuiNode(config.sui, config.network),
+    node: createSuiNode({ ...config.sui, maxBytes: config.nodeResponseMaxBytes }, config.network),
     repo: createSuiIndexerRepo(db),
     ...config.sui,
     recentlyQueried: follows.recent,

@@ -3,9 +3,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { AppError } from "../errors.ts";
-import { createUpstream, mapConcurrent } from "./upstream.ts";
+import { createUpstream, mapConcurrent, NodeAnswerRefused } from "./upstream.ts";
 
 let server: Server;
+let endlessClosed: () => void;
+const endlessGone = new Promise<void>((r) => {
+  endlessClosed = r;
+});
 let base: string;
 before(async () => {
   server = createServer((req, res) => {
@@ -23,6 +27,21 @@ before(async () => {
         return void setTimeout(() => req.socket.destroy(), 10);
       case "/503":
         return void res.writeHead(503).end("down");
+      case "/endless": {
+        // An answer with no end and no Content-Length: only the cap stops it.
+        res.writeHead(200, { "content-type": "application/json" });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const more = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once("drain", more);
+        };
+        res.on("close", () => endlessClosed());
+        return void more();
+      }
+      case "/declared":
+        return void res.writeHead(200, { "content-length": "5000" }).end(" ".repeat(5000));
+      case "/at-cap":
+        return void res.end(`"${"x".repeat(4094)}"`);
       case "/422":
         return void res.writeHead(422).end("bad action");
       default:
@@ -39,8 +58,8 @@ after(() => {
 
 // Short, so the timeout tests end quickly; an answer that must arrive gets a client whose bound a busy
 // machine never reaches (the first fetch of a process warms undici up: over 600 ms at load 15).
-const node = createUpstream({ name: "Test node", timeoutMs: 600 });
-const patient = createUpstream({ name: "Test node", timeoutMs: 60_000 });
+const node = createUpstream({ name: "Test node", timeoutMs: 600, maxBytes: 4096 });
+const patient = createUpstream({ name: "Test node", timeoutMs: 60_000, maxBytes: 4096 });
 const codeOf = (p: Promise<unknown>) =>
   p.then(
     () => "resolved",
@@ -66,6 +85,24 @@ test("unreachable, reset, 5xx and non-JSON are always 502", async () => {
   assert.equal(await codeOf(patient.json(`${base}/reset`)), "502 UPSTREAM_UNAVAILABLE");
   assert.equal(await codeOf(patient.json(`${base}/503`)), "502 UPSTREAM_UNAVAILABLE");
   assert.equal(await codeOf(patient.json(`${base}/text`)), "502 UPSTREAM_UNAVAILABLE");
+});
+
+test("a body past the byte cap is refused, streamed and cut off, for our reader and a library's alike", async () => {
+  const refused = (p: Promise<unknown>) =>
+    assert.rejects(p, (e: unknown) => {
+      assert.ok(e instanceof NodeAnswerRefused, String(e));
+      assert.equal(e.status, 502);
+      assert.equal(e.message, "Test node answered more than 4096 bytes");
+      return true;
+    });
+  await refused(patient.json(`${base}/endless`));
+  // The node's connection is dropped at the cap, not read to its end (it has none).
+  await endlessGone;
+  await refused(patient.text(`${base}/declared`));
+  // A library reading `fetch`'s body itself (viem, @mysten/sui) meets the same error, and call() keeps it.
+  await refused(patient.call(async () => (await patient.fetch(`${base}/endless`)).json()));
+  // Exactly the cap is still an answer.
+  assert.equal((await patient.json<string>(`${base}/at-cap`)).body.length, 4094);
 });
 
 test("call() finds a transport failure however a library wraps it, and leaves other errors alone", async () => {

@@ -5,7 +5,9 @@ import { AppError } from "../errors.ts";
  * built on it, hand-written ones through `json`, library ones (viem's `fetchFn`, `@mysten/sui`,
  * `@lodestar/api`) through `fetch` and `call`, so every area fails the same way:
  * - no answer within `timeoutMs` (headers and body) → 504 UPSTREAM_TIMEOUT;
- * - refused, reset, cut off, not JSON where JSON was due, or HTTP 5xx → 502 UPSTREAM_UNAVAILABLE.
+ * - refused, reset, cut off, not JSON where JSON was due, or HTTP 5xx → 502 UPSTREAM_UNAVAILABLE;
+ * - a body longer than `maxBytes` → 502 as well (`NodeAnswerRefused`): the body is streamed and the
+ *   connection dropped at the cap, so a node cannot make us buffer an answer of any size.
  * A 4xx answer is returned to the caller: what it means is the protocol's business. The node's own words
  * go to the log through the error's `cause`, never to the client.
  */
@@ -25,6 +27,20 @@ export interface UpstreamOptions {
   /** Names the upstream in messages ("Solana node", "Beacon node", …). */
   name: string;
   timeoutMs: number;
+  /** Most bytes one answer's body may have (decoded), NODE_RESPONSE_MAX_BYTES. */
+  maxBytes: number;
+}
+
+/**
+ * A node answer the control plane will not use: a body past the byte cap, a value outside its schema
+ * (`chains/node-values.ts`), or a follower's sanity rule broken (finality beyond the head or moving back).
+ * An API caller sees the area's 502; a follower logs it at error level and does not advance.
+ */
+export class NodeAnswerRefused extends AppError {
+  constructor(message: string, cause?: unknown) {
+    super("UPSTREAM_UNAVAILABLE", message, { cause });
+    this.name = "NodeAnswerRefused";
+  }
 }
 
 const TRANSPORT_CODES = new Set([
@@ -60,7 +76,7 @@ export function upstreamFailure(name: string, timeoutMs: number, err: unknown): 
 }
 
 export function createUpstream(opts: UpstreamOptions): Upstream {
-  const { name, timeoutMs } = opts;
+  const { name, timeoutMs, maxBytes } = opts;
   const fail = (err: unknown): never => {
     throw upstreamFailure(name, timeoutMs, err) ?? err;
   };
@@ -80,7 +96,7 @@ export function createUpstream(opts: UpstreamOptions): Upstream {
       await res.body?.cancel().catch(() => {});
       throw new AppError("UPSTREAM_UNAVAILABLE", `${name} answered HTTP ${res.status}`);
     }
-    return res;
+    return capped(res, maxBytes, name);
   };
 
   async function text(url: string | URL, init?: RequestInit) {
@@ -118,6 +134,40 @@ export function createUpstream(opts: UpstreamOptions): Upstream {
       }
     },
   };
+}
+
+/**
+ * `res` with its body cut at `maxBytes`: past it (or at once when Content-Length says so) the body errors
+ * with `NodeAnswerRefused` and the connection is dropped; whoever reads the body, our `text` or a library,
+ * gets that error. Counted after decoding, so a compressed answer cannot expand past the cap either.
+ */
+function capped(res: Response, maxBytes: number, name: string): Response {
+  const tooLarge = () => new NodeAnswerRefused(`${name} answered more than ${maxBytes} bytes`);
+  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+  const source = res.body;
+  if (!source) return res;
+  if (declared > maxBytes && !res.headers.has("content-encoding")) {
+    void source.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const reader = source.getReader();
+  let read = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      read += value.byteLength;
+      if (read > maxBytes) {
+        const err = tooLarge();
+        controller.error(err);
+        await reader.cancel(err).catch(() => {});
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /**

@@ -1,56 +1,92 @@
 import { createPublicClient, type Hex, http, type Log } from "viem";
+import { z } from "zod";
+import { decimalUint, hexBytes, nodeAnswer, nodeNumber, U64_MAX } from "../../chains/node-values.ts";
 import { AppError } from "../../errors.ts";
 import { createUpstream } from "../../http/upstream.ts";
 
-/** The standard Beacon API shapes the indexer reads (ethereum/beacon-APIs; numbers are decimal strings). */
-export interface ApiValidator {
-  index: string;
-  balance: string;
-  status: string;
-  validator: {
-    pubkey: string;
-    withdrawal_credentials: string;
-    effective_balance: string;
+/**
+ * The standard Beacon API shapes the indexer reads (ethereum/beacon-APIs), as schemas every answer is
+ * checked against: numbers are decimal strings, non-negative and within a `bigint` column
+ * (`chains/node-values.ts`), kept as strings; byte strings are hex of their length. A node answering
+ * anything else is refused (502), never written.
+ */
+const uint = () => decimalUint();
+export const ApiValidator = z.object({
+  index: uint(),
+  balance: uint(),
+  status: z.string().min(1),
+  validator: z.object({
+    pubkey: hexBytes(48),
+    withdrawal_credentials: hexBytes(32),
+    effective_balance: uint(),
     /** Always present in the standard's answer; optional here so an older fixture reads as unslashed. */
-    slashed?: boolean;
-    /** Always present in the standard's answer (decimal epochs); read by the exit checks. */
-    activation_epoch?: string;
-    exit_epoch?: string;
-  };
-}
+    slashed: z.boolean().optional(),
+    /** Always present in the standard's answer (FAR_FUTURE_EPOCH is 2^64 − 1); read by the exit checks. */
+    activation_epoch: decimalUint(U64_MAX).optional(),
+    exit_epoch: decimalUint(U64_MAX).optional(),
+  }),
+});
+export type ApiValidator = z.output<typeof ApiValidator>;
 /** An Electra pending partial withdrawal (EIP-7002), paid by the sweep from `withdrawable_epoch`. */
-export interface ApiPendingPartialWithdrawal {
-  validator_index: string;
-  amount: string;
-  withdrawable_epoch: string;
-}
+export const ApiPendingPartialWithdrawal = z.object({
+  validator_index: uint(),
+  amount: uint(),
+  withdrawable_epoch: uint(),
+});
+export type ApiPendingPartialWithdrawal = z.output<typeof ApiPendingPartialWithdrawal>;
 /** An EIP-7251 consolidation waiting for its source to become withdrawable (validator indices). */
-export interface ApiPendingConsolidation {
-  source_index: string;
-  target_index: string;
-}
-export interface ApiPendingDeposit {
-  pubkey: string;
-  amount: string;
-}
-export interface ApiBlock {
-  message: {
-    slot: string;
-    proposer_index: string;
-    body: {
-      execution_payload?: {
-        fee_recipient: string;
-        block_number: string;
-        block_hash: string;
-        timestamp: string;
-        withdrawals?: { index: string; validator_index: string; address: string; amount: string }[];
-      };
-      execution_requests?: { deposits?: { pubkey: string; amount: string }[] };
+export const ApiPendingConsolidation = z.object({ source_index: uint(), target_index: uint() });
+export type ApiPendingConsolidation = z.output<typeof ApiPendingConsolidation>;
+export const ApiPendingDeposit = z.object({ pubkey: hexBytes(48), amount: uint() });
+export type ApiPendingDeposit = z.output<typeof ApiPendingDeposit>;
+export const ApiBlock = z.object({
+  message: z.object({
+    slot: uint(),
+    proposer_index: uint(),
+    body: z.object({
+      execution_payload: z
+        .object({
+          fee_recipient: hexBytes(20),
+          block_number: uint(),
+          block_hash: hexBytes(32),
+          timestamp: uint(),
+          withdrawals: z
+            .array(
+              z.object({
+                index: uint(),
+                validator_index: uint(),
+                address: hexBytes(20),
+                amount: uint(),
+              }),
+            )
+            .optional(),
+        })
+        .optional(),
+      execution_requests: z
+        .object({ deposits: z.array(z.object({ pubkey: hexBytes(48), amount: uint() })).optional() })
+        .optional(),
       /** Deposits bridged from the deposit contract's log (applied at once before Electra, queued since). */
-      deposits?: { data: { pubkey: string; amount: string } }[];
-    };
-  };
-}
+      deposits: z.array(z.object({ data: z.object({ pubkey: hexBytes(48), amount: uint() }) })).optional(),
+    }),
+  }),
+});
+export type ApiBlock = z.output<typeof ApiBlock>;
+const Header = z.object({
+  root: hexBytes(32),
+  header: z.object({ message: z.object({ slot: nodeNumber() }) }),
+});
+const Genesis = z.object({ genesis_time: nodeNumber() });
+const positive = () => nodeNumber().refine((n) => n > 0, "must be positive");
+/** A fork epoch: 2^64 − 1 (FAR_FUTURE_EPOCH, not scheduled) reads as never. */
+const forkEpoch = () => decimalUint(U64_MAX).transform((s) => (BigInt(s) > 2n ** 53n ? Infinity : Number(s)));
+const Spec = z.object({
+  SECONDS_PER_SLOT: positive(),
+  SLOTS_PER_EPOCH: positive(),
+  ELECTRA_FORK_EPOCH: forkEpoch().optional(),
+  SHARD_COMMITTEE_PERIOD: nodeNumber().optional(),
+});
+const FinalityCheckpoints = z.object({ finalized: z.object({ epoch: nodeNumber() }) });
+
 export interface ChainSpec {
   genesisTime: number;
   secondsPerSlot: number;
@@ -72,30 +108,40 @@ export class OptimisticAnswer extends Error {
   }
 }
 
+/** How a Beacon API read hands back an answer's `data` (null for 404), checked against its schema. */
+type Read = <S extends z.ZodType>(path: string, data: S, body?: unknown) => Promise<z.output<S> | null>;
+
 /**
- * Beacon API client over the one outbound client (timeouts → 504, unreachable/5xx/not JSON → 502). A 404
- * (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502. `verified` is the
- * same client for the indexer's chain reads: an optimistic answer there throws `OptimisticAnswer`.
+ * Beacon API client over the one outbound client (timeouts → 504, unreachable/5xx/not JSON/past the byte
+ * cap → 502). A 404 (missed slot, unknown state) is `null`; any other 4xx is the node refusing us, a 502; an
+ * answer outside its schema is refused (`NodeAnswerRefused`, 502). `verified` is the same client for the
+ * indexer's chain reads: an optimistic answer there throws `OptimisticAnswer`.
  */
-export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
+export function createBeaconApi(opts: { url: string; timeoutMs: number; maxBytes: number }) {
   // The one Beacon API client of the control plane: the provisioning area reads through it too (add-stake).
-  const upstream = createUpstream({ name: "Beacon node", timeoutMs: opts.timeoutMs });
-  async function read<T>(path: string, body?: unknown): Promise<{ data: T; optimistic: boolean } | null> {
+  const upstream = createUpstream({ name: "Beacon node", ...opts });
+  async function read<S extends z.ZodType>(
+    path: string,
+    data: S,
+    body?: unknown,
+  ): Promise<{ data: z.output<S>; optimistic: boolean } | null> {
     const init: RequestInit = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
-    const res = await upstream.json<{ data: T; execution_optimistic?: boolean }>(
-      new URL(path, opts.url),
-      init,
-    );
+    const res = await upstream.json<unknown>(new URL(path, opts.url), init);
     if (res.status === 404) return null;
     if (res.status >= 400)
       throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to ${path}`);
-    return { data: res.body.data, optimistic: res.body.execution_optimistic === true };
+    // Every Beacon API answer wraps its value in `data`.
+    const answer = nodeAnswer(z.object({ data, execution_optimistic: z.boolean().optional() }), res.body, {
+      node: upstream.name,
+      what: `answer to ${path}`,
+    }) as { data: z.output<S>; execution_optimistic?: boolean };
+    return { data: answer.data, optimistic: answer.execution_optimistic === true };
   }
-  const api = methods(async <T>(path: string, body?: unknown) => (await read<T>(path, body))?.data ?? null);
+  const api = methods(async (path, data, body) => (await read(path, data, body))?.data ?? null);
   return {
     ...api,
-    verified: methods(async <T>(path: string, body?: unknown) => {
-      const answer = await read<T>(path, body);
+    verified: methods(async (path, data, body) => {
+      const answer = await read(path, data, body);
       if (answer?.optimistic) throw new OptimisticAnswer(path);
       return answer?.data ?? null;
     }),
@@ -124,85 +170,85 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number }) {
     },
     /** The finalized epoch the head state names; null when the answer is optimistic (not to be trusted). */
     async finalizedEpoch(): Promise<number | null> {
-      const c = await read<{ finalized: { epoch: string } }>(
-        "/eth/v1/beacon/states/head/finality_checkpoints",
-      );
+      const c = await read("/eth/v1/beacon/states/head/finality_checkpoints", FinalityCheckpoints);
       if (c?.optimistic) return null;
-      return Number(c?.data.finalized.epoch ?? 0);
+      return c?.data.finalized.epoch ?? 0;
     },
   };
 }
 export type BeaconApi = ReturnType<typeof createBeaconApi>;
 
 /** The Beacon API calls, over a `request` that gives an answer's `data` (null for 404). */
-function methods(request: <T>(path: string, body?: unknown) => Promise<T | null>) {
+function methods(request: Read) {
   return {
     async spec(): Promise<ChainSpec> {
       const [genesis, spec] = await Promise.all([
-        request<{ genesis_time: string }>("/eth/v1/beacon/genesis"),
-        request<Record<string, string>>("/eth/v1/config/spec"),
+        request("/eth/v1/beacon/genesis", Genesis),
+        request("/eth/v1/config/spec", Spec),
       ]);
       if (!genesis || !spec) throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no genesis or spec");
       return {
-        genesisTime: Number(genesis.genesis_time),
-        secondsPerSlot: Number(spec.SECONDS_PER_SLOT),
-        slotsPerEpoch: Number(spec.SLOTS_PER_EPOCH),
-        electraForkEpoch: Number(spec.ELECTRA_FORK_EPOCH ?? 0),
+        genesisTime: genesis.genesis_time,
+        secondsPerSlot: spec.SECONDS_PER_SLOT,
+        slotsPerEpoch: spec.SLOTS_PER_EPOCH,
+        electraForkEpoch: spec.ELECTRA_FORK_EPOCH ?? 0,
       };
     },
     async headSlot(): Promise<number> {
-      const h = await request<{ header: { message: { slot: string } } }>("/eth/v1/beacon/headers/head");
+      const h = await request("/eth/v1/beacon/headers/head", Header);
       if (!h) throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no head");
-      return Number(h.header.message.slot);
+      return h.header.message.slot;
     },
     /** Root of the block at `slot`, null for a missed slot. */
     async blockRoot(slot: number): Promise<string | null> {
-      const h = await request<{ root: string; header: { message: { slot: string } } }>(
-        `/eth/v1/beacon/headers/${slot}`,
-      );
-      return h && Number(h.header.message.slot) === slot ? h.root : null;
+      const h = await request(`/eth/v1/beacon/headers/${slot}`, Header);
+      return h && h.header.message.slot === slot ? h.root : null;
     },
-    block: (slot: number) => request<ApiBlock>(`/eth/v2/beacon/blocks/${slot}`),
+    block: (slot: number) => request(`/eth/v2/beacon/blocks/${slot}`, ApiBlock),
     /** POST (no 64-id limit of GET); ids are pubkeys. */
     async validators(stateSlot: number | "head" | "genesis", ids: string[]): Promise<ApiValidator[]> {
       if (!ids.length) return [];
-      return (await request<ApiValidator[]>(`/eth/v1/beacon/states/${stateSlot}/validators`, { ids })) ?? [];
+      return (
+        (await request(`/eth/v1/beacon/states/${stateSlot}/validators`, z.array(ApiValidator), { ids })) ?? []
+      );
     },
     async pendingConsolidations(stateSlot: number): Promise<ApiPendingConsolidation[]> {
       return (
-        (await request<ApiPendingConsolidation[]>(
+        (await request(
           `/eth/v1/beacon/states/${stateSlot}/pending_consolidations`,
+          z.array(ApiPendingConsolidation),
         )) ?? []
       );
     },
     /** One validator at the head (add-stake's checks); null when the registry has none. */
-    validator: (pubkey: string) => request<ApiValidator>(`/eth/v1/beacon/states/head/validators/${pubkey}`),
+    validator: (pubkey: string) => request(`/eth/v1/beacon/states/head/validators/${pubkey}`, ApiValidator),
     async pendingDeposits(stateSlot: number | "head"): Promise<ApiPendingDeposit[]> {
       return (
-        (await request<ApiPendingDeposit[]>(`/eth/v1/beacon/states/${stateSlot}/pending_deposits`)) ?? []
+        (await request(`/eth/v1/beacon/states/${stateSlot}/pending_deposits`, z.array(ApiPendingDeposit))) ??
+        []
       );
     },
     async pendingPartialWithdrawals(stateSlot: number | "head"): Promise<ApiPendingPartialWithdrawal[]> {
       return (
-        (await request<ApiPendingPartialWithdrawal[]>(
+        (await request(
           `/eth/v1/beacon/states/${stateSlot}/pending_partial_withdrawals`,
+          z.array(ApiPendingPartialWithdrawal),
         )) ?? []
       );
     },
     /** The node's SHARD_COMMITTEE_PERIOD: epochs a validator must have been active before it may exit. */
     async shardCommitteePeriod(): Promise<number> {
-      const spec = await request<Record<string, string>>("/eth/v1/config/spec");
-      const n = Number(spec?.SHARD_COMMITTEE_PERIOD);
-      if (!Number.isSafeInteger(n) || n < 0)
+      const spec = await request("/eth/v1/config/spec", Spec);
+      if (spec?.SHARD_COMMITTEE_PERIOD === undefined)
         throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no SHARD_COMMITTEE_PERIOD");
-      return n;
+      return spec.SHARD_COMMITTEE_PERIOD;
     },
   };
 }
 
 /** Execution JSON-RPC through viem, on the outbound client's fetch (no retries: the next step retries). */
-export function createExecutionApi(opts: { url: string; timeoutMs: number }) {
-  const upstream = createUpstream({ name: "Execution node", timeoutMs: opts.timeoutMs });
+export function createExecutionApi(opts: { url: string; timeoutMs: number; maxBytes: number }) {
+  const upstream = createUpstream({ name: "Execution node", ...opts });
   const client = createPublicClient({
     transport: http(opts.url, { fetchFn: upstream.fetch, retryCount: 0, timeout: opts.timeoutMs }),
   });

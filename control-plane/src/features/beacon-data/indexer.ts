@@ -1,7 +1,10 @@
 import type { DbOrTx } from "@stake/db/client";
-import type { ChainFollower } from "../../background-job.ts";
+import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
+import { assertFitsBigintColumns } from "../../chains/node-values.ts";
+import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { type BeaconApi, type ChainSpec, type ExecutionApi, OptimisticAnswer } from "./client.ts";
+import type { TrackedValidator } from "./epoch-rewards.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { createStateQueues, readEpoch } from "./read-epoch.ts";
 
@@ -45,11 +48,14 @@ export function createIndexer(deps: IndexerDeps) {
   });
   /**
    * Reads an epoch, or null while the node answers optimistically (its execution client has not verified
-   * the payloads yet): nothing is written from such answers, the next step asks again.
+   * the payloads yet): nothing is written from such answers, the next step asks again. Amounts outside a
+   * `bigint` column are refused before any write.
    */
-  async function read(s: ChainSpec, epoch: number, tracked: Parameters<typeof readEpoch>[2]) {
+  async function read(s: ChainSpec, epoch: number, tracked: TrackedValidator[]) {
     try {
-      return await readEpoch(reads(s), epoch, tracked);
+      const data = await readEpoch(reads(s), epoch, tracked);
+      assertFitsBigintColumns(data, { node: "Beacon and execution node", what: `epoch ${epoch}` });
+      return data;
     } catch (err) {
       if (!(err instanceof OptimisticAnswer)) throw err;
       deps.logger.warn({ epoch, reason: err.message }, "beacon node is optimistic: epoch not indexed yet");
@@ -101,7 +107,24 @@ export function createIndexer(deps: IndexerDeps) {
     return done;
   }
 
-  return {
+  /**
+   * The node's finality is believed only within the chain's rules: the finalized epoch is not beyond the
+   * head's, and never behind the one already indexed (finality does not move back). One lie otherwise marks
+   * unfinal rows final and turns re-org repair off for good.
+   */
+  function checkFinality(s: ChainSpec, head: number, finalizedEpoch: number, indexed: number | undefined) {
+    const headEpoch = Math.floor(head / s.slotsPerEpoch);
+    if (finalizedEpoch > headEpoch)
+      throw new NodeAnswerRefused(
+        `Beacon node answered finalized epoch ${finalizedEpoch}, beyond its head epoch ${headEpoch}`,
+      );
+    if (indexed !== undefined && finalizedEpoch < indexed)
+      throw new NodeAnswerRefused(
+        `Beacon node answered finalized epoch ${finalizedEpoch}, behind epoch ${indexed} it finalized before`,
+      );
+  }
+
+  const steps = {
     rollUpRegistrations,
     /** One step; returns the epochs it wrote. */
     async runOnce(): Promise<number[]> {
@@ -116,6 +139,7 @@ export function createIndexer(deps: IndexerDeps) {
         deps.logger.warn("beacon node is optimistic: waiting for a verified finalized checkpoint to start");
         return [];
       }
+      checkFinality(s, head, finalizedEpoch, cursor?.finalizedEpoch);
       if (!cursor) {
         await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
         cursor = await deps.repo.cursor();
@@ -135,6 +159,8 @@ export function createIndexer(deps: IndexerDeps) {
       return written;
     },
   };
+
+  return { ...steps, runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type Indexer = ReturnType<typeof createIndexer> & ChainFollower<number[]>;

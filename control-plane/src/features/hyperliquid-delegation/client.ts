@@ -1,5 +1,38 @@
+import { z } from "zod";
+import { decimalAmount, jsonUint, nodeAnswer } from "../../chains/node-values.ts";
 import { AppError } from "../../errors.ts";
 import type { Upstream } from "../../http/upstream.ts";
+
+/** The info answers the area reads: amounts are non-negative decimal HYPE strings, times ms numbers. */
+export const HyperliquidInfo = {
+  spotClearinghouseState: z.object({
+    balances: z.array(z.object({ coin: z.string(), total: decimalAmount() })).optional(),
+  }),
+  delegatorSummary: z.object({
+    delegated: decimalAmount(),
+    undelegated: decimalAmount(),
+    totalPendingWithdrawal: decimalAmount(),
+  }),
+  delegations: z.array(
+    z.object({ validator: z.string(), amount: decimalAmount(), lockedUntilTimestamp: jsonUint() }),
+  ),
+  delegatorHistory: z.array(
+    z.object({
+      time: jsonUint(),
+      hash: z.string(),
+      delta: z.record(
+        z.string(),
+        z.object({
+          amount: decimalAmount().optional(),
+          validator: z.string().optional(),
+          isUndelegate: z.boolean().optional(),
+          phase: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+} as const;
+type InfoType = keyof typeof HyperliquidInfo;
 
 /**
  * The only way this area talks to Hyperliquid: POST /info and /exchange through the outbound client
@@ -21,16 +54,24 @@ export function createHyperliquidClient(opts: { baseUrl: string; upstream: Upstr
   }
 
   return {
-    /** An info query; anything but a 200 JSON answer is an upstream failure. */
-    async info<T>(body: Record<string, unknown>): Promise<T> {
+    /**
+     * An info query; anything but a 200 JSON answer is an upstream failure, and an answer outside its
+     * schema (`HyperliquidInfo`) is refused.
+     */
+    async info<K extends InfoType>(
+      body: { type: K } & Record<string, unknown>,
+    ): Promise<z.output<(typeof HyperliquidInfo)[K]>> {
       const res = await post("/info", body);
       if (res.status !== 200 || typeof res.body === "string") {
         throw new AppError(
           "UPSTREAM_UNAVAILABLE",
-          `Hyperliquid info ${String(body.type)} failed (HTTP ${res.status})`,
+          `Hyperliquid info ${body.type} failed (HTTP ${res.status})`,
         );
       }
-      return res.body as T;
+      return nodeAnswer(HyperliquidInfo[body.type], res.body, {
+        node: upstream.name,
+        what: `info ${body.type}`,
+      }) as z.output<(typeof HyperliquidInfo)[K]>;
     },
     /**
      * Relays a signed action. Hyperliquid reports business failures as HTTP 200 {"status":"err","response":msg}

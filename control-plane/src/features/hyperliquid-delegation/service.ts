@@ -1,4 +1,5 @@
 import { DECIMALS, parseUnits } from "@stake/db/units";
+import type { z } from "zod";
 import { AppError, parseOrThrow } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import {
@@ -12,18 +13,14 @@ import {
   recoverSigner,
   type StakingAction,
 } from "./builder.ts";
-import type { HyperliquidClient } from "./client.ts";
+import type { HyperliquidClient, HyperliquidInfo } from "./client.ts";
 import type { HyperliquidRepo } from "./repo.ts";
 import { type OperationRequest, SignedTransaction } from "./schemas.ts";
 
 export const SCOPE_CHAIN = "hyperliquid";
 export type Operation = "delegate" | "undelegate" | "withdraw" | "transfer";
 
-interface HistoryEntry {
-  time: number;
-  hash: string;
-  delta: Record<string, { amount?: string; validator?: string; isUndelegate?: boolean; phase?: string }>;
-}
+type HistoryEntry = z.output<typeof HyperliquidInfo.delegatorHistory>[number];
 
 /** Decimal HYPE string from the info API → the spec's number (display only; money math stays in wei). */
 const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
@@ -76,15 +73,15 @@ export function createHyperliquidService(deps: {
   async function balance(address: string, auth: StakingAuth) {
     assertInScope(auth, SCOPE_CHAIN, address, "delegator");
     const [spot, summary, delegations] = await Promise.all([
-      client.info<{ balances?: { coin: string; total: string }[] }>({
+      client.info({
         type: "spotClearinghouseState",
         user: address,
       }),
-      client.info<{ delegated: string; undelegated: string; totalPendingWithdrawal: string }>({
+      client.info({
         type: "delegatorSummary",
         user: address,
       }),
-      client.info<{ validator: string; amount: string; lockedUntilTimestamp: number }[]>({
+      client.info({
         type: "delegations",
         user: address,
       }),
@@ -142,9 +139,7 @@ export function createHyperliquidService(deps: {
   async function findHash(signer: string, action: StakingAction, since: number, seen: Set<string>) {
     for (let i = 0; i < lookup.attempts; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, lookup.delayMs));
-      const history = await client
-        .info<HistoryEntry[]>({ type: "delegatorHistory", user: signer })
-        .catch(() => []);
+      const history = await client.info({ type: "delegatorHistory", user: signer }).catch(() => []);
       // Oldest match first; a hash claimed by a concurrent identical broadcast is not reported twice.
       const candidates = history.filter((e) => !seen.has(e.hash) && matches(e, action, since)).reverse();
       for (const e of candidates) if (await repo.claimHash(e.hash)) return e.hash;
@@ -191,11 +186,9 @@ export function createHyperliquidService(deps: {
       throw new AppError("NONCE_ALREADY_USED", `Nonce ${action.nonce} was already broadcast for ${signer}`);
     }
     // Entries that exist before the relay cannot be ours.
-    const before = await client
-      .info<HistoryEntry[]>({ type: "delegatorHistory", user: signer })
-      .catch((err) => {
-        return repo.releaseRelay(signer, action.nonce).then(() => Promise.reject(err));
-      });
+    const before = await client.info({ type: "delegatorHistory", user: signer }).catch((err) => {
+      return repo.releaseRelay(signer, action.nonce).then(() => Promise.reject(err));
+    });
     const since = now();
     let relayed: Awaited<ReturnType<HyperliquidClient["exchange"]>>;
     try {

@@ -1,4 +1,6 @@
 import { type Address, BaseError, createPublicClient, http } from "viem";
+import { z } from "zod";
+import { bigintInRange, nodeAnswer } from "../../chains/node-values.ts";
 import { AppError } from "../../errors.ts";
 import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
 import { newHeaderBlockEvent, stakeManagerAbi, validatorShareAbi } from "./abi.ts";
@@ -34,13 +36,17 @@ export interface PolygonL1 {
  * answers 5xx or not JSON a 502. A JSON-RPC error (a reverted call, "missing trie node" for a block the
  * node has pruned, an unknown method) is the node failing us as well: a 502 whose cause holds its words.
  */
-export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): PolygonL1 {
-  const upstream = createUpstream({ name: "Ethereum L1 node", timeoutMs: opts.timeoutMs });
+export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number; maxBytes: number }): PolygonL1 {
+  const upstream = createUpstream({ name: "Ethereum L1 node", ...opts });
   const client = createPublicClient({
     // Every read is of the chain as it is now: no block-number cache.
     cacheTime: 0,
     transport: http(opts.rpcUrl, { fetchFn: upstream.fetch, retryCount: 0, timeout: opts.timeoutMs }),
   });
+  // viem decodes the node's hex quantities and ABI values (uint256 by construction); block numbers and times
+  // go to `bigint` columns, so they are checked against that range like any node value.
+  const Block = z.object({ number: bigintInRange(), timestamp: bigintInRange() });
+  const checked = (b: unknown, what: string) => nodeAnswer(Block, b, { node: upstream.name, what });
   const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -55,15 +61,24 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
   return {
     head: (depth = 0) =>
       call(depth === "finalized" ? "the finalized block" : "the latest block", async () => {
-        let b = await client.getBlock({ blockTag: depth === "finalized" ? "finalized" : "latest" });
+        let b = checked(
+          await client.getBlock({ blockTag: depth === "finalized" ? "finalized" : "latest" }),
+          "head block",
+        );
         if (typeof depth === "number" && depth > 0)
-          b = await client.getBlock({
-            blockNumber: b.number > BigInt(depth) ? b.number - BigInt(depth) : 0n,
-          });
+          b = checked(
+            await client.getBlock({
+              blockNumber: b.number > BigInt(depth) ? b.number - BigInt(depth) : 0n,
+            }),
+            "block",
+          );
         return { number: b.number, timestamp: b.timestamp };
       }),
     blockTime: (block) =>
-      call(`block ${block}`, async () => (await client.getBlock({ blockNumber: block })).timestamp),
+      call(
+        `block ${block}`,
+        async () => checked(await client.getBlock({ blockNumber: block }), "block").timestamp,
+      ),
     validatorContract: (stakeManager, validatorId) =>
       call("getValidatorContract", () =>
         client.readContract({
@@ -109,7 +124,7 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
           client.readContract({ ...at, functionName: "getRewardPerShare" }),
           client.readContract({ ...at, functionName: "exchangeRate" }),
         ]);
-        return { block, timestamp: b.timestamp, rewardPerShare, exchangeRate };
+        return { block, timestamp: checked(b, "block").timestamp, rewardPerShare, exchangeRate };
       }),
     checkpointBlocks: (rootChain, from, to) =>
       call("NewHeaderBlock logs", async () => {
@@ -119,7 +134,11 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number }): Po
           fromBlock: from,
           toBlock: to,
         });
-        return [...new Set(logs.map((l) => l.blockNumber))].sort((a, b) => (a < b ? -1 : 1));
+        const blocks = nodeAnswer(z.array(bigintInRange()), [...new Set(logs.map((l) => l.blockNumber))], {
+          node: upstream.name,
+          what: "NewHeaderBlock log",
+        });
+        return blocks.sort((a, b) => (a < b ? -1 : 1));
       }),
   };
 }

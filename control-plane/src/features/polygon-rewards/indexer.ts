@@ -1,4 +1,6 @@
 import type { Address } from "viem";
+import { refusingInsaneNodes } from "../../background-job.ts";
+import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
 import type { PolygonL1, SnapshotDepth } from "./client.ts";
@@ -41,7 +43,8 @@ export function createPolygonSnapshotter(deps: {
     try {
       return await l1.shareState(vs, block);
     } catch (err) {
-      if ((err as { code?: string }).code === "UPSTREAM_TIMEOUT") throw err;
+      if ((err as { code?: string }).code === "UPSTREAM_TIMEOUT" || err instanceof NodeAnswerRefused)
+        throw err;
       await l1.head();
       deps.logger.warn(
         { err, block: block.toString() },
@@ -89,12 +92,23 @@ export function createPolygonSnapshotter(deps: {
     return stored;
   }
 
-  return {
-    async runOnce(): Promise<{ checkpoints: number; interval: boolean; backfilled: number; head: string }> {
+  const steps = {
+    async runOnce(): Promise<{
+      checkpoints: number;
+      interval: boolean;
+      backfilled: number;
+      head: string;
+    }> {
       const { address: vs } = await deps.resolver.get();
       // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
       const head = await l1.head(deps.snapshotDepth);
       const cursor = await repo.logCursor(deps.rootChain);
+      // A settled block does not become unsettled: a node whose settled head is behind what was read is
+      // not believed (a lie, or another chain), and the pass stops until it is back.
+      if (cursor !== undefined && head.number < cursor)
+        throw new NodeAnswerRefused(
+          `Ethereum L1 node answered settled head ${head.number}, behind block ${cursor} already read`,
+        );
       let checkpoints = 0;
       for (let from = cursor === undefined ? head.number : cursor + 1n; from <= head.number; ) {
         const to = from + LOG_RANGE - 1n < head.number ? from + LOG_RANGE - 1n : head.number;
@@ -117,6 +131,8 @@ export function createPolygonSnapshotter(deps: {
       return { checkpoints, interval: due, backfilled, head: head.number.toString() };
     },
   };
+
+  return { runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type PolygonSnapshotter = ReturnType<typeof createPolygonSnapshotter>;

@@ -2,9 +2,9 @@ import { AppError } from "../../errors.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
 import { IDS } from "./builder.ts";
 import { assertPubkey, currentEpoch, type LoadedStake, toStake } from "./chain-reads.ts";
-import type { RpcAccount, SolanaRpc } from "./client.ts";
+import { SolanaAnswers, type SolanaRpc } from "./client.ts";
 import { lamportsToSol } from "./codec.ts";
-import { decodeOrSkip, type RpcTransaction } from "./message.ts";
+import { decodeOrSkip } from "./message.ts";
 import { stakeStatus } from "./stake-state.ts";
 
 interface SigInfo {
@@ -27,10 +27,11 @@ export async function initialFunding(
   first: SigInfo | undefined,
 ): Promise<bigint | null> {
   if (!first) return null;
-  const tx = await rpc.call<RpcTransaction | null>("getTransaction", [
-    first.signature,
-    { encoding: "base64", maxSupportedTransactionVersion: 0 },
-  ]);
+  const tx = await rpc.call(
+    "getTransaction",
+    [first.signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }],
+    SolanaAnswers.transaction,
+  );
   const decoded = tx && decodeOrSkip(tx);
   if (!decoded) return null;
   for (const ix of decoded.instructions) {
@@ -50,7 +51,11 @@ export async function initialFunding(
  * MEV tips sit as plain lamports), i.e. rewards still held by the account.
  */
 async function present(rpc: SolanaRpc, stake: LoadedStake, epoch: bigint) {
-  const sigs = await rpc.call<SigInfo[]>("getSignaturesForAddress", [stake.pubkey, { limit: 1000 }]);
+  const sigs: SigInfo[] = await rpc.call(
+    "getSignaturesForAddress",
+    [stake.pubkey, { limit: 1000 }],
+    SolanaAnswers.signatures,
+  );
   const funding = await initialFunding(rpc, stake.pubkey, sigs.at(-1));
   const state = stakeStatus(stake.state, epoch);
   const d = stake.state.delegation;
@@ -85,10 +90,14 @@ async function present(rpc: SolanaRpc, stake: LoadedStake, epoch: bigint) {
 
 export async function walletStakeAccounts(rpc: SolanaRpc, wallet: string): Promise<LoadedStake[]> {
   const byOffset = (offset: number) =>
-    rpc.call<{ pubkey: string; account: RpcAccount }[]>("getProgramAccounts", [
-      IDS.stake,
-      { encoding: "base64", filters: [{ dataSize: 200 }, { memcmp: { offset, bytes: wallet } }] },
-    ]);
+    rpc.call(
+      "getProgramAccounts",
+      [
+        IDS.stake,
+        { encoding: "base64", filters: [{ dataSize: 200 }, { memcmp: { offset, bytes: wallet } }] },
+      ],
+      SolanaAnswers.programAccounts,
+    );
   // Withdrawer (44) and staker (12) may differ after an authorize; merge both lists.
   const [w, s] = await Promise.all([byOffset(44), byOffset(12)]);
   const seen = new Map<string, LoadedStake>();
@@ -108,10 +117,7 @@ export async function loadStakes(
   const out: LoadedStake[] = [];
   for (let i = 0; i < pubkeys.length; i += 100) {
     const chunk = pubkeys.slice(i, i + 100);
-    const r = await rpc.call<{ value: (RpcAccount | null)[] }>("getMultipleAccounts", [
-      chunk,
-      { encoding: "base64" },
-    ]);
+    const r = await rpc.call("getMultipleAccounts", [chunk, { encoding: "base64" }], SolanaAnswers.accounts);
     chunk.forEach((k, j) => {
       const a = r.value[j] ?? null;
       out.push(!a && opts.allowClosed ? closedStake(k) : toStake(k, a));
@@ -140,7 +146,7 @@ export async function balance(
     assertPubkey("walletPubKey", wallet, true);
     inScope(wallet);
     const [bal, stakes] = await Promise.all([
-      rpc.call<{ value: number }>("getBalance", [wallet, { commitment: "confirmed" }]),
+      rpc.call("getBalance", [wallet, { commitment: "confirmed" }], SolanaAnswers.balance),
       walletStakeAccounts(rpc, wallet),
     ]);
     return {

@@ -2,7 +2,7 @@ import { base58 } from "@scure/base";
 import { decodePubkey } from "../../chains/solana.ts";
 import { AppError } from "../../errors.ts";
 import { IDS } from "./builder.ts";
-import { accountData, type RpcAccount, type SolanaRpc } from "./client.ts";
+import { accountData, type RpcAccount, SolanaAnswers, type SolanaRpc } from "./client.ts";
 import { isOnCurve } from "./codec.ts";
 import { decodeStakeState, type StakeState } from "./stake-state.ts";
 
@@ -29,7 +29,7 @@ export interface LoadedStake {
 }
 
 export async function getAccount(rpc: SolanaRpc, pubkey: string): Promise<RpcAccount | null> {
-  const r = await rpc.call<{ value: RpcAccount | null }>("getAccountInfo", [pubkey, { encoding: "base64" }]);
+  const r = await rpc.call("getAccountInfo", [pubkey, { encoding: "base64" }], SolanaAnswers.account);
   return r.value;
 }
 
@@ -71,6 +71,6 @@ export interface Epochs {
   epoch: bigint;
 }
 export async function currentEpoch(rpc: SolanaRpc): Promise<bigint> {
-  const info = await rpc.call<{ epoch: number }>("getEpochInfo", [{ commitment: "confirmed" }]);
+  const info = await rpc.call("getEpochInfo", [{ commitment: "confirmed" }], SolanaAnswers.epochInfo);
   return BigInt(info.epoch);
 }

@@ -1,4 +1,4 @@
-import type { SolanaRpc } from "./client.ts";
+import { SolanaAnswers, type SolanaRpc } from "./client.ts";
 import type { SolanaRewardsRepo } from "./repo.ts";
 
 /** Nominal slot time used only to estimate which epochs a time span touches; exact bounds come from block times. */
@@ -15,10 +15,8 @@ export interface EpochClock {
 
 export async function epochClock(rpc: SolanaRpc, repo: SolanaRewardsRepo): Promise<EpochClock> {
   const [info, schedule] = await Promise.all([
-    rpc.call<{ epoch: number }>("getEpochInfo", [{ commitment: "finalized" }]),
-    rpc.call<{ slotsPerEpoch: number; firstNormalEpoch: number; firstNormalSlot: number }>(
-      "getEpochSchedule",
-    ),
+    rpc.call("getEpochInfo", [{ commitment: "finalized" }], SolanaAnswers.epochInfo),
+    rpc.call("getEpochSchedule", [], SolanaAnswers.epochSchedule),
   ]);
   const firstSlot = (e: number) =>
     BigInt(schedule.firstNormalSlot) + BigInt(e - schedule.firstNormalEpoch) * BigInt(schedule.slotsPerEpoch);
@@ -34,7 +32,7 @@ export async function epochClock(rpc: SolanaRpc, repo: SolanaRewardsRepo): Promi
         if (cached.has(e)) continue;
         // A skipped first slot has no block time; the next produced slot stands in for it.
         for (let s = firstSlot(e), tries = 0; tries < 10; s++, tries++) {
-          const t = await rpc.call<number | null>("getBlockTime", [Number(s)]).catch(() => null);
+          const t = await rpc.call("getBlockTime", [Number(s)], SolanaAnswers.blockTime).catch(() => null);
           if (t !== null) {
             fresh.push({ epoch: e, firstSlot: firstSlot(e), startTime: BigInt(t) });
             cached.set(e, BigInt(t));

@@ -3,9 +3,10 @@ import { DECIMALS, parseUnits } from "@stake/db/units";
 import { initialFunding } from "./balance.ts";
 import { IDS } from "./builder.ts";
 import type { LoadedStake } from "./chain-reads.ts";
+import { SolanaAnswers } from "./client.ts";
 import { lamportsToSol } from "./codec.ts";
 import { epochClock } from "./epochs.ts";
-import { decodeOrSkip, type RpcTransaction } from "./message.ts";
+import { decodeOrSkip } from "./message.ts";
 import { type Deps, fill, type Selector, selectAccounts } from "./rewards.ts";
 
 interface Event {
@@ -48,10 +49,11 @@ async function signatures(deps: Deps, account: string, since: number): Promise<S
   const all: Sig[] = [];
   let before: string | undefined;
   for (let page = 0; page < MAX_SIGNATURE_PAGES; page++) {
-    const sigs = await deps.rpc.call<Sig[]>("getSignaturesForAddress", [
-      account,
-      before ? { limit: 1000, before } : { limit: 1000 },
-    ]);
+    const sigs: Sig[] = await deps.rpc.call(
+      "getSignaturesForAddress",
+      [account, before ? { limit: 1000, before } : { limit: 1000 }],
+      SolanaAnswers.signatures,
+    );
     all.push(...sigs);
     const oldest = sigs.at(-1);
     if (sigs.length < 1000 || (oldest?.blockTime ?? 0) < since) break;
@@ -87,10 +89,11 @@ async function txEvents(
     .filter((s) => !s.err && s.blockTime !== null && s.blockTime >= window.start && s.blockTime <= window.end)
     .reverse();
   for (const s of sigs) {
-    const tx = await deps.rpc.call<RpcTransaction | null>("getTransaction", [
-      s.signature,
-      { encoding: "base64", maxSupportedTransactionVersion: 0 },
-    ]);
+    const tx = await deps.rpc.call(
+      "getTransaction",
+      [s.signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }],
+      SolanaAnswers.transaction,
+    );
     const decoded = tx && decodeOrSkip(tx);
     if (!tx || !decoded) continue;
     const t = s.blockTime ?? tx.blockTime ?? 0;
@@ -171,11 +174,8 @@ export async function history(
   const clock = await epochClock(deps.rpc, deps.repo);
   const { address, stakes } = await selectAccounts(deps.rpc, q, inScope);
   const [rent, votes] = await Promise.all([
-    deps.rpc.call<number>("getMinimumBalanceForRentExemption", [200]),
-    deps.rpc.call<{
-      current: { votePubkey: string; nodePubkey: string }[];
-      delinquent: { votePubkey: string; nodePubkey: string }[];
-    }>("getVoteAccounts"),
+    deps.rpc.call("getMinimumBalanceForRentExemption", [200], SolanaAnswers.lamports),
+    deps.rpc.call("getVoteAccounts", [], SolanaAnswers.voteAccounts),
   ]);
   const identity = new Map([...votes.current, ...votes.delinquent].map((v) => [v.votePubkey, v.nodePubkey]));
   const events: Event[] = [];

@@ -1,4 +1,5 @@
 import { base58 } from "@scure/base";
+import type { RpcTransaction } from "./client.ts";
 
 export interface DecodedInstruction {
   programId: string;
@@ -87,12 +88,8 @@ export function decodeTransaction(wire: Uint8Array, loaded?: LoadedAddresses | n
   return { signatures, accountKeys, recentBlockhash, instructions };
 }
 
-/** `getTransaction` with `encoding: "base64"` and `maxSupportedTransactionVersion: 0`. */
-export interface RpcTransaction {
-  transaction: [string, string];
-  blockTime?: number | null;
-  meta?: { loadedAddresses?: LoadedAddresses | null } | null;
-}
+/** `getTransaction` with `encoding: "base64"` and `maxSupportedTransactionVersion: 0` (its schema: client.ts). */
+export type { RpcTransaction } from "./client.ts";
 
 /**
  * The decoded transaction, or null when it cannot be read (a future message version, a node that left out

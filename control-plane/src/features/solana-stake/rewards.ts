@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { loadStakes, walletStakeAccounts } from "./balance.ts";
 import { assertPubkey, type LoadedStake } from "./chain-reads.ts";
-import type { SolanaRpc } from "./client.ts";
+import { SolanaAnswers, type SolanaRpc } from "./client.ts";
 import { lamportsToSol } from "./codec.ts";
 import { type EpochClock, epochClock } from "./epochs.ts";
 import type { EpochTotals, SolanaRewardsRepo } from "./repo.ts";
@@ -63,13 +63,6 @@ export async function epochsInSpan(clock: EpochClock, start: number, end: number
   return out;
 }
 
-interface MevRow {
-  claimant: string;
-  epoch: number;
-  amount: number;
-  priority_fee_amount?: number;
-}
-
 /**
  * Fills the cache for (account, epoch) pairs not yet stored: inflation by getInflationReward (100 addresses
  * per call), MEV from the staker-rewards API by stake authority. Rows are written even for zero rewards, so a
@@ -83,10 +76,7 @@ export async function fill(deps: Deps, stakes: LoadedStake[], epoch: number) {
   const inflation = new Map<string, { amount: number; postBalance: number } | null>();
   for (let i = 0; i < missing.length; i += 100) {
     const chunk = missing.slice(i, i + 100).map((s) => s.pubkey);
-    const r = await deps.rpc.call<({ amount: number; postBalance: number } | null)[]>("getInflationReward", [
-      chunk,
-      { epoch },
-    ]);
+    const r = await deps.rpc.call("getInflationReward", [chunk, { epoch }], SolanaAnswers.inflationRewards);
     chunk.forEach((k, j) => {
       inflation.set(k, r[j] ?? null);
     });
@@ -94,7 +84,7 @@ export async function fill(deps: Deps, stakes: LoadedStake[], epoch: number) {
   const mev = new Map<string, bigint>();
   for (const authority of new Set(missing.map((s) => s.state.staker).filter((s): s is string => !!s))) {
     const url = `${deps.mevApiUrl}/api/v1/staker_rewards?stake_authority=${authority}&epoch=${epoch}&limit=10000`;
-    const r = await deps.rpc.getJson<{ rewards: MevRow[] }>(url);
+    const r = await deps.rpc.getJson(url, SolanaAnswers.mevRewards);
     for (const row of r.rewards) {
       const add = BigInt(row.amount) + BigInt(row.priority_fee_amount ?? 0);
       mev.set(row.claimant, (mev.get(row.claimant) ?? 0n) + add);

@@ -20,7 +20,7 @@ import {
   loadNonce,
   loadStake,
 } from "./chain-reads.ts";
-import type { SolanaRpc } from "./client.ts";
+import { SolanaAnswers, type SolanaRpc } from "./client.ts";
 import { history } from "./history.ts";
 import type { SolanaRewardsRepo } from "./repo.ts";
 import { rewards } from "./rewards.ts";
@@ -59,9 +59,10 @@ export function createSolanaStakeService(deps: {
   };
 
   async function lifetime(wallet: string, nonceAccount: string | undefined) {
-    const latest = await rpc.call<{ value: { blockhash: string; lastValidBlockHeight: number } }>(
+    const latest = await rpc.call(
       "getLatestBlockhash",
       [{ commitment: "confirmed" }],
+      SolanaAnswers.latestBlockhash,
     );
     if (!nonceAccount) return { blockhash: latest.value.blockhash, latest: latest.value };
     assertPubkey("nonceAccountPubKey", nonceAccount, false);
@@ -70,10 +71,11 @@ export function createSolanaStakeService(deps: {
   }
 
   async function envelope(built: BuiltTransaction, life: Awaited<ReturnType<typeof lifetime>>) {
-    const fee = await rpc.call<{ value: number | null }>("getFeeForMessage", [
-      Buffer.from(built.message).toString("base64"),
-      { commitment: "confirmed" },
-    ]);
+    const fee = await rpc.call(
+      "getFeeForMessage",
+      [Buffer.from(built.message).toString("base64"), { commitment: "confirmed" }],
+      SolanaAnswers.fee,
+    );
     return {
       unsignedTransactionBase64: built.base64,
       blockhash: life.blockhash,
@@ -120,9 +122,9 @@ export function createSolanaStakeService(deps: {
       keys(input);
       const wallet = input.walletPubKey;
       const [rent, min, balance] = await Promise.all([
-        rpc.call<number>("getMinimumBalanceForRentExemption", [Number(STAKE_ACCOUNT_SPACE)]),
-        rpc.call<{ value: number }>("getStakeMinimumDelegation", [{ commitment: "confirmed" }]),
-        rpc.call<{ value: number }>("getBalance", [wallet, { commitment: "confirmed" }]),
+        rpc.call("getMinimumBalanceForRentExemption", [Number(STAKE_ACCOUNT_SPACE)], SolanaAnswers.lamports),
+        rpc.call("getStakeMinimumDelegation", [{ commitment: "confirmed" }], SolanaAnswers.balance),
+        rpc.call("getBalance", [wallet, { commitment: "confirmed" }], SolanaAnswers.balance),
         assertVoteAccount(rpc, input.validatorPubKey),
       ]);
       if (input.amount < BigInt(min.value)) {
@@ -196,7 +198,7 @@ export function createSolanaStakeService(deps: {
       const [stake, epoch, rent] = await Promise.all([
         loadStake(rpc, input.stakeAccountPubKey),
         currentEpoch(rpc),
-        rpc.call<number>("getMinimumBalanceForRentExemption", [Number(STAKE_ACCOUNT_SPACE)]),
+        rpc.call("getMinimumBalanceForRentExemption", [Number(STAKE_ACCOUNT_SPACE)], SolanaAnswers.lamports),
       ]);
       assertOwned(input, stake, "withdrawer");
       const status = stakeStatus(stake.state, epoch);

@@ -1,4 +1,7 @@
 import { SuiGraphQLClient } from "@mysten/sui/graphql";
+import { z } from "zod";
+import { nodeAnswer, nodeBigint, nodeNumber, U64_MAX } from "../../chains/node-values.ts";
+import { SUI_ADDRESS } from "../../chains/sui.ts";
 import { AppError } from "../../errors.ts";
 import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
 
@@ -112,21 +115,43 @@ interface Page<T> {
   nodes: T[];
 }
 
-const u64 = (v: unknown, what: string): bigint => {
-  if (typeof v === "string" && /^\d{1,20}$/.test(v)) return BigInt(v);
-  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
-};
-const epochOf = (v: unknown, what: string) => Number(u64(v, what));
-const text = (v: unknown, what: string): string => {
-  if (typeof v === "string" && v) return v.toLowerCase();
-  throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
-};
-const ms = (iso: unknown, what: string): bigint => {
-  const t = typeof iso === "string" ? Date.parse(iso) : Number.NaN;
-  if (Number.isNaN(t)) throw new AppError("UPSTREAM_UNAVAILABLE", `Sui node answered a malformed ${what}`);
-  return BigInt(t);
-};
+/**
+ * The Move values the area reads, checked like every node answer (`chains/node-values.ts`): amounts are
+ * u64 (kept in `numeric(20)`), epochs numbers, ids 32-byte addresses, times ISO dates.
+ */
+const u64 = () => nodeBigint(U64_MAX);
+const epoch = () => nodeNumber();
+const suiId = () =>
+  z
+    .string()
+    .regex(SUI_ADDRESS, "must be a Sui address")
+    .transform((a) => a.toLowerCase());
+const isoMs = () =>
+  z
+    .string()
+    .refine((t) => !Number.isNaN(Date.parse(t)) && Date.parse(t) >= 0, "must be an ISO time after 1970")
+    .transform((t) => BigInt(Date.parse(t)));
+const Epoch = z.object({ epochId: epoch(), startTimestamp: isoMs() });
+const PoolJson = z.object({
+  metadata: z.object({ sui_address: suiId() }),
+  staking_pool: z.object({
+    id: suiId(),
+    exchange_rates: z.object({ id: suiId() }),
+    activation_epoch: epoch().nullish(),
+  }),
+});
+const RateJson = z.object({ sui_amount: u64(), pool_token_amount: u64() });
+const StakeJson = z.object({ pool_id: suiId(), principal: u64(), stake_activation_epoch: epoch() });
+const UnstakeJson = z.object({
+  staker_address: suiId(),
+  pool_id: suiId(),
+  principal_amount: u64(),
+  stake_activation_epoch: epoch(),
+  unstaking_epoch: epoch(),
+  reward_amount: u64(),
+});
+const answer = <S extends z.ZodType>(schema: S, value: unknown, what: string) =>
+  nodeAnswer(schema, value, { node: "Sui node", what });
 
 /** A u64 dynamic-field key: its type and BCS bytes (8 bytes little-endian), as Sui's schema takes it. */
 function u64Key(epoch: number) {
@@ -142,10 +167,10 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 export function createSuiNode(
-  opts: { rpcUrl: string; timeoutMs: number; maxPages: number },
+  opts: { rpcUrl: string; timeoutMs: number; maxBytes: number; maxPages: number },
   network: "testnet" | "mainnet",
 ): SuiNode {
-  const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs });
+  const upstream = createUpstream({ name: "Sui node", timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
   const client = new SuiGraphQLClient({ url: opts.rpcUrl, fetch: upstream.fetch, network });
 
   async function query<T>(document: string, variables: Json): Promise<T> {
@@ -207,22 +232,16 @@ export function createSuiNode(
         return data.epoch.validatorSet?.activeValidators ?? null;
       });
       const pools = validators.map(({ contents }) => {
-        const json = contents?.json ?? {};
-        const metadata = (json.metadata ?? {}) as Json;
-        const pool = (json.staking_pool ?? {}) as Json;
+        const { metadata, staking_pool: pool } = answer(PoolJson, contents?.json, "validator");
         return {
-          validatorAddress: text(metadata.sui_address, "validator address"),
-          poolId: text(pool.id, "staking pool id"),
-          exchangeRatesId: text((pool.exchange_rates as Json | undefined)?.id, "exchange-rate table id"),
-          activationEpoch:
-            pool.activation_epoch == null ? 0 : epochOf(pool.activation_epoch, "pool activation"),
+          validatorAddress: metadata.sui_address,
+          poolId: pool.id,
+          exchangeRatesId: pool.exchange_rates.id,
+          activationEpoch: pool.activation_epoch ?? 0,
         };
       });
-      return {
-        epoch: epochOf(head?.epochId, "epoch"),
-        startMs: ms(head?.startTimestamp, "epoch start"),
-        pools,
-      };
+      const current = answer(Epoch, head, "current epoch");
+      return { epoch: current.epochId, startMs: current.startTimestamp, pools };
     },
 
     async epochStarts(epochs) {
@@ -232,7 +251,9 @@ export function createSuiNode(
           multiGetEpochs: ({ epochId: unknown; startTimestamp: unknown } | null)[];
         }>(SUI_QUERIES.epochStarts, { keys });
         for (const e of data.multiGetEpochs) {
-          if (e?.startTimestamp) out.set(epochOf(e.epochId, "epoch"), ms(e.startTimestamp, "epoch start"));
+          if (!e?.startTimestamp) continue;
+          const { epochId, startTimestamp } = answer(Epoch, e, "epoch");
+          out.set(epochId, startTimestamp);
         }
       }
       return out;
@@ -248,9 +269,10 @@ export function createSuiNode(
         }>(SUI_QUERIES.rates, { table: exchangeRatesId, keys: batch.map(u64Key) });
         for (const field of data.address?.multiGetDynamicFields ?? []) {
           if (!field?.value?.json) continue;
-          out.set(epochOf(field.name.json, "rate epoch"), {
-            suiAmount: u64(field.value.json.sui_amount, "sui_amount"),
-            poolTokenAmount: u64(field.value.json.pool_token_amount, "pool_token_amount"),
+          const rate = answer(RateJson, field.value.json, "exchange rate");
+          out.set(answer(epoch(), field.name.json, "rate epoch"), {
+            suiAmount: rate.sui_amount,
+            poolTokenAmount: rate.pool_token_amount,
           });
         }
       }
@@ -265,12 +287,12 @@ export function createSuiNode(
         return data.address?.objects ?? null;
       });
       return nodes.map((n) => {
-        const json = n.contents?.json ?? {};
+        const stake = answer(StakeJson, n.contents?.json, "staked SUI object");
         return {
-          objectId: text(n.address, "object id"),
-          poolId: text(json.pool_id, "stake pool id"),
-          principal: u64(json.principal, "stake principal"),
-          activationEpoch: epochOf(json.stake_activation_epoch, "stake activation epoch"),
+          objectId: answer(suiId(), n.address, "object id"),
+          poolId: stake.pool_id,
+          principal: stake.principal,
+          activationEpoch: stake.stake_activation_epoch,
         };
       });
     },
@@ -294,15 +316,15 @@ export function createSuiNode(
         return data.events;
       }, true);
       const events = nodes.map((n) => {
-        const json = n.contents?.json ?? {};
+        const e = answer(UnstakeJson, n.contents?.json, "unstake event");
         return {
           key: `${n.transaction?.digest ?? "?"}:${String(n.sequenceNumber)}`,
-          stakerAddress: text(json.staker_address, "staker address"),
-          poolId: text(json.pool_id, "unstake pool id"),
-          principal: u64(json.principal_amount, "principal_amount"),
-          activationEpoch: epochOf(json.stake_activation_epoch, "stake_activation_epoch"),
-          unstakingEpoch: epochOf(json.unstaking_epoch, "unstaking_epoch"),
-          reward: u64(json.reward_amount, "reward_amount"),
+          stakerAddress: e.staker_address,
+          poolId: e.pool_id,
+          principal: e.principal_amount,
+          activationEpoch: e.stake_activation_epoch,
+          unstakingEpoch: e.unstaking_epoch,
+          reward: e.reward_amount,
         };
       });
       return { events, cursor: last };

@@ -1,3 +1,5 @@
+import { refusingInsaneNodes } from "../../background-job.ts";
+import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import type { SuiNode } from "./client.ts";
 import type { SuiIndexerRepo } from "./indexer-repo.ts";
@@ -19,6 +21,8 @@ export function createSuiIndexer(deps: {
   fromEpoch?: number | undefined;
   /** Addresses outside every scope queried within the follow expiry (follows.ts `recent`). */
   recentlyQueried: () => Promise<string[]>;
+  /** SUI_MAX_PAGES_PER_SYNC: also the rate batches one pass reads per pool (the rest next pass). */
+  maxPages: number;
   logger: Logger;
 }) {
   const { node, repo, logger } = deps;
@@ -33,12 +37,22 @@ export function createSuiIndexer(deps: {
         logger.warn({ validator: v }, "configured Sui validator is not in the active set");
       }
     }
-    for (const pool of pools) await repo.upsertPool(pool);
     const stored = new Map((await repo.pools()).map((p) => [p.poolId, p]));
+    // The chain's epoch does not move back: a node behind what is already indexed is not believed.
+    for (const pool of pools) {
+      const through = stored.get(pool.poolId)?.indexedThroughEpoch;
+      if (through != null && current.epoch < through)
+        throw new NodeAnswerRefused(
+          `Sui node answered epoch ${current.epoch}, behind epoch ${through} already indexed`,
+        );
+    }
+    for (const pool of pools) await repo.upsertPool(pool);
     for (const pool of pools) {
       const through = stored.get(pool.poolId)?.indexedThroughEpoch;
       let next = through == null ? Math.max(pool.activationEpoch, deps.fromEpoch ?? 0) : through + 1;
-      while (next <= current.epoch) {
+      // At most maxPages batches a pass: an epoch far ahead (a lie, or years of history) is read over
+      // several passes from the stored `through`, never in one unbounded pass.
+      for (let batches = 0; next <= current.epoch && batches < deps.maxPages; batches++) {
         const last = Math.min(next + BATCH - 1, current.epoch);
         const epochs = Array.from({ length: last - next + 1 }, (_, i) => next + i);
         const [rates, starts] = await Promise.all([
@@ -75,12 +89,13 @@ export function createSuiIndexer(deps: {
     indexPools,
     syncDelegator,
     /** One pass: pools, then every followed delegator (in a scope, or queried within the expiry). */
-    async runOnce(): Promise<{ epoch: number; pools: number; delegators: number }> {
-      const result = await indexPools();
-      const delegators = await repo.followedDelegators(await deps.recentlyQueried());
-      for (const d of delegators) await syncDelegator(d.address, d.unstakeCursor);
-      return { ...result, delegators: delegators.length };
-    },
+    runOnce: () =>
+      refusingInsaneNodes(logger, async () => {
+        const result = await indexPools();
+        const delegators = await repo.followedDelegators(await deps.recentlyQueried());
+        for (const d of delegators) await syncDelegator(d.address, d.unstakeCursor);
+        return { ...result, delegators: delegators.length };
+      }),
   };
 }
 
