@@ -76,10 +76,14 @@ export function upstreamErrorCode(err: unknown): GatewayErrorCode {
   }
 }
 
-/** What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After. */
+/**
+ * What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After,
+ * further header fields as name/value pairs (the RateLimit fields).
+ */
 export interface ErrorDetails {
   extra?: Record<string, unknown>;
   retryAfterSeconds?: number;
+  headers?: string[];
 }
 
 /** Writes `{message}` (plus `extra` fields and a Retry-After header, when given) unless the client is gone. */
@@ -98,6 +102,8 @@ export function writeError(
     "request-id": requestId,
   };
   if (details.retryAfterSeconds !== undefined) headers["retry-after"] = details.retryAfterSeconds;
+  const more = details.headers;
+  if (more) for (let i = 0; i + 1 < more.length; i += 2) headers[more[i] as string] = more[i + 1] as string;
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -21,7 +21,7 @@ const account = async (party: string) => {
   return { balance: BigInt(balance ?? "0"), reserved: BigInt(reserved ?? "0") };
 };
 const ask = (partyId: string, idempotencyKey: string, cost: bigint) =>
-  ledger.reserve({ partyId, providerKey: "p", idempotencyKey, costInUsd: "0.5", cost });
+  ledger.reserve({ partyId, providerKey: "p", idempotencyKey, costInUsd: "0.5", cost, keyId: "key_t" });
 
 test("one turn, one party: a duplicate within the batch and the item past the balance fail like separate calls", async () => {
   await fund("party_a", 25n);
@@ -168,6 +168,7 @@ test("per-party limit: the requests of one window past the limit are refused, ac
           idempotencyKey: `r${from + i}`,
           costInUsd: "0",
           cost: 0n,
+          keyId: "key_t",
         }),
       ),
     );
@@ -179,6 +180,19 @@ test("per-party limit: the requests of one window past the limit are refused, ac
   assert.deepEqual(codes.slice(0, 3), ["OK", "OK", "OK"]);
   assert.equal(codes.filter((c) => c === "OK").length, 5);
   assert.equal(codes.filter((c) => c === "RATE_LIMITED").length, 2);
+  // The RateLimit fields' `r`: the two processes share one counter, so the five admitted saw 4..0 left,
+  // each once, and the refused ones 0; every `t` is inside the 400 ms window.
+  const left = [...first, ...burst].map((x) => x?.window?.remaining);
+  assert.deepEqual(left.filter((_, i) => codes[i] === "OK").sort(), [0, 1, 2, 3, 4], JSON.stringify(left));
+  assert.ok(
+    left.every((r, i) => codes[i] === "OK" || r === 0),
+    JSON.stringify(left),
+  );
+  for (const x of [...first, ...burst])
+    assert.ok(
+      (x?.window?.resetMs ?? -1) > 0 && (x?.window?.resetMs ?? 401) <= 400,
+      JSON.stringify(x?.window),
+    );
   for (const refused of burst) {
     if (!refused || refused.ok) continue;
     assert.equal(refused.code, "RATE_LIMITED");
@@ -192,6 +206,7 @@ test("per-party limit: the requests of one window past the limit are refused, ac
     idempotencyKey: "s1",
     costInUsd: "0",
     cost: 0n,
+    keyId: "key_t",
   });
   assert.ok(other?.ok);
   // The window itself is under test: the next one starts 1 s after the first request.

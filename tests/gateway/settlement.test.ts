@@ -156,11 +156,19 @@ async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
     [
       {
         key: g.reservation(partyId, scope),
-        item: { cost: COST, id, idempotencyKey: key, providerKey: "echo", costInUsd: "0.0100000000", scope },
+        item: {
+          cost: COST,
+          id,
+          idempotencyKey: key,
+          providerKey: "echo",
+          costInUsd: "0.0100000000",
+          scope,
+          keyId: "",
+        },
       },
     ],
   );
-  assert.deepEqual(reply[0], ["OK"]);
+  assert.deepEqual(reply[0], ["OK", "", ""], "no request limit: no RateLimit state");
   await h.redis.sadd(g.settleDirty, partyId);
   return id;
 }

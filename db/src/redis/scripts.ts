@@ -76,6 +76,8 @@ export interface ReserveItem {
   costInUsd: string;
   /** The record key's tail, `scopeHash(providerKey, idempotencyKey)`. */
   scope: string;
+  /** The API key the request came with, kept for the usage roll-up ("" when none: a tool's). */
+  keyId: string;
 }
 
 /** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
@@ -113,7 +115,7 @@ export const reserveScript: BatchScript<
     String(rate.windowMs),
     String(failures.limit),
   ],
-  item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope],
+  item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope, i.keyId],
 };
 
 /**
@@ -129,6 +131,10 @@ export const finalizeScript: BatchScript<
     outcome: "registered" | "failed" | "failed-unanswered" | "failed-mid-body" | "late-registered";
     expectedId: string;
     newId?: string;
+    /** The HTTP status the client got (0 or absent: none, e.g. it left first). */
+    httpStatus?: number;
+    /** The provider's latency to its response headers, ms (absent: it did not answer). */
+    upstreamMs?: number;
   }
 > = {
   script: load("finalize"),
@@ -139,7 +145,13 @@ export const finalizeScript: BatchScript<
     String(failures?.unansweredTtlSeconds ?? ttlSeconds),
     String(failures?.windowMs ?? 0),
   ],
-  item: (i) => [i.outcome, i.expectedId, i.newId ?? ""],
+  item: (i) => [
+    i.outcome,
+    i.expectedId,
+    i.newId ?? "",
+    i.httpStatus ? String(i.httpStatus) : "",
+    i.upstreamMs === undefined ? "" : String(i.upstreamMs),
+  ],
 };
 
 /** settle.lua: registered → settled with `balance −= cost, reserved −= cost`; the record expires `ttlSeconds` later. */

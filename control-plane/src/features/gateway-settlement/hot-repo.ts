@@ -136,7 +136,16 @@ export async function writeRecords(
   redis: Redis,
   keys: RedisKeys,
   partyId: string,
-  rows: (RecordRef & { costInUsd: string; cost: string; status: string; createdAt: Date; updatedAt: Date })[],
+  rows: (RecordRef & {
+    costInUsd: string;
+    cost: string;
+    status: string;
+    keyId?: string | null;
+    httpStatus?: number | null;
+    upstreamMs?: number | null;
+    createdAt: Date;
+    updatedAt: Date;
+  })[],
   ttlSeconds: number,
 ) {
   const pipe = redis.pipeline();
@@ -153,6 +162,10 @@ export async function writeRecords(
       s: r.status,
       t: String(t),
       m: String(r.updatedAt.getTime()),
+      // What the usage roll-up keeps, as reserve.lua and finalize.lua wrote it.
+      a: r.keyId ?? "",
+      ...(r.httpStatus != null ? { x: String(r.httpStatus) } : {}),
+      ...(r.upstreamMs != null ? { l: String(r.upstreamMs) } : {}),
     });
     if (!OPEN_STATUSES.includes(r.status as Status))
       pipe.pexpireat(key, r.updatedAt.getTime() + ttlSeconds * 1000);

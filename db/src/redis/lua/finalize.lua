@@ -9,10 +9,12 @@
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
--- ARGV[5+3(i-1)], ARGV[6+3(i-1)], ARGV[7+3(i-1)] item i: outcome "registered" | "failed" |
+-- ARGV[5+5(i-1)] .. ARGV[9+5(i-1)] item i: outcome "registered" | "failed" |
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
---   reaper passes it: a scope reused after its record expired is another reservation), and for
---   "late-registered" the new reservation's id (else "")
+--   reaper passes it: a scope reused after its record expired is another reservation), for
+--   "late-registered" the new reservation's id (else ""), the HTTP status the client got and the provider's
+--   latency to its response headers in ms (each "" when unknown: the reaper's; else kept in the record and
+--   carried by the event, with the record's API key id, for the usage roll-up)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
@@ -42,11 +44,11 @@ local failures = 0
 local replies = {}
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 5 + 3 * (i - FIRST)
-  local outcome, expected, newId = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local a = 5 + 5 * (i - FIRST)
+  local outcome, expected, newId, http, upstreamMs = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local recordTtl = ttl
   if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
-  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
+  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a", "x", "l")
   local status = rec[1]
   local from = "request_in_flight"
   if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
@@ -68,13 +70,16 @@ for i = FIRST, #KEYS do
       redis.call("PERSIST", record)
     end
     redis.call("HSET", record, "s", outcome, "m", now)
+    if http ~= "" then redis.call("HSET", record, "x", http) else http = rec[9] or "" end
+    if upstreamMs ~= "" then redis.call("HSET", record, "l", upstreamMs) else upstreamMs = rec[10] or "" end
     -- A registered record stays until settled; a failed one is closed and lives out the idempotency window.
     if outcome == "failed" then
       redis.call("EXPIRE", record, recordTtl)
       failures = failures + 1
     end
     redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
-      "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", created, "m", now)
+      "k", rec[4], "u", rec[5], "c", rec[6], "a", rec[8] or "", "x", http, "l", upstreamMs, "s", outcome,
+      "t", created, "m", now)
     added = true
     replies[#replies + 1] = {"OK"}
   end

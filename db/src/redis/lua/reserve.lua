@@ -8,11 +8,15 @@
 -- KEYS[4+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
 -- ARGV[4] failed reservations allowed per failure window (0 = no limit)
--- ARGV[5+6(i-1)] .. ARGV[10+6(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
---   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's tail)
--- Returns one reply per item: {"OK"} | {"DUPLICATE", field, value, ...} | {"INSUFFICIENT_BALANCE"} |
---   {"RATE_LIMITED", ms until the window ends} (the request window's, or the failure window's when the party
---   has had ARGV[4] failed reservations in it: each costs a record and a Postgres row, and is free),
+-- ARGV[5+7(i-1)] .. ARGV[11+7(i-1)] item i: cost in coin base units (non-negative integer string, fits int64),
+--   reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record key's
+--   tail), API key id (the caller's key, kept in the record for the usage roll-up)
+-- Returns one reply per item: {"OK", r, t} | {"DUPLICATE", r, t, field, value, ...} |
+--   {"INSUFFICIENT_BALANCE", r, t} | {"RATE_LIMITED", ms until the window ends, r, t} (the request window's,
+--   or the failure window's when the party has had ARGV[4] failed reservations in it: each costs a record
+--   and a Postgres row, and is free), where r is what is left of the request window once this item is
+--   counted and t the ms until that window ends (both "" when there is no request limit): the gateway's
+--   RateLimit header fields (docs/gateway.md, "RateLimit header fields"),
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
@@ -53,17 +57,22 @@ if failLimit > 0 and tonumber(redis.call("GET", KEYS[4]) or "0") >= failLimit th
   failsLeft = redis.call("PTTL", KEYS[4])
   if failsLeft < 1 then failsLeft = 1 end
 end
+local t = limit > 0 and tostring(windowLeft) or ""
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = FIRST + (i - FIRST) * 6
+  local a = FIRST + (i - FIRST) * 7
   local cost = ARGV[a]
   count = count + 1
+  local r = ""
+  if limit > 0 then r = tostring(count < limit and limit - count or 0) end
   if limit > 0 and count > limit then
-    replies[#replies + 1] = {"RATE_LIMITED", tostring(windowLeft)}
+    replies[#replies + 1] = {"RATE_LIMITED", t, r, t}
   elseif failsLeft > 0 then
-    replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft)}
+    replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
+    table.insert(rec, 1, t)
+    table.insert(rec, 1, r)
     table.insert(rec, 1, "DUPLICATE")
     replies[#replies + 1] = rec
   else
@@ -72,16 +81,17 @@ for i = FIRST, #KEYS do
     local reserved = redis.call("HGET", KEYS[1], "reserved")
     if string.byte(reserved, 1) == 45 or string.byte(balance, 1) == 45 or greater(reserved, balance) then -- 45: "-"
       if cost ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost) end -- no "-0" in HINCRBY
-      replies[#replies + 1] = {"INSUFFICIENT_BALANCE"}
+      replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t}
     else
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-      redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost,
+      local key = ARGV[a + 6]
+      redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", key,
         "s", "request_in_flight", "t", now, "m", now)
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
-        "s", "request_in_flight", "t", now, "m", now)
+        "a", key, "s", "request_in_flight", "t", now, "m", now)
       added = true
-      replies[#replies + 1] = {"OK"}
+      replies[#replies + 1] = {"OK", r, t}
     end
   end
 end
