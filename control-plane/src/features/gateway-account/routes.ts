@@ -17,8 +17,11 @@ import {
   ReservationsResponse,
   SignupRequest,
   SignupResponse,
+  UsageQuery,
+  UsageResponse,
 } from "./schemas.ts";
 import type { GatewayAccountService } from "./service.ts";
+import { usageCsv } from "./usage.ts";
 
 const error = errorResponses(ErrorBodies.message);
 
@@ -142,6 +145,38 @@ export function gatewayAccountArea(deps: {
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await accounts.reservations(auth.userId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/usage",
+        summary:
+          "The party's daily usage per key and provider over a UTC day range (default: the last 7 days)",
+        security: "bearer",
+        query: UsageQuery,
+        responses: {
+          200: { description: "usage rows, oldest day first, and their totals", body: UsageResponse },
+          403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
+        },
+        handler: async ({ auth, query }) => ({ status: 200, body: await accounts.usage(auth.userId, query) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/usage.csv",
+        summary: "The same usage rows as CSV (RFC 4180, a header line)",
+        security: "bearer",
+        query: UsageQuery,
+        responses: {
+          200: { description: "text/csv; one line per usage row" },
+          403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          type: "text/csv; charset=utf-8",
+          headers: { "content-disposition": `attachment; filename="usage-${query.from}-${query.to}.csv"` },
+          body: usageCsv(await accounts.usage(auth.userId, query)),
         }),
       }),
       route({

@@ -88,3 +88,58 @@ export const ReservationsResponse = z.object({
   total: z.number().int(),
 });
 export const HealthResponse = z.object({ status: z.literal("ok") });
+
+/** Longest range one usage read may cover: bounds the rows a party can make one request read. */
+export const USAGE_MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+const Day = z.iso.date();
+
+/**
+ * A UTC day range, both ends included; default the last 7 days up to today. `to` before `from`, or a
+ * range past USAGE_MAX_DAYS, is a validation error naming the field.
+ */
+export const UsageQuery = z
+  .object({ from: Day.optional(), to: Day.optional() })
+  .transform((q) => {
+    const to = q.to ?? new Date().toISOString().slice(0, 10);
+    const from = q.from ?? new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
+    return { from, to };
+  })
+  .superRefine((q, ctx) => {
+    const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS + 1;
+    if (days < 1) ctx.addIssue({ code: "custom", path: ["to"], message: "to must not be before from" });
+    else if (days > USAGE_MAX_DAYS)
+      ctx.addIssue({ code: "custom", path: ["from"], message: `at most ${USAGE_MAX_DAYS} days per request` });
+  });
+export type UsageQuery = z.output<typeof UsageQuery>;
+
+const Count = z.number().int().min(0);
+export const UsageRow = z.object({
+  /** The UTC day the requests were made. */
+  day: Day,
+  /** The gateway key used ("" for none). */
+  keyId: z.string(),
+  providerKey: z.string(),
+  /** Requests closed that day: settled + failed (a request still open is counted once it closes). */
+  requests: Count,
+  settled: Count,
+  /** Coins charged (settled), exact decimal string. */
+  charged: Coins,
+  failed: Count,
+  /** Coins reserved and released again (failed), exact decimal string. */
+  released: Coins,
+  status: z.object({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count, none: Count }),
+  /**
+   * Upstream latency percentiles, ms: the upper bound of the histogram bucket holding the percentile
+   * (30000 means 30 s or more); null when no request of the row was answered.
+   */
+  upstreamP50Ms: Count.nullable(),
+  upstreamP95Ms: Count.nullable(),
+});
+export const UsageResponse = z.object({
+  from: Day,
+  to: Day,
+  rows: z.array(UsageRow),
+  totals: z.object({ requests: Count, settled: Count, charged: Coins, failed: Count, released: Coins }),
+});
+export type UsageResponse = z.infer<typeof UsageResponse>;

@@ -10,7 +10,8 @@ import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
-import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+import type { LoginRequest, PageQuery, SignupRequest, UsageQuery } from "./schemas.ts";
+import { presentUsage } from "./usage.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
 const USD_SCALE = 10;
@@ -153,6 +154,17 @@ export function createGatewayAccountService(deps: {
         updatedAt: r.updatedAt.toISOString(),
       }));
       return { reservations, page: q.page, pageSize: q.pageSize, total };
+    },
+
+    /**
+     * The party's daily usage roll-up (settlement writes it as reservations close). The party's stream is
+     * drained first, as for the reservations, so requests failed a moment ago are counted; paid ones
+     * appear once the worker has charged them (each pass, SETTLEMENT_INTERVAL_MS).
+     */
+    async usage(userId: string, q: UsageQuery) {
+      const party = await partyOf(userId);
+      await deps.drainParty(party.id);
+      return presentUsage(q, await repo.listUsage(party.id, q.from, q.to));
     },
   };
 }
