@@ -10,6 +10,7 @@ import { SignJWT } from "jose";
 import request from "supertest";
 import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
+import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
@@ -23,7 +24,7 @@ const upstream = createServer((_req, res) => res.end("paid response"));
 
 let jobs: Awaited<ReturnType<typeof startJobs>>;
 before(async () => {
-  h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "40" });
+  h = await createControlPlaneHarness({ GATEWAY_ACCOUNT_RATE_LIMIT: "60" });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
@@ -205,9 +206,66 @@ test("fix: a valid token naming a user that does not exist gets 401 Invalid toke
   }
 });
 
+test("usage API: the day range (default the last 7 days) and its validation, the CSV, only the user's own party", async () => {
+  const signup = async (who: string) => {
+    await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+    const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+    return { Authorization: `Bearer ${login.body.token}` };
+  };
+  const bearer = await signup("usage.user@example.com");
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer)).body;
+  const keys = createRedisKeys(h.config.redisPrefix);
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "usage-fund" });
+  for (const idem of ["u1", "u2", "u3"]) {
+    const paid = await send(`${gateway.url}/gateway/demo/hello`, {
+      headers: ["x-gateway-api-key", key.key, "idempotency-key", idem],
+    });
+    assert.equal(paid.status, 200);
+    assert.equal(paid.headers["gateway-cost"], "0.5");
+  }
+  // The worker's settlement pass closes them: charged, and in the roll-up.
+  await h.redis.sadd(keys.gateway.settleDirty, partyId);
+  await runSettlementPass({ db: h.db, redis: h.redis, keys }, { reapAfterMs: 60_000, ttlSeconds: 172_800 });
+
+  const today = new Date().toISOString().slice(0, 10);
+  const usage = await request(h.app).get("/api/usage").set(bearer);
+  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  assert.equal(usage.body.to, today);
+  assert.equal((Date.parse(usage.body.to) - Date.parse(usage.body.from)) / 86_400_000, 6);
+  assert.deepEqual(usage.body.totals, { requests: 3, settled: 3, charged: "1.5", failed: 0, released: "0" });
+  assert.deepEqual(
+    usage.body.rows.map((r: { day: string; keyId: string; providerKey: string }) => [
+      r.day,
+      r.keyId,
+      r.providerKey,
+    ]),
+    [[today, key.id, "demo"]],
+  );
+  const csv = await request(h.app).get(`/api/usage.csv?from=${today}&to=${today}`).set(bearer);
+  assert.equal(csv.status, 200);
+  assert.match(String(csv.headers["content-type"]), /^text\/csv/);
+  const lines = csv.text.split("\r\n");
+  assert.match(lines[0] ?? "", /^day,key_id,provider_key,requests,settled,charged,/);
+  assert.equal(lines[1]?.split(",").slice(0, 6).join(","), `${today},${key.id},demo,3,3,1.5`);
+  assert.equal(lines.length, 3, "header, one row, the final CRLF");
+
+  const backwards = await request(h.app).get("/api/usage?from=2026-02-02&to=2026-02-01").set(bearer);
+  assert.equal(backwards.status, 400, JSON.stringify(backwards.body));
+  const tooLong = await request(h.app).get("/api/usage?from=2024-01-01&to=2026-01-01").set(bearer);
+  assert.equal(tooLong.status, 400, JSON.stringify(tooLong.body));
+  const notADay = await request(h.app).get("/api/usage?from=yesterday").set(bearer);
+  assert.equal(notADay.status, 400, JSON.stringify(notADay.body));
+  // Another user, with a party of their own, sees none of it.
+  const other = await signup("usage.other@example.com");
+  await request(h.app).post("/api/party/create").set(other);
+  const theirs = await request(h.app).get("/api/usage").set(other);
+  assert.deepEqual([theirs.status, theirs.body.rows, theirs.body.totals.requests], [200, [], 0]);
+});
+
 test("429 past the per-client request limit", async () => {
   let last = 0;
-  for (let i = 0; i < 45 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
+  for (let i = 0; i < 65 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
   assert.equal(last, 429);
   const res = await request(h.app).get("/api/health");
   assert.deepEqual(res.body, { message: "Too many requests" });
