@@ -1,4 +1,5 @@
 import { formatCoins } from "@stake/db/coin";
+import { rateLimitPolicy, rateLimitState } from "@stake/db/ratelimit-fields";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import type { RequestWindow } from "./ledger.ts";
 
@@ -6,22 +7,21 @@ import type { RequestWindow } from "./ledger.ts";
 export const PARTY_POLICY = "party";
 
 /**
- * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers, structured-field form; see
- * docs/gateway.md, "RateLimit header fields"), built from the counter reserve.lua keeps: one policy,
- * `"party";q=<limit>;w=<window s>`, and the party's state `"party";r=<left>;t=<s to the window's end>`.
- * The draft counts windows and resets in whole seconds, so a sub-second window is rounded up. Both
- * fields are Lists, so a provider's own RateLimit fields relayed alongside combine with these.
- * No limit configured: no fields.
+ * The IETF RateLimit header fields (structured-field form, @stake/db/ratelimit-fields; docs/gateway.md,
+ * "Per-party request limit") from the counter reserve.lua keeps: one policy, `"party";q=<limit>;w=<window
+ * s>`, and the party's window once this request is counted, `"party";r=<left>;t=<s to the window's end>`.
+ * Both fields are Lists, so a provider's own RateLimit fields relayed alongside combine with these. No
+ * limit configured: no fields.
  */
 export function createLimitHeaders(rate: PartyRateLimit) {
-  const policy = `"${PARTY_POLICY}";q=${rate.limit};w=${Math.max(1, Math.ceil(rate.windowMs / 1000))}`;
+  const policy = rateLimitPolicy(PARTY_POLICY, rate.limit, rate.windowMs);
   return (window: RequestWindow | undefined): string[] =>
     rate.limit > 0 && window
       ? [
           "ratelimit-policy",
           policy,
           "ratelimit",
-          `"${PARTY_POLICY}";r=${window.remaining};t=${Math.ceil(window.resetMs / 1000)}`,
+          rateLimitState(PARTY_POLICY, window.remaining, window.resetMs),
         ]
       : [];
 }
