@@ -169,10 +169,10 @@ export function createHandler(deps: HandleDeps) {
     const { provider, target, headers, reservation, limitHeaders: limits } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
     // Every answer from here on names the request, its reservation and what it is charged; a gateway
-    // 502/408 is charged nothing (the reservation is released).
-    const refusal: ErrorDetails = {
+    // 502/408 is charged nothing (the reservation is released). Built only on those rare paths.
+    const refusal = (): ErrorDetails => ({
       headers: [...limits, "gateway-reservation-id", reservation.id, "gateway-cost", "0"],
-    };
+    });
 
     // The provider's status decides as soon as its response headers arrive (spec: `registered` = it
     // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
@@ -194,22 +194,23 @@ export function createHandler(deps: HandleDeps) {
         onDeadline(uploaded) {
           // Still uploading: the client's fault, and the rest of its body will not be read.
           if (!uploaded) res.shouldKeepAlive = false;
-          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId, refusal);
+          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId, refusal());
         },
         onResponse(status) {
           const decided = status < 400 ? "registered" : "failed";
           facts.httpStatus = status;
           facts.upstreamMs = Math.round(Number(process.hrtime.bigint() - sent) / 1e6);
           early = { outcome: decided, done: finalize(reservation, decided, facts) };
-          return [
-            ...limits,
+          const cost = decided === "registered" ? formatCost(reservation.cost) : "0";
+          const added = [
             "request-id",
             log.reqId,
             "gateway-reservation-id",
             reservation.id,
             "gateway-cost",
-            decided === "registered" ? formatCost(reservation.cost) : "0",
+            cost,
           ];
+          return limits.length ? limits.concat(added) : added;
         },
       });
       switch (result.kind) {
@@ -231,7 +232,7 @@ export function createHandler(deps: HandleDeps) {
         case "upstream-error":
           log.outcome = `failed:${result.code}`;
           log.error = (result.error as { code?: string })?.code ?? String(result.error);
-          if (!result.responseStarted) writeError(res, result.code, log.reqId, refusal);
+          if (!result.responseStarted) writeError(res, result.code, log.reqId, refusal());
           break;
       }
     } finally {

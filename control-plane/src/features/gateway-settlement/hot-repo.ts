@@ -141,8 +141,6 @@ export async function writeRecords(
     cost: string;
     status: string;
     keyId?: string | null;
-    httpStatus?: number | null;
-    upstreamMs?: number | null;
     createdAt: Date;
     updatedAt: Date;
   })[],
@@ -162,10 +160,8 @@ export async function writeRecords(
       s: r.status,
       t: String(t),
       m: String(r.updatedAt.getTime()),
-      // What the usage roll-up keeps, as reserve.lua and finalize.lua wrote it.
+      // The key id, as reserve.lua wrote it (finalize.lua copies it into its events for the usage roll-up).
       a: r.keyId ?? "",
-      ...(r.httpStatus != null ? { x: String(r.httpStatus) } : {}),
-      ...(r.upstreamMs != null ? { l: String(r.upstreamMs) } : {}),
     });
     if (!OPEN_STATUSES.includes(r.status as Status))
       pipe.pexpireat(key, r.updatedAt.getTime() + ttlSeconds * 1000);

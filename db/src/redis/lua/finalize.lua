@@ -13,8 +13,8 @@
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation), for
 --   "late-registered" the new reservation's id (else ""), the HTTP status the client got and the provider's
---   latency to its response headers in ms (each "" when unknown: the reaper's; else kept in the record and
---   carried by the event, with the record's API key id, for the usage roll-up)
+--   latency to its response headers in ms (each "" when unknown: the reaper's), carried by the event with
+--   the record's API key id for the usage roll-up (not kept in the record: nothing in Redis reads them)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
@@ -48,7 +48,7 @@ for i = FIRST, #KEYS do
   local outcome, expected, newId, http, upstreamMs = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local recordTtl = ttl
   if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
-  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a", "x", "l")
+  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a")
   local status = rec[1]
   local from = "request_in_flight"
   if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
@@ -70,8 +70,6 @@ for i = FIRST, #KEYS do
       redis.call("PERSIST", record)
     end
     redis.call("HSET", record, "s", outcome, "m", now)
-    if http ~= "" then redis.call("HSET", record, "x", http) else http = rec[9] or "" end
-    if upstreamMs ~= "" then redis.call("HSET", record, "l", upstreamMs) else upstreamMs = rec[10] or "" end
     -- A registered record stays until settled; a failed one is closed and lives out the idempotency window.
     if outcome == "failed" then
       redis.call("EXPIRE", record, recordTtl)
