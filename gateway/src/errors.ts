@@ -23,6 +23,9 @@ export const GATEWAY_ERRORS = {
   DUPLICATE: [409, "Idempotency key already exists"],
   // Not in the spec: the per-party request limit (GATEWAY_PARTY_RATE_LIMIT), sent with Retry-After.
   RATE_LIMITED: [429, "Too many requests"],
+  // Not in the spec: the party's daily or monthly spend cap (its user's setting) would be passed; sent with
+  // Retry-After (the capped window's end). 402, not 429: money, not request count, is what ran out.
+  SPEND_CAP_REACHED: [402, "Spend cap reached"],
   INTERNAL: [500, "Internal server error"],
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
   UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],

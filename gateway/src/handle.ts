@@ -124,14 +124,16 @@ export function createHandler(deps: HandleDeps) {
       costInUsd: usd,
       cost: costOf(usd, rate),
       keyId: auth.keyId,
+      dailyCap: auth.dailyCap,
+      monthlyCap: auth.monthlyCap,
     };
     const reserved = await ledger.reserve(input);
     const limits = limitHeaders(reserved.window);
     if (!reserved.ok) {
       if (reserved.code === "DUPLICATE")
         return fail("DUPLICATE", { extra: { reservation: reserved.existing }, headers: limits });
-      if (reserved.code === "RATE_LIMITED")
-        return fail("RATE_LIMITED", { retryAfterSeconds: reserved.retryAfterSeconds, headers: limits });
+      if (reserved.code === "RATE_LIMITED" || reserved.code === "SPEND_CAP_REACHED")
+        return fail(reserved.code, { retryAfterSeconds: reserved.retryAfterSeconds, headers: limits });
       return fail(reserved.code, { headers: limits });
     }
     log.reservation = reserved.reservation.id;

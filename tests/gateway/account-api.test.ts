@@ -8,7 +8,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
 import request from "supertest";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
 import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -261,6 +261,66 @@ test("usage API: the day range (default the last 7 days) and its validation, the
   await request(h.app).post("/api/party/create").set(other);
   const theirs = await request(h.app).get("/api/usage").set(other);
   assert.deepEqual([theirs.status, theirs.body.rows, theirs.body.totals.requests], [200, [], 0]);
+});
+
+test("spend caps: set by the user, enforced across two gateway processes on one Redis (402 with Retry-After), lifted again", async () => {
+  const who = "caps.user@example.com";
+  await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+  const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer)).body.key;
+  const keys = createRedisKeys(h.config.redisPrefix);
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "caps-fund" });
+
+  const zero = await request(h.app)
+    .post("/api/party/spend-caps")
+    .set(bearer)
+    .send({ daily: "0", monthly: null });
+  assert.equal(zero.status, 400, JSON.stringify(zero.body));
+  // 0.25 USD at 0.5 USD per coin: 0.5 coins a request, so a daily cap of 2 coins pays for 4.
+  const set = await request(h.app)
+    .post("/api/party/spend-caps")
+    .set(bearer)
+    .send({ daily: "2", monthly: "100" });
+  assert.deepEqual(set.body, { daily: "2", monthly: "100", spentToday: "0", spentThisMonth: "0" });
+
+  const other = await startGateway(h.config);
+  try {
+    const gateways = [gateway.url, other.url];
+    const fire = (n: number, tag: string) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          send(`${gateways[i % 2]}/gateway/demo/hello`, {
+            headers: ["x-gateway-api-key", key, "idempotency-key", `${tag}${i}`],
+          }),
+        ),
+      );
+    // The key was never used, so neither gateway has its record cached: both read the caps from Postgres.
+    const replies = await fire(12, "c");
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 4, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 402).length, 8, JSON.stringify(statuses));
+    const refused = replies.find((r) => r.status === 402);
+    assert.equal(refused?.body.toString(), JSON.stringify({ message: "Spend cap reached" }));
+    const retryAfter = Number(refused?.headers["retry-after"]);
+    assert.ok(retryAfter >= 1 && retryAfter <= 86_400, `Retry-After ${retryAfter}`);
+    const caps = await request(h.app).get("/api/party/spend-caps").set(bearer);
+    assert.deepEqual(caps.body, { daily: "2", monthly: "100", spentToday: "2", spentThisMonth: "2" });
+    const { reserved } = await readBalance(h.redis, keys, partyId);
+    assert.equal(reserved, coinsToBaseUnits("2"), "nothing reserved past the cap");
+
+    await request(h.app).post("/api/party/spend-caps").set(bearer).send({ daily: null, monthly: null });
+    await (async () => {
+      for (const deadline = Date.now() + 2000; Date.now() < deadline; ) {
+        const [again] = await fire(1, `free${Date.now()}-`);
+        if (again?.status === 200) return;
+      }
+      assert.fail("the lifted cap did not reach the gateway");
+    })();
+  } finally {
+    await other.close();
+  }
 });
 
 test("429 past the per-client request limit", async () => {

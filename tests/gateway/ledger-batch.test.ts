@@ -221,3 +221,53 @@ test("per-party limit: the requests of one window past the limit are refused, ac
   assert.equal(records.length, 6);
   await second.quit();
 });
+
+test("spend caps: two ledgers (gateway processes) sharing one party's daily cap never reserve past it; a release frees room", async () => {
+  const second = createRedis(testRedisUrl(), { name: "tests-second-cap-gateway" });
+  const both = [ledger, createLedger(second, keys, 86_400, NO_LIMITS)];
+  await fund("party_cap", 1_000n);
+  // A cap of 95 units at 10 per request: 9 fit; the monthly cap is looser.
+  const ask = (i: number, cost = 10n) =>
+    both[i % 2]?.reserve({
+      partyId: "party_cap",
+      providerKey: "p",
+      idempotencyKey: `cap${i}`,
+      costInUsd: "0.5",
+      cost,
+      keyId: "key_t",
+      dailyCap: 95n,
+      monthlyCap: 500n,
+    });
+  // Several turns of concurrent asks from both processes.
+  const replies = (
+    await Promise.all(
+      Array.from({ length: 5 }, (_, turn) =>
+        sleep(turn).then(() => Promise.all(Array.from({ length: 6 }, (_, j) => ask(turn * 6 + j)))),
+      ),
+    )
+  ).flat();
+  const ok = replies.filter((x) => x?.ok);
+  assert.equal(ok.length, 9, JSON.stringify(replies.map((x) => (x?.ok ? "OK" : x?.code))));
+  for (const x of replies)
+    if (x && !x.ok) {
+      assert.equal(x.code, "SPEND_CAP_REACHED");
+      if (x.code === "SPEND_CAP_REACHED")
+        assert.ok(x.retryAfterSeconds >= 1 && x.retryAfterSeconds <= 86_400);
+    }
+  const day = new Date().toISOString().slice(0, 10);
+  assert.equal(await redis.get(keys.gateway.spendDay("party_cap", day)), "90");
+  assert.ok(
+    (await redis.pttl(keys.gateway.spendDay("party_cap", day))) > 86_400_000,
+    "expires a day after the day",
+  );
+  assert.deepEqual(await account("party_cap"), { balance: 1_000n, reserved: 90n });
+  // A released reservation gives its cost back to the window; a charged one would stay counted.
+  const first = ok[0];
+  assert.ok(first?.ok);
+  assert.deepEqual(await both[1]?.finalize(first.reservation, "failed"), { ok: true });
+  assert.equal(await redis.get(keys.gateway.spendDay("party_cap", day)), "80");
+  assert.ok((await ask(100))?.ok, "room again for one");
+  assert.equal((await ask(101, 6n))?.ok, false, "96 > 95");
+  assert.ok((await ask(102, 5n))?.ok, "95 = the cap");
+  await second.quit();
+});

@@ -41,6 +41,12 @@ export const parties = pgTable(
       .notNull()
       .references(() => gatewayUsers.id, { onDelete: "cascade" }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /**
+     * Spend caps in coin base units per UTC day and month (null: none), set by the user and enforced by
+     * reserve.lua against what the party reserved in the window (docs/gateway.md, "Spend caps").
+     */
+    dailySpendCap: numeric({ precision: 38, scale: 0 }),
+    monthlySpendCap: numeric({ precision: 38, scale: 0 }),
   },
   (t) => [uniqueIndex("parties_user_key").on(t.userId)],
 );

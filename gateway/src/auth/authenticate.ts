@@ -4,24 +4,38 @@ import { gatewayApiKeys, parties } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
 import type { ReadThroughCache } from "./cache.ts";
 
+/** The party's spend caps, coin base units (null: none). */
+export interface SpendCaps {
+  dailyCap: bigint | null;
+  monthlyCap: bigint | null;
+}
+
 export type KeyRecord =
   | { found: false }
-  | { found: true; keyId: string; active: boolean; partyId: string | null };
+  | ({ found: true; keyId: string; active: boolean; partyId: string | null } & SpendCaps);
 
 export type AuthResult =
-  | { ok: true; keyId: string; partyId: string }
+  | ({ ok: true; keyId: string; partyId: string } & SpendCaps)
   | { ok: false; code: "UNAUTHORIZED" | "KEY_INACTIVE" | "NO_PARTY" };
 
 /** Key hash → key record and the owner's party (one indexed join), for the cache loader. */
 export function createKeyLookup(db: Db) {
   return async (hash: string): Promise<KeyRecord> => {
     const [row] = await db
-      .select({ keyId: gatewayApiKeys.id, active: gatewayApiKeys.active, partyId: parties.id })
+      .select({
+        keyId: gatewayApiKeys.id,
+        active: gatewayApiKeys.active,
+        partyId: parties.id,
+        dailyCap: parties.dailySpendCap,
+        monthlyCap: parties.monthlySpendCap,
+      })
       .from(gatewayApiKeys)
       .leftJoin(parties, eq(parties.userId, gatewayApiKeys.userId))
       .where(eq(gatewayApiKeys.hash, hash))
       .limit(1);
-    return row ? { found: true, ...row } : { found: false };
+    if (!row) return { found: false };
+    const cap = (v: string | null) => (v === null ? null : BigInt(v));
+    return { found: true, ...row, dailyCap: cap(row.dailyCap), monthlyCap: cap(row.monthlyCap) };
   };
 }
 
@@ -35,5 +49,11 @@ export async function authenticate(
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
   if (!record.active) return { ok: false, code: "KEY_INACTIVE" };
   if (!record.partyId) return { ok: false, code: "NO_PARTY" };
-  return { ok: true, keyId: record.keyId, partyId: record.partyId };
+  return {
+    ok: true,
+    keyId: record.keyId,
+    partyId: record.partyId,
+    dailyCap: record.dailyCap,
+    monthlyCap: record.monthlyCap,
+  };
 }

@@ -44,6 +44,7 @@ export type ReserveResult = { window?: RequestWindow | undefined } & (
   | { ok: true; reservation: ReservationHandle }
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
   | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number }
+  | { ok: false; code: "SPEND_CAP_REACHED"; retryAfterSeconds: number }
   | { ok: false; code: "DUPLICATE"; existing: Reservation }
 );
 
@@ -163,6 +164,8 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
       costInUsd: string;
       cost: bigint;
       keyId: string;
+      dailyCap?: bigint | null;
+      monthlyCap?: bigint | null;
     }): Promise<ReserveResult> {
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
@@ -177,6 +180,13 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
         return {
           ok: false,
           code: "RATE_LIMITED",
+          retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
+          window: windowOf(reply[2], reply[3]),
+        };
+      if (reply[0] === "SPEND_CAP")
+        return {
+          ok: false,
+          code: "SPEND_CAP_REACHED",
           retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
           window: windowOf(reply[2], reply[3]),
         };

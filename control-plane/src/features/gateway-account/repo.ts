@@ -44,6 +44,14 @@ export function createGatewayAccountRepo(db: DbOrTx) {
       const [party] = await db.select().from(parties).where(eq(parties.userId, userId)).limit(1);
       return party ?? null;
     },
+    async setSpendCaps(partyId: string, caps: { daily: string | null; monthly: string | null }) {
+      const [party] = await db
+        .update(parties)
+        .set({ dailySpendCap: caps.daily, monthlySpendCap: caps.monthly })
+        .where(eq(parties.id, partyId))
+        .returning();
+      return party ?? null;
+    },
     async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;

@@ -17,6 +17,8 @@ import {
   ReservationsResponse,
   SignupRequest,
   SignupResponse,
+  SpendCapsRequest,
+  SpendCapsResponse,
   UsageQuery,
   UsageResponse,
 } from "./schemas.ts";
@@ -145,6 +147,36 @@ export function gatewayAccountArea(deps: {
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await accounts.reservations(auth.userId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/party/spend-caps",
+        summary: "The party's daily and monthly spend caps and what they count so far",
+        security: "bearer",
+        responses: {
+          200: {
+            description: "caps (null: none) and coins reserved today and this month",
+            body: SpendCapsResponse,
+          },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.spendCaps(auth.userId) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/party/spend-caps",
+        summary:
+          "Set the party's daily and monthly spend caps (null: none); past one the gateway answers 402",
+        security: "bearer",
+        body: SpendCapsRequest,
+        responses: {
+          200: { description: "the caps as set", body: SpendCapsResponse },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 200,
+          body: await accounts.setSpendCaps(auth.userId, body),
         }),
       }),
       route({

@@ -89,6 +89,22 @@ export const ReservationsResponse = z.object({
 });
 export const HealthResponse = z.object({ status: z.literal("ok") });
 
+/** A cap in coins: a positive exact decimal string of at most 10 decimals, or null for none. */
+const Cap = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,10})?$/, "Must be a coin amount with at most 10 decimals")
+  .refine((v) => /[1-9]/.test(v), "Must be more than 0")
+  .nullable();
+export const SpendCapsRequest = z.object({ daily: Cap, monthly: Cap });
+export type SpendCapsRequest = z.infer<typeof SpendCapsRequest>;
+export const SpendCapsResponse = z.object({
+  daily: Coins.nullable(),
+  monthly: Coins.nullable(),
+  /** Coins reserved (charged or still open) in the current UTC day and month: what the caps count. */
+  spentToday: Coins,
+  spentThisMonth: Coins,
+});
+
 /** Longest range one usage read may cover: bounds the rows a party can make one request read. */
 export const USAGE_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;

@@ -1,7 +1,8 @@
 import { issueApiKey } from "@stake/db/api-key";
-import { formatCoins } from "@stake/db/coin";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
+import { spendWindows } from "@stake/db/redis/scripts";
 import { formatUnits, parseUnits } from "@stake/db/units";
 import type { Redis } from "ioredis";
 import type { Jwt } from "../../auth/jwt.ts";
@@ -10,7 +11,7 @@ import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
-import type { LoginRequest, PageQuery, SignupRequest, UsageQuery } from "./schemas.ts";
+import type { LoginRequest, PageQuery, SignupRequest, SpendCapsRequest, UsageQuery } from "./schemas.ts";
 import { presentUsage } from "./usage.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
@@ -124,6 +125,32 @@ export function createGatewayAccountService(deps: {
       if (!key) throw new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
       await invalidate();
       return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
+    },
+
+    /** The party's spend caps and what they count so far (the gateway's counters in Redis). */
+    async spendCaps(userId: string) {
+      const party = await partyOf(userId);
+      const w = spendWindows(Date.now());
+      const [day, month] = await redis.mget(
+        keys.gateway.spendDay(party.id, w.day),
+        keys.gateway.spendMonth(party.id, w.month),
+      );
+      const cap = (v: string | null) => (v === null ? null : formatCoins(BigInt(v)));
+      return {
+        daily: cap(party.dailySpendCap),
+        monthly: cap(party.monthlySpendCap),
+        spentToday: formatCoins(BigInt(day ?? "0")),
+        spentThisMonth: formatCoins(BigInt(month ?? "0")),
+      };
+    },
+
+    /** Sets both caps (null: none); every gateway drops its cached copy within the pub/sub delivery time. */
+    async setSpendCaps(userId: string, input: SpendCapsRequest) {
+      const party = await partyOf(userId);
+      const units = (v: string | null) => (v === null ? null : coinsToBaseUnits(v).toString());
+      await repo.setSpendCaps(party.id, { daily: units(input.daily), monthly: units(input.monthly) });
+      await invalidate();
+      return this.spendCaps(userId);
     },
 
     /** Coin amounts as exact decimal strings (docs/architecture.md §5: 10 decimals do not survive a JS number). */
