@@ -17,6 +17,7 @@ CREATE TABLE "gateway_usage_daily" (
 	CONSTRAINT "gateway_usage_daily_party_id_day_key_id_provider_key_pk" PRIMARY KEY("party_id","day","key_id","provider_key")
 );
 --> statement-breakpoint
+ALTER TABLE "gateway_api_keys" ADD COLUMN "label" text;--> statement-breakpoint
 ALTER TABLE "parties" ADD COLUMN "daily_spend_cap" numeric(38, 0);--> statement-breakpoint
 ALTER TABLE "parties" ADD COLUMN "monthly_spend_cap" numeric(38, 0);--> statement-breakpoint
 ALTER TABLE "reservations" ADD COLUMN "key_id" text;--> statement-breakpoint

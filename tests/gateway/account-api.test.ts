@@ -100,6 +100,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
       {
         id: key.body.id,
         start: key.body.start,
+        label: null,
         active: true,
         createdAt: key.body.createdAt,
         deactivatedAt: null,
@@ -214,7 +215,14 @@ test("usage API: the day range (default the last 7 days) and its validation, the
   };
   const bearer = await signup("usage.user@example.com");
   const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
-  const key = (await request(h.app).post("/api/api-key/create").set(bearer)).body;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer).send({ label: " usage test " }))
+    .body;
+  assert.equal(key.label, "usage test", "a label, trimmed");
+  const listedKeys = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys;
+  assert.deepEqual(
+    listedKeys.map((k: { id: string; label: string }) => [k.id, k.label]),
+    [[key.id, "usage test"]],
+  );
   const keys = createRedisKeys(h.config.redisPrefix);
   await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "usage-fund" });
   for (const idem of ["u1", "u2", "u3"]) {

@@ -62,6 +62,8 @@ export const gatewayApiKeys = pgTable(
     /** Hex SHA-256 of the key; the key itself is never stored. */
     hash: text().notNull(),
     start: text().notNull(),
+    /** The user's name for the key (null: none), shown next to its id. */
+    label: text(),
     active: boolean().notNull().default(true),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     deactivatedAt: timestamp({ withTimezone: true, precision: 3 }),

@@ -52,7 +52,7 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .returning();
       return party ?? null;
     },
-    async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
+    async insertKey(row: { id: string; userId: string; hash: string; start: string; label?: string | null }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
     },
@@ -62,6 +62,7 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .select({
           id: gatewayApiKeys.id,
           start: gatewayApiKeys.start,
+          label: gatewayApiKeys.label,
           active: gatewayApiKeys.active,
           createdAt: gatewayApiKeys.createdAt,
           deactivatedAt: gatewayApiKeys.deactivatedAt,

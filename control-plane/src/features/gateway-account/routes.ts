@@ -3,6 +3,7 @@ import { ErrorBodies, presentMessage } from "../../errors.ts";
 import { type Area, errorResponses, route } from "../../http/route.ts";
 import {
   BalanceResponse,
+  CreateKeyRequest,
   CreateKeyResponse,
   DeactivateKeyResponse,
   HealthResponse,
@@ -99,13 +100,17 @@ export function gatewayAccountArea(deps: {
       route({
         method: "post",
         path: "/api/api-key/create",
-        summary: "Create a gateway API key (shown once)",
+        summary: "Create a gateway API key (shown once), optionally with a label",
         security: "bearer",
+        body: CreateKeyRequest,
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
           409: error("the user holds GATEWAY_KEYS_PER_USER active keys (GATEWAY_KEY_LIMIT_REACHED)"),
         },
-        handler: async ({ auth }) => ({ status: 201, body: await accounts.createKey(auth.userId) }),
+        handler: async ({ auth, body }) => ({
+          status: 201,
+          body: await accounts.createKey(auth.userId, body),
+        }),
       }),
       route({
         method: "post",

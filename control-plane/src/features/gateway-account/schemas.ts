@@ -39,6 +39,7 @@ export const CreateKeyResponse = z.object({
   id: z.string(),
   key: z.string(),
   start: z.string(),
+  label: z.string().nullable(),
   createdAt: Timestamp,
 });
 export const KeyListResponse = z.object({
@@ -47,6 +48,8 @@ export const KeyListResponse = z.object({
       id: z.string(),
       /** The key's first characters, as shown at creation; the secret itself is never stored. */
       start: z.string(),
+      /** The user's name for the key, given at creation (null: none). */
+      label: z.string().nullable(),
       active: z.boolean(),
       createdAt: Timestamp,
       deactivatedAt: Timestamp.nullable(),

@@ -11,7 +11,14 @@ import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
-import type { LoginRequest, PageQuery, SignupRequest, SpendCapsRequest, UsageQuery } from "./schemas.ts";
+import type {
+  CreateKeyRequest,
+  LoginRequest,
+  PageQuery,
+  SignupRequest,
+  SpendCapsRequest,
+  UsageQuery,
+} from "./schemas.ts";
 import { presentUsage } from "./usage.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
@@ -86,6 +93,7 @@ export function createGatewayAccountService(deps: {
       const keys = rows.map((k) => ({
         id: k.id,
         start: k.start,
+        label: k.label,
         active: k.active,
         createdAt: k.createdAt.toISOString(),
         deactivatedAt: k.deactivatedAt?.toISOString() ?? null,
@@ -100,7 +108,7 @@ export function createGatewayAccountService(deps: {
       return { providers: rows.map((p) => ({ key: p.key, costInUSD: usd(p.costInUsd), status: p.status })) };
     },
 
-    async createKey(userId: string) {
+    async createKey(userId: string, input: CreateKeyRequest = undefined) {
       await existingUser(userId);
       // Checked before the insert: concurrent creations may pass one each, a handful at most.
       const active = (await repo.listKeys(userId)).filter((k) => k.active).length;
@@ -116,8 +124,15 @@ export function createGatewayAccountService(deps: {
         userId,
         hash: issued.hash,
         start: issued.start,
+        label: input?.label ?? null,
       });
-      return { id: key?.id, key: issued.key, start: issued.start, createdAt: key?.createdAt.toISOString() };
+      return {
+        id: key?.id,
+        key: issued.key,
+        start: issued.start,
+        label: key?.label ?? null,
+        createdAt: key?.createdAt.toISOString(),
+      };
     },
 
     async deactivateKey(userId: string, keyId: string) {
