@@ -18,6 +18,7 @@ CREATE TABLE "gateway_usage_daily" (
 );
 --> statement-breakpoint
 ALTER TABLE "gateway_api_keys" ADD COLUMN "label" text;--> statement-breakpoint
+ALTER TABLE "gateway_api_keys" ADD COLUMN "expires_at" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "parties" ADD COLUMN "daily_spend_cap" numeric(38, 0);--> statement-breakpoint
 ALTER TABLE "parties" ADD COLUMN "monthly_spend_cap" numeric(38, 0);--> statement-breakpoint
 ALTER TABLE "reservations" ADD COLUMN "key_id" text;--> statement-breakpoint

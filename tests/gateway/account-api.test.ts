@@ -12,6 +12,7 @@ import { creditParty, readBalance } from "../../control-plane/src/features/gatew
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
 import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { sleep } from "../helpers/eventually.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -102,6 +103,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
         start: key.body.start,
         label: null,
         active: true,
+        expiresAt: null,
         createdAt: key.body.createdAt,
         deactivatedAt: null,
       },
@@ -329,6 +331,39 @@ test("spend caps: set by the user, enforced across two gateway processes on one 
   } finally {
     await other.close();
   }
+});
+
+test("key expiry: a key works until its expiresAt, then is refused like a deactivated one; a past expiresAt is refused", async () => {
+  const who = "expiry.user@example.com";
+  await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+  const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const past = await request(h.app)
+    .post("/api/api-key/create")
+    .set(bearer)
+    .send({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+  assert.equal(past.status, 400, JSON.stringify(past.body));
+  const expiresAt = new Date(Date.now() + 1500).toISOString();
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer).send({ expiresAt })).body;
+  assert.equal(key.expiresAt, expiresAt);
+  await creditParty(h.db, h.redis, createRedisKeys(h.config.redisPrefix), {
+    partyId,
+    amount: coinsToBaseUnits("10"),
+    ref: "expiry-fund",
+  });
+  const call = (idem: string) =>
+    send(`${gateway.url}/gateway/demo/hello`, {
+      headers: ["x-gateway-api-key", key.key, "idempotency-key", idem],
+    });
+  assert.equal((await call("e1")).status, 200, "before its expiry");
+  // The gateway has the record cached by now: expiry is still exact, checked on every request.
+  await sleep(Math.max(0, Date.parse(expiresAt) - Date.now()));
+  const refused = await call("e2");
+  assert.deepEqual(
+    [refused.status, refused.body.toString()],
+    [403, JSON.stringify({ message: "API Key is no longer active" })],
+  );
 });
 
 test("429 past the per-client request limit", async () => {

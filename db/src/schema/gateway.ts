@@ -65,6 +65,8 @@ export const gatewayApiKeys = pgTable(
     /** The user's name for the key (null: none), shown next to its id. */
     label: text(),
     active: boolean().notNull().default(true),
+    /** When the key stops working (null: never); the gateway refuses it from then on like a deactivated one. */
+    expiresAt: timestamp({ withTimezone: true, precision: 3 }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     deactivatedAt: timestamp({ withTimezone: true, precision: 3 }),
   },

@@ -12,7 +12,14 @@ export interface SpendCaps {
 
 export type KeyRecord =
   | { found: false }
-  | ({ found: true; keyId: string; active: boolean; partyId: string | null } & SpendCaps);
+  | ({
+      found: true;
+      keyId: string;
+      active: boolean;
+      partyId: string | null;
+      /** ms since epoch (null: never). */
+      expiresAt: number | null;
+    } & SpendCaps);
 
 export type AuthResult =
   | ({ ok: true; keyId: string; partyId: string } & SpendCaps)
@@ -28,6 +35,7 @@ export function createKeyLookup(db: Db) {
         partyId: parties.id,
         dailyCap: parties.dailySpendCap,
         monthlyCap: parties.monthlySpendCap,
+        expiresAt: gatewayApiKeys.expiresAt,
       })
       .from(gatewayApiKeys)
       .leftJoin(parties, eq(parties.userId, gatewayApiKeys.userId))
@@ -35,7 +43,13 @@ export function createKeyLookup(db: Db) {
       .limit(1);
     if (!row) return { found: false };
     const cap = (v: string | null) => (v === null ? null : BigInt(v));
-    return { found: true, ...row, dailyCap: cap(row.dailyCap), monthlyCap: cap(row.monthlyCap) };
+    return {
+      found: true,
+      ...row,
+      dailyCap: cap(row.dailyCap),
+      monthlyCap: cap(row.monthlyCap),
+      expiresAt: row.expiresAt?.getTime() ?? null,
+    };
   };
 }
 
@@ -47,7 +61,10 @@ export async function authenticate(
   if (typeof raw !== "string" || !isKeyShaped("gateway", raw)) return { ok: false, code: "UNAUTHORIZED" };
   const record = await keys.get(hashApiKey(raw));
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
-  if (!record.active) return { ok: false, code: "KEY_INACTIVE" };
+  // An expired key is an inactive one (the spec's 403); checked on every request, so the cache cannot
+  // stretch its life.
+  if (!record.active || (record.expiresAt !== null && Date.now() >= record.expiresAt))
+    return { ok: false, code: "KEY_INACTIVE" };
   if (!record.partyId) return { ok: false, code: "NO_PARTY" };
   return {
     ok: true,

@@ -52,7 +52,14 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .returning();
       return party ?? null;
     },
-    async insertKey(row: { id: string; userId: string; hash: string; start: string; label?: string | null }) {
+    async insertKey(row: {
+      id: string;
+      userId: string;
+      hash: string;
+      start: string;
+      label?: string | null;
+      expiresAt?: Date | null;
+    }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
     },
@@ -64,6 +71,7 @@ export function createGatewayAccountRepo(db: DbOrTx) {
           start: gatewayApiKeys.start,
           label: gatewayApiKeys.label,
           active: gatewayApiKeys.active,
+          expiresAt: gatewayApiKeys.expiresAt,
           createdAt: gatewayApiKeys.createdAt,
           deactivatedAt: gatewayApiKeys.deactivatedAt,
         })

@@ -9,7 +9,16 @@ export type SignupRequest = z.infer<typeof SignupRequest>;
 export const LoginRequest = z.object({ email: Email, password: z.string().min(1).max(256) });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
-export const CreateKeyRequest = z.object({ label: z.string().trim().min(1).max(64).optional() }).optional();
+export const CreateKeyRequest = z
+  .object({
+    label: z.string().trim().min(1).max(64).optional(),
+    /** When the key stops working; must be in the future. */
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
+      .optional(),
+  })
+  .optional();
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
 export const KeyIdParams = z.object({
@@ -40,6 +49,7 @@ export const CreateKeyResponse = z.object({
   key: z.string(),
   start: z.string(),
   label: z.string().nullable(),
+  expiresAt: Timestamp.nullable(),
   createdAt: Timestamp,
 });
 export const KeyListResponse = z.object({
@@ -51,6 +61,8 @@ export const KeyListResponse = z.object({
       /** The user's name for the key, given at creation (null: none). */
       label: z.string().nullable(),
       active: z.boolean(),
+      /** When the key stops working (null: never); an expired key is refused like a deactivated one. */
+      expiresAt: Timestamp.nullable(),
       createdAt: Timestamp,
       deactivatedAt: Timestamp.nullable(),
     }),

@@ -95,6 +95,7 @@ export function createGatewayAccountService(deps: {
         start: k.start,
         label: k.label,
         active: k.active,
+        expiresAt: k.expiresAt?.toISOString() ?? null,
         createdAt: k.createdAt.toISOString(),
         deactivatedAt: k.deactivatedAt?.toISOString() ?? null,
       }));
@@ -125,12 +126,14 @@ export function createGatewayAccountService(deps: {
         hash: issued.hash,
         start: issued.start,
         label: input?.label ?? null,
+        expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null,
       });
       return {
         id: key?.id,
         key: issued.key,
         start: issued.start,
         label: key?.label ?? null,
+        expiresAt: key?.expiresAt?.toISOString() ?? null,
         createdAt: key?.createdAt.toISOString(),
       };
     },
