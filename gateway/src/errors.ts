@@ -23,6 +23,9 @@ export const GATEWAY_ERRORS = {
   DUPLICATE: [409, "Idempotency key already exists"],
   // Not in the spec: the per-party request limit (GATEWAY_PARTY_RATE_LIMIT), sent with Retry-After.
   RATE_LIMITED: [429, "Too many requests"],
+  // Not in the spec: the party's daily or monthly spend cap (its user's setting) would be passed; sent with
+  // Retry-After (the capped window's end). 402, not 429: money, not request count, is what ran out.
+  SPEND_CAP_REACHED: [402, "Spend cap reached"],
   INTERNAL: [500, "Internal server error"],
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],
   UPSTREAM_ABORTED: [502, "Bad gateway: upstream aborted response"],
@@ -76,10 +79,14 @@ export function upstreamErrorCode(err: unknown): GatewayErrorCode {
   }
 }
 
-/** What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After. */
+/**
+ * What a refusal may carry besides its message: body fields (the 409's `reservation`), a Retry-After,
+ * further header fields as name/value pairs (the RateLimit fields).
+ */
 export interface ErrorDetails {
   extra?: Record<string, unknown>;
   retryAfterSeconds?: number;
+  headers?: string[];
 }
 
 /** Writes `{message}` (plus `extra` fields and a Retry-After header, when given) unless the client is gone. */
@@ -98,6 +105,8 @@ export function writeError(
     "request-id": requestId,
   };
   if (details.retryAfterSeconds !== undefined) headers["retry-after"] = details.retryAfterSeconds;
+  const more = details.headers;
+  if (more) for (let i = 0; i + 1 < more.length; i += 2) headers[more[i] as string] = more[i + 1] as string;
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { usdToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
+import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
-import type { FinalizeOutcome, Ledger, ReservationHandle } from "./billing/ledger.ts";
+import type { FinalizeOutcome, Ledger, ReservationHandle, ServedFacts } from "./billing/ledger.ts";
+import { createCostFormatter, createLimitHeaders } from "./billing/limit-headers.ts";
 import { meterSlices } from "./billing/slices.ts";
 import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
@@ -35,6 +37,8 @@ export interface HandleDeps {
   upstreamTimeoutMs: number;
   /** From a request's arrival to the provider's response headers (or 101), upload included. */
   requestDeadlineMs: number;
+  /** The per-party request limit reserve.lua counts, announced in the RateLimit header fields. */
+  partyRateLimit: PartyRateLimit;
 }
 
 /** `failed-unanswered`: no provider byte came back, so the record is kept minutes (finalize.lua). */
@@ -51,6 +55,8 @@ type Admission =
       reservation: ReservationHandle;
       /** What was reserved, for an upgraded connection's further slices. */
       reserved: ReserveInput;
+      /** The RateLimit header fields of this request (none without a request limit). */
+      limitHeaders: string[];
     }
   | { ok: false; code: GatewayErrorCode; details?: ErrorDetails };
 
@@ -62,6 +68,8 @@ type Admission =
 export function createHandler(deps: HandleDeps) {
   const { logger, ledger } = deps;
   const access = createAccessLog(logger);
+  const limitHeaders = createLimitHeaders(deps.partyRateLimit);
+  const formatCost = createCostFormatter();
   // Cost in coin base units per (USD cost, rate): a handful of distinct pairs, each converted once.
   const costs = new Map<string, bigint>();
   const costOf = (costInUsd: string, rate: string): bigint => {
@@ -115,17 +123,29 @@ export function createHandler(deps: HandleDeps) {
       idempotencyKey: idem.key,
       costInUsd: usd,
       cost: costOf(usd, rate),
+      keyId: auth.keyId,
+      dailyCap: auth.dailyCap,
+      monthlyCap: auth.monthlyCap,
     };
     const reserved = await ledger.reserve(input);
+    const limits = limitHeaders(reserved.window);
     if (!reserved.ok) {
       if (reserved.code === "DUPLICATE")
-        return fail("DUPLICATE", { extra: { reservation: reserved.existing } });
-      if (reserved.code === "RATE_LIMITED")
-        return fail("RATE_LIMITED", { retryAfterSeconds: reserved.retryAfterSeconds });
-      return fail(reserved.code);
+        return fail("DUPLICATE", { extra: { reservation: reserved.existing }, headers: limits });
+      if (reserved.code === "RATE_LIMITED" || reserved.code === "SPEND_CAP_REACHED")
+        return fail(reserved.code, { retryAfterSeconds: reserved.retryAfterSeconds, headers: limits });
+      return fail(reserved.code, { headers: limits });
     }
     log.reservation = reserved.reservation.id;
-    return { ok: true, provider, target, headers, reservation: reserved.reservation, reserved: input };
+    return {
+      ok: true,
+      provider,
+      target,
+      headers,
+      reservation: reserved.reservation,
+      reserved: input,
+      limitHeaders: limits,
+    };
   }
 
   const requestPrice = (p: ProviderRecord) => p.costInUsd;
@@ -148,14 +168,21 @@ export function createHandler(deps: HandleDeps) {
 
     const admitted = await admit(req, log, requestPrice);
     if (!admitted.ok) return fail(admitted.code, admitted.details);
-    const { provider, target, headers, reservation } = admitted;
+    const { provider, target, headers, reservation, limitHeaders: limits } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
+    // Every answer from here on names the request, its reservation and what it is charged; a gateway
+    // 502/408 is charged nothing (the reservation is released). Built only on those rare paths.
+    const refusal = (): ErrorDetails => ({
+      headers: [...limits, "gateway-reservation-id", reservation.id, "gateway-cost", "0"],
+    });
 
     // The provider's status decides as soon as its response headers arrive (spec: `registered` = it
     // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
     // outlive the reaper's threshold. A provider that breaks mid-body after a 2xx/3xx releases it again.
     let early: { outcome: Outcome; done: Promise<void> } | undefined;
     let outcome: Outcome = "failed-unanswered";
+    const facts: ServedFacts = {};
+    const sent = process.hrtime.bigint();
     try {
       const result = await forward({
         req,
@@ -169,11 +196,23 @@ export function createHandler(deps: HandleDeps) {
         onDeadline(uploaded) {
           // Still uploading: the client's fault, and the rest of its body will not be read.
           if (!uploaded) res.shouldKeepAlive = false;
-          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId);
+          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId, refusal());
         },
         onResponse(status) {
           const decided = status < 400 ? "registered" : "failed";
-          early = { outcome: decided, done: finalize(reservation, decided) };
+          facts.httpStatus = status;
+          facts.upstreamMs = Math.round(Number(process.hrtime.bigint() - sent) / 1e6);
+          early = { outcome: decided, done: finalize(reservation, decided, facts) };
+          const cost = decided === "registered" ? formatCost(reservation.cost) : "0";
+          const added = [
+            "request-id",
+            log.reqId,
+            "gateway-reservation-id",
+            reservation.id,
+            "gateway-cost",
+            cost,
+          ];
+          return limits.length ? limits.concat(added) : added;
         },
       });
       switch (result.kind) {
@@ -195,15 +234,18 @@ export function createHandler(deps: HandleDeps) {
         case "upstream-error":
           log.outcome = `failed:${result.code}`;
           log.error = (result.error as { code?: string })?.code ?? String(result.error);
-          if (!result.responseStarted) writeError(res, result.code, log.reqId);
+          if (!result.responseStarted) writeError(res, result.code, log.reqId, refusal());
           break;
       }
     } finally {
-      if (!early) await finalize(reservation, outcome);
-      else {
+      if (!early) {
+        // No provider answer: the status the client got from the gateway (0: it left first).
+        facts.httpStatus = res.headersSent ? res.statusCode : 0;
+        await finalize(reservation, outcome, facts);
+      } else {
         await early.done;
         if (early.outcome === "registered" && outcome !== "registered")
-          await finalize(reservation, "failed-mid-body");
+          await finalize(reservation, "failed-mid-body", facts);
       }
     }
   }
@@ -214,12 +256,16 @@ export function createHandler(deps: HandleDeps) {
    * file) the finalize is retried for FINALIZE_RETRY_MS, so a request served meanwhile is still charged;
    * one given up on is failed (released, uncharged) by the worker's reaper.
    */
-  async function finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<void> {
+  async function finalize(
+    r: ReservationHandle,
+    outcome: FinalizeOutcome,
+    facts?: ServedFacts,
+  ): Promise<void> {
     const giveUpAt = Date.now() + FINALIZE_RETRY_MS;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       try {
         const id = r.id;
-        const done = await ledger.finalize(r, outcome);
+        const done = await ledger.finalize(r, outcome, facts);
         if (!done.ok)
           logger.error({ reservation: id, outcome, done }, "finalize could not move the reservation");
         else if (done.lateCharge)

@@ -62,6 +62,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
     upstreams,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     requestDeadlineMs: config.requestDeadlineMs,
+    partyRateLimit: config.partyRateLimit,
   });
   const server = createGatewayServer({
     handle,

@@ -8,9 +8,11 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
 import request from "supertest";
-import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
+import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { sleep } from "../helpers/eventually.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -25,7 +27,7 @@ let jobs: Awaited<ReturnType<typeof startJobs>>;
 before(async () => {
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement",
-    GATEWAY_ACCOUNT_RATE_LIMIT: "40",
+    GATEWAY_ACCOUNT_RATE_LIMIT: "60",
   });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
@@ -102,7 +104,9 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
       {
         id: key.body.id,
         start: key.body.start,
+        label: null,
         active: true,
+        expiresAt: null,
         createdAt: key.body.createdAt,
         deactivatedAt: null,
       },
@@ -208,9 +212,166 @@ test("fix: a valid token naming a user that does not exist gets 401 Invalid toke
   }
 });
 
+test("usage API: the day range (default the last 7 days) and its validation, the CSV, only the user's own party", async () => {
+  const signup = async (who: string) => {
+    await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+    const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+    return { Authorization: `Bearer ${login.body.token}` };
+  };
+  const bearer = await signup("usage.user@example.com");
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer).send({ label: " usage test " }))
+    .body;
+  assert.equal(key.label, "usage test", "a label, trimmed");
+  const listedKeys = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys;
+  assert.deepEqual(
+    listedKeys.map((k: { id: string; label: string }) => [k.id, k.label]),
+    [[key.id, "usage test"]],
+  );
+  const keys = createRedisKeys(h.config.redisPrefix);
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "usage-fund" });
+  for (const idem of ["u1", "u2", "u3"]) {
+    const paid = await send(`${gateway.url}/gateway/demo/hello`, {
+      headers: ["x-gateway-api-key", key.key, "idempotency-key", idem],
+    });
+    assert.equal(paid.status, 200);
+    assert.equal(paid.headers["gateway-cost"], "0.5");
+  }
+  // The worker's settlement pass closes them: charged, and in the roll-up.
+  await h.redis.sadd(keys.gateway.settleDirty, partyId);
+  await runSettlementPass({ db: h.db, redis: h.redis, keys }, { reapAfterMs: 60_000, ttlSeconds: 172_800 });
+
+  const today = new Date().toISOString().slice(0, 10);
+  const usage = await request(h.app).get("/api/usage").set(bearer);
+  assert.equal(usage.status, 200, JSON.stringify(usage.body));
+  assert.equal(usage.body.to, today);
+  assert.equal((Date.parse(usage.body.to) - Date.parse(usage.body.from)) / 86_400_000, 6);
+  assert.deepEqual(usage.body.totals, { requests: 3, settled: 3, charged: "1.5", failed: 0, released: "0" });
+  assert.deepEqual(
+    usage.body.rows.map((r: { day: string; keyId: string; providerKey: string }) => [
+      r.day,
+      r.keyId,
+      r.providerKey,
+    ]),
+    [[today, key.id, "demo"]],
+  );
+  const csv = await request(h.app).get(`/api/usage.csv?from=${today}&to=${today}`).set(bearer);
+  assert.equal(csv.status, 200);
+  assert.match(String(csv.headers["content-type"]), /^text\/csv/);
+  const lines = csv.text.split("\r\n");
+  assert.match(lines[0] ?? "", /^day,key_id,provider_key,requests,settled,charged,/);
+  assert.equal(lines[1]?.split(",").slice(0, 6).join(","), `${today},${key.id},demo,3,3,1.5`);
+  assert.equal(lines.length, 3, "header, one row, the final CRLF");
+
+  const backwards = await request(h.app).get("/api/usage?from=2026-02-02&to=2026-02-01").set(bearer);
+  assert.equal(backwards.status, 400, JSON.stringify(backwards.body));
+  const tooLong = await request(h.app).get("/api/usage?from=2024-01-01&to=2026-01-01").set(bearer);
+  assert.equal(tooLong.status, 400, JSON.stringify(tooLong.body));
+  const notADay = await request(h.app).get("/api/usage?from=yesterday").set(bearer);
+  assert.equal(notADay.status, 400, JSON.stringify(notADay.body));
+  // Another user, with a party of their own, sees none of it.
+  const other = await signup("usage.other@example.com");
+  await request(h.app).post("/api/party/create").set(other);
+  const theirs = await request(h.app).get("/api/usage").set(other);
+  assert.deepEqual([theirs.status, theirs.body.rows, theirs.body.totals.requests], [200, [], 0]);
+});
+
+test("spend caps: set by the user, enforced across two gateway processes on one Redis (402 with Retry-After), lifted again", async () => {
+  const who = "caps.user@example.com";
+  await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+  const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer)).body.key;
+  const keys = createRedisKeys(h.config.redisPrefix);
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("10"), ref: "caps-fund" });
+
+  const zero = await request(h.app)
+    .post("/api/party/spend-caps")
+    .set(bearer)
+    .send({ daily: "0", monthly: null });
+  assert.equal(zero.status, 400, JSON.stringify(zero.body));
+  // 0.25 USD at 0.5 USD per coin: 0.5 coins a request, so a daily cap of 2 coins pays for 4.
+  const set = await request(h.app)
+    .post("/api/party/spend-caps")
+    .set(bearer)
+    .send({ daily: "2", monthly: "100" });
+  assert.deepEqual(set.body, { daily: "2", monthly: "100", spentToday: "0", spentThisMonth: "0" });
+
+  const other = await startGateway(h.config);
+  try {
+    const gateways = [gateway.url, other.url];
+    const fire = (n: number, tag: string) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          send(`${gateways[i % 2]}/gateway/demo/hello`, {
+            headers: ["x-gateway-api-key", key, "idempotency-key", `${tag}${i}`],
+          }),
+        ),
+      );
+    // The key was never used, so neither gateway has its record cached: both read the caps from Postgres.
+    const replies = await fire(12, "c");
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 4, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 402).length, 8, JSON.stringify(statuses));
+    const refused = replies.find((r) => r.status === 402);
+    assert.equal(refused?.body.toString(), JSON.stringify({ message: "Spend cap reached" }));
+    const retryAfter = Number(refused?.headers["retry-after"]);
+    assert.ok(retryAfter >= 1 && retryAfter <= 86_400, `Retry-After ${retryAfter}`);
+    const caps = await request(h.app).get("/api/party/spend-caps").set(bearer);
+    assert.deepEqual(caps.body, { daily: "2", monthly: "100", spentToday: "2", spentThisMonth: "2" });
+    const { reserved } = await readBalance(h.redis, keys, partyId);
+    assert.equal(reserved, coinsToBaseUnits("2"), "nothing reserved past the cap");
+
+    await request(h.app).post("/api/party/spend-caps").set(bearer).send({ daily: null, monthly: null });
+    await (async () => {
+      for (const deadline = Date.now() + 2000; Date.now() < deadline; ) {
+        const [again] = await fire(1, `free${Date.now()}-`);
+        if (again?.status === 200) return;
+      }
+      assert.fail("the lifted cap did not reach the gateway");
+    })();
+  } finally {
+    await other.close();
+  }
+});
+
+test("key expiry: a key works until its expiresAt, then is refused like a deactivated one; a past expiresAt is refused", async () => {
+  const who = "expiry.user@example.com";
+  await request(h.app).post("/api/onboarding/signup").send({ email: who, password });
+  const login = await request(h.app).post("/api/onboarding/login").send({ email: who, password });
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const past = await request(h.app)
+    .post("/api/api-key/create")
+    .set(bearer)
+    .send({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+  assert.equal(past.status, 400, JSON.stringify(past.body));
+  const expiresAt = new Date(Date.now() + 1500).toISOString();
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer).send({ expiresAt })).body;
+  assert.equal(key.expiresAt, expiresAt);
+  await creditParty(h.db, h.redis, createRedisKeys(h.config.redisPrefix), {
+    partyId,
+    amount: coinsToBaseUnits("10"),
+    ref: "expiry-fund",
+  });
+  const call = (idem: string) =>
+    send(`${gateway.url}/gateway/demo/hello`, {
+      headers: ["x-gateway-api-key", key.key, "idempotency-key", idem],
+    });
+  assert.equal((await call("e1")).status, 200, "before its expiry");
+  // The gateway has the record cached by now: expiry is still exact, checked on every request.
+  await sleep(Math.max(0, Date.parse(expiresAt) - Date.now()));
+  const refused = await call("e2");
+  assert.deepEqual(
+    [refused.status, refused.body.toString()],
+    [403, JSON.stringify({ message: "API Key is no longer active" })],
+  );
+});
+
 test("429 past the per-client request limit", async () => {
   let last = 0;
-  for (let i = 0; i < 45 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
+  for (let i = 0; i < 65 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
   assert.equal(last, 429);
   const res = await request(h.app).get("/api/health");
   assert.deepEqual(res.body, { message: "Too many requests" });

@@ -21,7 +21,7 @@ const account = async (party: string) => {
   return { balance: BigInt(balance ?? "0"), reserved: BigInt(reserved ?? "0") };
 };
 const ask = (partyId: string, idempotencyKey: string, cost: bigint) =>
-  ledger.reserve({ partyId, providerKey: "p", idempotencyKey, costInUsd: "0.5", cost });
+  ledger.reserve({ partyId, providerKey: "p", idempotencyKey, costInUsd: "0.5", cost, keyId: "key_t" });
 
 test("one turn, one party: a duplicate within the batch and the item past the balance fail like separate calls", async () => {
   await fund("party_a", 25n);
@@ -168,6 +168,7 @@ test("per-party limit: the requests of one window past the limit are refused, ac
           idempotencyKey: `r${from + i}`,
           costInUsd: "0",
           cost: 0n,
+          keyId: "key_t",
         }),
       ),
     );
@@ -179,6 +180,19 @@ test("per-party limit: the requests of one window past the limit are refused, ac
   assert.deepEqual(codes.slice(0, 3), ["OK", "OK", "OK"]);
   assert.equal(codes.filter((c) => c === "OK").length, 5);
   assert.equal(codes.filter((c) => c === "RATE_LIMITED").length, 2);
+  // The RateLimit fields' `r`: the two processes share one counter, so the five admitted saw 4..0 left,
+  // each once, and the refused ones 0; every `t` is inside the 400 ms window.
+  const left = [...first, ...burst].map((x) => x?.window?.remaining);
+  assert.deepEqual(left.filter((_, i) => codes[i] === "OK").sort(), [0, 1, 2, 3, 4], JSON.stringify(left));
+  assert.ok(
+    left.every((r, i) => codes[i] === "OK" || r === 0),
+    JSON.stringify(left),
+  );
+  for (const x of [...first, ...burst])
+    assert.ok(
+      (x?.window?.resetMs ?? -1) > 0 && (x?.window?.resetMs ?? 401) <= 400,
+      JSON.stringify(x?.window),
+    );
   for (const refused of burst) {
     if (!refused || refused.ok) continue;
     assert.equal(refused.code, "RATE_LIMITED");
@@ -192,6 +206,7 @@ test("per-party limit: the requests of one window past the limit are refused, ac
     idempotencyKey: "s1",
     costInUsd: "0",
     cost: 0n,
+    keyId: "key_t",
   });
   assert.ok(other?.ok);
   // The window itself is under test: the next one starts 1 s after the first request.
@@ -204,5 +219,55 @@ test("per-party limit: the requests of one window past the limit are refused, ac
   // A refused request is not reserved: its key stays free for a retry.
   const records = await redis.keys(keys.gateway.reservation("party_r", "*"));
   assert.equal(records.length, 6);
+  await second.quit();
+});
+
+test("spend caps: two ledgers (gateway processes) sharing one party's daily cap never reserve past it; a release frees room", async () => {
+  const second = createRedis(testRedisUrl(), { name: "tests-second-cap-gateway" });
+  const both = [ledger, createLedger(second, keys, 86_400, NO_LIMITS)];
+  await fund("party_cap", 1_000n);
+  // A cap of 95 units at 10 per request: 9 fit; the monthly cap is looser.
+  const ask = (i: number, cost = 10n) =>
+    both[i % 2]?.reserve({
+      partyId: "party_cap",
+      providerKey: "p",
+      idempotencyKey: `cap${i}`,
+      costInUsd: "0.5",
+      cost,
+      keyId: "key_t",
+      dailyCap: 95n,
+      monthlyCap: 500n,
+    });
+  // Several turns of concurrent asks from both processes.
+  const replies = (
+    await Promise.all(
+      Array.from({ length: 5 }, (_, turn) =>
+        sleep(turn).then(() => Promise.all(Array.from({ length: 6 }, (_, j) => ask(turn * 6 + j)))),
+      ),
+    )
+  ).flat();
+  const ok = replies.filter((x) => x?.ok);
+  assert.equal(ok.length, 9, JSON.stringify(replies.map((x) => (x?.ok ? "OK" : x?.code))));
+  for (const x of replies)
+    if (x && !x.ok) {
+      assert.equal(x.code, "SPEND_CAP_REACHED");
+      if (x.code === "SPEND_CAP_REACHED")
+        assert.ok(x.retryAfterSeconds >= 1 && x.retryAfterSeconds <= 86_400);
+    }
+  const day = new Date().toISOString().slice(0, 10);
+  assert.equal(await redis.get(keys.gateway.spendDay("party_cap", day)), "90");
+  assert.ok(
+    (await redis.pttl(keys.gateway.spendDay("party_cap", day))) > 86_400_000,
+    "expires a day after the day",
+  );
+  assert.deepEqual(await account("party_cap"), { balance: 1_000n, reserved: 90n });
+  // A released reservation gives its cost back to the window; a charged one would stay counted.
+  const first = ok[0];
+  assert.ok(first?.ok);
+  assert.deepEqual(await both[1]?.finalize(first.reservation, "failed"), { ok: true });
+  assert.equal(await redis.get(keys.gateway.spendDay("party_cap", day)), "80");
+  assert.ok((await ask(100))?.ok, "room again for one");
+  assert.equal((await ask(101, 6n))?.ok, false, "96 > 95");
+  assert.ok((await ask(102, 5n))?.ok, "95 = the cap");
   await second.quit();
 });

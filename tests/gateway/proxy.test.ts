@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { after, afterEach, before, test } from "node:test";
+import { formatCoins } from "@stake/db/coin";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
@@ -49,15 +50,31 @@ test("2xx/3xx/4xx/5xx pass through byte-identical, and only 2xx/3xx keep the fun
     assert.equal(via.status, code);
     assert.equal(via.statusMessage, "Custom Reason");
     assert.deepEqual(via.body, direct.body);
+    const GATEWAY_ADDED = /^(ratelimit|ratelimit-policy|request-id|gateway-reservation-id|gateway-cost)$/i;
     const strip = (raw: string[]) => {
       const out: string[] = [];
       for (let i = 0; i < raw.length; i += 2) {
-        if (!/^(connection|keep-alive|date|transfer-encoding)$/i.test(raw[i] as string))
-          out.push(raw[i] as string, raw[i + 1] as string);
+        const name = raw[i] as string;
+        if (!/^(connection|keep-alive|date|transfer-encoding)$/i.test(name) && !GATEWAY_ADDED.test(name))
+          out.push(name, raw[i + 1] as string);
       }
       return out;
     };
     assert.deepEqual(strip(via.rawHeaders), strip(direct.rawHeaders), `headers for ${code}`);
+    // The gateway's own fields follow the provider's, once each: what this answer costs, in coins.
+    const added = via.rawHeaders.filter((name, i) => i % 2 === 0 && GATEWAY_ADDED.test(name));
+    assert.deepEqual(added, [
+      "ratelimit-policy",
+      "ratelimit",
+      "request-id",
+      "gateway-reservation-id",
+      "gateway-cost",
+    ]);
+    assert.equal(
+      via.headers["gateway-cost"],
+      code < 400 ? formatCoins(COST) : "0",
+      `cost header for ${code}`,
+    );
     const after = await h.account(partyId);
     assert.equal(after.reserved - before.reserved, code < 400 ? COST : 0n, `billing for ${code}`);
   }

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { scopeHash } from "@stake/db/redis/keys";
 import { reserveScript, runBatch } from "@stake/db/redis/scripts";
+import { sql } from "drizzle-orm";
+import { createGatewayAccountRepo } from "../../control-plane/src/features/gateway-account/repo.ts";
+import { presentUsage, usageCsv } from "../../control-plane/src/features/gateway-account/usage.ts";
 import { checkParty } from "../../control-plane/src/features/gateway-settlement/check.ts";
 import { drainReservationLog } from "../../control-plane/src/features/gateway-settlement/drain.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
@@ -156,11 +160,19 @@ async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
     [
       {
         key: g.reservation(partyId, scope),
-        item: { cost: COST, id, idempotencyKey: key, providerKey: "echo", costInUsd: "0.0100000000", scope },
+        item: {
+          cost: COST,
+          id,
+          idempotencyKey: key,
+          providerKey: "echo",
+          costInUsd: "0.0100000000",
+          scope,
+          keyId: "",
+        },
       },
     ],
   );
-  assert.deepEqual(reply[0], ["OK"]);
+  assert.deepEqual(reply[0], ["OK", "", ""], "no request limit: no RateLimit state");
   await h.redis.sadd(g.settleDirty, partyId);
   return id;
 }
@@ -501,4 +513,111 @@ test("a reservation record never expires while open: its idempotency window star
   const ttl = await h.redis.pttl(recordOf(open));
   assert.ok(ttl > 0 && ttl <= 1000, `settled record TTL ${ttl} ms`);
   assert.equal((await books.rows(a.partyId)).find((r) => r.id === open.id)?.status, "settled");
+});
+
+test("the usage roll-up and its CSV agree with ledger check to the base unit after a mixed load (paid, failed, released, late-charged)", async () => {
+  const a = await account("10");
+  const statuses: number[] = [];
+  // A body broken off after its 2xx headers reaches the client as a cut connection (-1 here).
+  const go = async (path: string) =>
+    statuses.push(
+      await call(a.apiKey, path).then(
+        (r) => r.status,
+        () => -1,
+      ),
+    );
+  for (let i = 0; i < 5; i++) await go("/echo"); // paid
+  await go("/status?code=302"); // paid (3xx)
+  for (let i = 0; i < 3; i++) await go("/status?code=500"); // failed, released
+  for (let i = 0; i < 2; i++) await go("/status?code=404"); // failed, released
+  await pass(); // some close before the rest arrive: the roll-up adds pass by pass
+  await go("/reset-mid"); // a 2xx whose body breaks off: registered, then released
+  // Reaped while its provider was still answering, then charged late under a new reservation.
+  const release = provider.holdRequests();
+  const pending = call(a.apiKey, "/held");
+  await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "in flight" });
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  const later = Date.now() + REAP_AFTER + 1_000;
+  assert.equal(
+    (await runSettlementPass(deps, { reapAfterMs: REAP_AFTER, ttlSeconds: TTL, now: () => later })).reaped,
+    1,
+  );
+  release();
+  assert.equal((await pending).status, 200);
+  await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "the late charge" });
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+
+  // ledger check (the operator CLI) is clean, and gives the reference figures with the ledger itself.
+  const check = await ledgerCommands["ledger check"]?.run(operatorContext(h), {
+    positionals: [],
+    flags: { party: a.partyId },
+  });
+  assert.equal(check?.exitCode, 0, check?.text);
+  const [ledger] = await h.db.execute<{
+    debited: string;
+    released: string;
+    failed: string;
+    settled: string;
+  }>(sql`
+    select
+      (select coalesce(sum(amount), 0)::text from ledger_entries where party_id = ${a.partyId} and kind = 'debit') as debited,
+      (select coalesce(sum(cost), 0)::text from reservations where party_id = ${a.partyId} and status = 'failed') as released,
+      (select count(*)::text from reservations where party_id = ${a.partyId} and status = 'failed') as failed,
+      (select count(*)::text from reservations where party_id = ${a.partyId} and status = 'settled') as settled`);
+  const { balance } = await readBalance(h.redis, h.keys, a.partyId);
+  assert.equal(BigInt(ledger?.debited ?? -1), 10_0000000000n - balance, "debits = what left the balance");
+
+  const today = new Date().toISOString().slice(0, 10);
+  const usage = presentUsage(
+    { from: today, to: today },
+    await createGatewayAccountRepo(h.db).listUsage(a.partyId, today, today),
+  );
+  assert.equal(usage.rows.length, 1, JSON.stringify(usage.rows)); // one key, one provider, one day
+  const row = usage.rows[0];
+  assert.ok(row);
+  assert.equal(coinsToBaseUnits(usage.totals.charged), BigInt(ledger?.debited ?? -1), "charged = Σ debits");
+  assert.equal(coinsToBaseUnits(usage.totals.charged), COST * 7n, "6 paid + the late charge");
+  assert.equal(
+    coinsToBaseUnits(usage.totals.released),
+    BigInt(ledger?.released ?? -1),
+    "released = Σ failed",
+  );
+  assert.equal(
+    coinsToBaseUnits(usage.totals.released),
+    COST * 7n,
+    "5 provider failures, the broken body, the reaped",
+  );
+  assert.equal(usage.totals.settled, Number(ledger?.settled));
+  assert.equal(usage.totals.failed, Number(ledger?.failed));
+  assert.equal(usage.totals.requests, 14);
+  assert.equal(row.keyId, a.keyId);
+  assert.equal(row.providerKey, "echo");
+  // The reaped reservation got no answer (none); its late charge and the broken body count as 2xx.
+  assert.deepEqual(row.status, { "2xx": 7, "3xx": 1, "4xx": 2, "5xx": 3, none: 1 });
+  assert.deepEqual(statuses.sort(), [-1, 200, 200, 200, 200, 200, 302, 404, 404, 500, 500, 500]);
+  assert.ok(
+    row.upstreamP50Ms !== null && row.upstreamP50Ms <= (row.upstreamP95Ms ?? -1),
+    JSON.stringify(row),
+  );
+
+  const csv = usageCsv(usage).split("\r\n");
+  assert.equal(csv[0]?.split(",").length, 15);
+  assert.deepEqual(csv[1]?.split(",").slice(0, 8), [
+    today,
+    a.keyId,
+    "echo",
+    "14",
+    "7",
+    formatCoins(COST * 7n),
+    "7",
+    formatCoins(COST * 7n),
+  ]);
+  // A replayed pass adds nothing: each reservation is counted when it closes, once.
+  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await pass();
+  const again = await createGatewayAccountRepo(h.db).listUsage(a.partyId, today, today);
+  assert.equal(again[0]?.requests, 14);
 });

@@ -1,3 +1,4 @@
+import { rateLimitPolicy, rateLimitState } from "@stake/db/ratelimit-fields";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
@@ -79,10 +80,10 @@ export function createKeyRateLimit(deps: { redis: Redis; keys: RedisKeys; name: 
     points: deps.perMinute,
     duration: 60,
   });
-  const policy = `"${deps.name}";q=${deps.perMinute};w=60`;
+  const policy = rateLimitPolicy(deps.name, deps.perMinute, 60_000);
   const fields = (r: RateLimiterRes) => ({
     "RateLimit-Policy": policy,
-    RateLimit: `"${deps.name}";r=${Math.max(0, r.remainingPoints)};t=${Math.ceil(r.msBeforeNext / 1000)}`,
+    RateLimit: rateLimitState(deps.name, r.remainingPoints, r.msBeforeNext),
   });
   return async (keyId: string): Promise<Record<string, string>> => {
     try {

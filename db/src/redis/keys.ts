@@ -33,6 +33,13 @@ export function createRedisKeys(prefix: string) {
        * refuses past the limit; expires with the window).
        */
       partyFailures: (partyId: string) => `${p}gw:{${partyId}}:fails`,
+      /**
+       * Coin base units the party reserved (then charged or still open) in one UTC day (`2026-11-26`) or
+       * month (`2026-11`), for its spend caps: reserve.lua adds, finalize.lua takes a release back;
+       * expires a day after its window ends.
+       */
+      spendDay: (partyId: string, day: string) => `${p}gw:{${partyId}}:spend:d:${day}`,
+      spendMonth: (partyId: string, month: string) => `${p}gw:{${partyId}}:spend:m:${month}`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */

@@ -63,6 +63,32 @@ export interface BatchScript<Shared extends unknown[], Item> {
   item(item: Item): string[];
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The UTC day and month a time falls in, as the spend counters name them, when each ends, and when its
+ * counter expires (a day after its end, so a release landing just after midnight still finds it).
+ */
+export function spendWindows(now: number) {
+  const at = new Date(now);
+  const dayEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
+  const monthEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
+  const iso = at.toISOString();
+  return {
+    day: iso.slice(0, 10),
+    month: iso.slice(0, 7),
+    dayLeftMs: dayEnd - now,
+    monthLeftMs: monthEnd - now,
+    dayExpireAt: dayEnd + DAY_MS,
+    monthExpireAt: monthEnd + DAY_MS,
+  };
+}
+
+const spendHead = (k: RedisKeys, partyId: string) => {
+  const w = spendWindows(Date.now());
+  return [k.gateway.spendDay(partyId, w.day), k.gateway.spendMonth(partyId, w.month)];
+};
+
 const partyHead = (k: RedisKeys, partyId: string) => [
   k.gateway.account(partyId),
   k.gateway.reservationLog(partyId),
@@ -76,6 +102,11 @@ export interface ReserveItem {
   costInUsd: string;
   /** The record key's tail, `scopeHash(providerKey, idempotencyKey)`. */
   scope: string;
+  /** The API key the request came with, kept for the usage roll-up ("" when none: a tool's). */
+  keyId: string;
+  /** The party's spend caps per UTC day and month, coin base units (null: none). */
+  dailyCap?: bigint | null;
+  monthlyCap?: bigint | null;
 }
 
 /** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
@@ -96,7 +127,10 @@ export interface PartyFailureLimit {
   unansweredTtlSeconds: number;
 }
 
-/** reserve.lua: per-party request and failure limits + duplicate check + balance check + reservation. */
+/**
+ * reserve.lua: per-party request and failure limits + spend caps + duplicate check + balance check +
+ * reservation.
+ */
 export const reserveScript: BatchScript<
   [now: number, rate: PartyRateLimit, failures: PartyFailureLimit],
   ReserveItem
@@ -106,14 +140,32 @@ export const reserveScript: BatchScript<
     ...partyHead(k, partyId),
     k.gateway.partyRate(partyId),
     k.gateway.partyFailures(partyId),
+    ...spendHead(k, partyId),
   ],
-  shared: (now, rate, failures) => [
-    String(now),
-    String(rate.limit),
-    String(rate.windowMs),
-    String(failures.limit),
+  shared: (now, rate, failures) => {
+    const w = spendWindows(now);
+    return [
+      String(now),
+      String(rate.limit),
+      String(rate.windowMs),
+      String(failures.limit),
+      String(w.dayExpireAt),
+      String(w.monthExpireAt),
+      String(w.dayLeftMs),
+      String(w.monthLeftMs),
+    ];
+  },
+  item: (i) => [
+    i.cost.toString(),
+    i.id,
+    i.idempotencyKey,
+    i.providerKey,
+    i.costInUsd,
+    i.scope,
+    i.keyId,
+    i.dailyCap == null ? "" : i.dailyCap.toString(),
+    i.monthlyCap == null ? "" : i.monthlyCap.toString(),
   ],
-  item: (i) => [i.cost.toString(), i.id, i.idempotencyKey, i.providerKey, i.costInUsd, i.scope],
 };
 
 /**
@@ -129,17 +181,36 @@ export const finalizeScript: BatchScript<
     outcome: "registered" | "failed" | "failed-unanswered" | "failed-mid-body" | "late-registered";
     expectedId: string;
     newId?: string;
+    /** The HTTP status the client got (0 or absent: none, e.g. it left first). */
+    httpStatus?: number;
+    /** The provider's latency to its response headers, ms (absent: it did not answer). */
+    upstreamMs?: number;
   }
 > = {
   script: load("finalize"),
-  head: (k, partyId) => [...partyHead(k, partyId), k.gateway.partyFailures(partyId)],
-  shared: (now, ttlSeconds, failures) => [
-    String(now),
-    String(ttlSeconds),
-    String(failures?.unansweredTtlSeconds ?? ttlSeconds),
-    String(failures?.windowMs ?? 0),
+  head: (k, partyId) => [
+    ...partyHead(k, partyId),
+    k.gateway.partyFailures(partyId),
+    ...spendHead(k, partyId),
   ],
-  item: (i) => [i.outcome, i.expectedId, i.newId ?? ""],
+  shared: (now, ttlSeconds, failures) => {
+    const w = spendWindows(now);
+    return [
+      String(now),
+      String(ttlSeconds),
+      String(failures?.unansweredTtlSeconds ?? ttlSeconds),
+      String(failures?.windowMs ?? 0),
+      String(w.dayExpireAt),
+      String(w.monthExpireAt),
+    ];
+  },
+  item: (i) => [
+    i.outcome,
+    i.expectedId,
+    i.newId ?? "",
+    i.httpStatus ? String(i.httpStatus) : "",
+    i.upstreamMs === undefined ? "" : String(i.upstreamMs),
+  ],
 };
 
 /** settle.lua: registered → settled with `balance −= cost, reserved −= cost`; the record expires `ttlSeconds` later. */

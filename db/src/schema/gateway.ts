@@ -1,11 +1,15 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
+  date,
   index,
   integer,
   numeric,
   pgEnum,
   pgTable,
+  primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -37,6 +41,12 @@ export const parties = pgTable(
       .notNull()
       .references(() => gatewayUsers.id, { onDelete: "cascade" }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /**
+     * Spend caps in coin base units per UTC day and month (null: none), set by the user and enforced by
+     * reserve.lua against what the party reserved in the window (docs/gateway.md, "Spend caps").
+     */
+    dailySpendCap: numeric({ precision: 38, scale: 0 }),
+    monthlySpendCap: numeric({ precision: 38, scale: 0 }),
   },
   (t) => [uniqueIndex("parties_user_key").on(t.userId)],
 );
@@ -52,7 +62,11 @@ export const gatewayApiKeys = pgTable(
     /** Hex SHA-256 of the key; the key itself is never stored. */
     hash: text().notNull(),
     start: text().notNull(),
+    /** The user's name for the key (null: none), shown next to its id. */
+    label: text(),
     active: boolean().notNull().default(true),
+    /** When the key stops working (null: never); the gateway refuses it from then on like a deactivated one. */
+    expiresAt: timestamp({ withTimezone: true, precision: 3 }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     deactivatedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
@@ -144,6 +158,12 @@ export const reservations = pgTable(
     status: reservationStatus().notNull(),
     /** The settlement debit (ledger entry) this reservation was charged in, once settled. */
     debitId: text(),
+    /** The gateway key the request came with (null: reserved by a tool, or before issue 29). */
+    keyId: text(),
+    /** The HTTP status the client got (the provider's, or the gateway's 502/408); null: none (it left). */
+    httpStatus: smallint(),
+    /** The provider's latency to its response headers, ms; null: it did not answer. */
+    upstreamMs: integer(),
     ...timestamps(),
   },
   (t) => [
@@ -158,4 +178,44 @@ export const reservations = pgTable(
       .on(t.partyId, t.status, t.createdAt)
       .where(sql`${t.status} in ('request_in_flight', 'registered', 'queued')`),
   ],
+);
+
+/**
+ * Upper bounds (ms, inclusive) of the upstream-latency histogram buckets of the usage roll-up; one more
+ * bucket counts everything slower. Fixed, so rows of any day add up bucket by bucket.
+ */
+export const USAGE_LATENCY_BOUNDS_MS = [
+  5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000,
+] as const;
+
+/**
+ * Daily usage roll-up per (party, UTC day of the request, key, provider), written by settlement in the
+ * same statement that moves reservations to their final status (`settled` or `failed`), so each
+ * reservation is counted once, when it closes, and `charged` sums exactly what the debits took.
+ * `keyId` is "" for a reservation without a key. Latency is a histogram over USAGE_LATENCY_BOUNDS_MS
+ * (percentiles are read from it); only requests the provider answered have one.
+ */
+export const gatewayUsageDaily = pgTable(
+  "gateway_usage_daily",
+  {
+    partyId: text().notNull(),
+    day: date({ mode: "string" }).notNull(),
+    keyId: text().notNull(),
+    providerKey: text().notNull(),
+    requests: bigint({ mode: "number" }).notNull(),
+    /** Reservations settled (paid, free ones included) and the coin base units they were charged. */
+    settled: bigint({ mode: "number" }).notNull(),
+    charged: numeric({ precision: 38, scale: 0 }).notNull(),
+    /** Reservations failed (released) and the coin base units released. */
+    failed: bigint({ mode: "number" }).notNull(),
+    released: numeric({ precision: 38, scale: 0 }).notNull(),
+    status2xx: bigint("status_2xx", { mode: "number" }).notNull(),
+    status3xx: bigint("status_3xx", { mode: "number" }).notNull(),
+    status4xx: bigint("status_4xx", { mode: "number" }).notNull(),
+    status5xx: bigint("status_5xx", { mode: "number" }).notNull(),
+    /** No status reached the client (it left before the answer). */
+    statusNone: bigint({ mode: "number" }).notNull(),
+    latencyBuckets: bigint({ mode: "number" }).array().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partyId, t.day, t.keyId, t.providerKey] })],
 );

@@ -31,11 +31,28 @@ export interface ReservationHandle {
   cost: bigint;
 }
 
-export type ReserveResult =
+/**
+ * The party's request window once this request is counted (reserve.lua): what is left of it and the ms
+ * until it ends. Absent when there is no request limit.
+ */
+export interface RequestWindow {
+  remaining: number;
+  resetMs: number;
+}
+
+export type ReserveResult = { window?: RequestWindow | undefined } & (
   | { ok: true; reservation: ReservationHandle }
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
   | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number }
-  | { ok: false; code: "DUPLICATE"; existing: Reservation };
+  | { ok: false; code: "SPEND_CAP_REACHED"; retryAfterSeconds: number }
+  | { ok: false; code: "DUPLICATE"; existing: Reservation }
+);
+
+/** reserve.lua's `r, t` pair ("" when there is no request limit). */
+function windowOf(remaining: string | undefined, resetMs: string | undefined): RequestWindow | undefined {
+  if (!remaining) return undefined;
+  return { remaining: Number(remaining), resetMs: Number(resetMs) };
+}
 
 /**
  * `registered` / `failed` move an in-flight reservation (`failed-unanswered`: failed before any provider
@@ -43,6 +60,12 @@ export type ReserveResult =
  * provider broke off its body (too late once settlement has taken it).
  */
 export type FinalizeOutcome = "registered" | "failed" | "failed-unanswered" | "failed-mid-body";
+
+/** What the usage roll-up keeps of a request: the status the client got, the provider's latency (ms). */
+export interface ServedFacts {
+  httpStatus?: number;
+  upstreamMs?: number;
+}
 
 /** `lateCharge`: the reservation had been failed by the reaper; this new one charges the request. */
 export type FinalizeResult =
@@ -140,6 +163,9 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
       idempotencyKey: string;
       costInUsd: string;
       cost: bigint;
+      keyId: string;
+      dailyCap?: bigint | null;
+      monthlyCap?: bigint | null;
     }): Promise<ReserveResult> {
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
@@ -150,18 +176,28 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
         recordKey,
         reserveScript.item({ ...input, id, scope }),
       );
-      if (reply[0] === "OK")
-        return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost } };
-      if (reply[0] === "DUPLICATE") {
-        return { ok: false, code: "DUPLICATE", existing: toReservation(input.partyId, pairs(reply, 1)) };
-      }
       if (reply[0] === "RATE_LIMITED")
         return {
           ok: false,
           code: "RATE_LIMITED",
           retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
+          window: windowOf(reply[2], reply[3]),
         };
-      return { ok: false, code: "INSUFFICIENT_BALANCE" };
+      if (reply[0] === "SPEND_CAP")
+        return {
+          ok: false,
+          code: "SPEND_CAP_REACHED",
+          retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
+          window: windowOf(reply[2], reply[3]),
+        };
+      const window = windowOf(reply[1], reply[2]);
+      if (reply[0] === "OK")
+        return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost }, window };
+      if (reply[0] === "DUPLICATE") {
+        const existing = toReservation(input.partyId, pairs(reply, 3));
+        return { ok: false, code: "DUPLICATE", existing, window };
+      }
+      return { ok: false, code: "INSUFFICIENT_BALANCE", window };
     },
 
     /**
@@ -171,7 +207,11 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
      * provider breaking off its body afterwards releases the charge as it would have released the original.
      * Rare, so the common path pays nothing for it.
      */
-    async finalize(r: ReservationHandle, outcome: FinalizeOutcome): Promise<FinalizeResult> {
+    async finalize(
+      r: ReservationHandle,
+      outcome: FinalizeOutcome,
+      facts: ServedFacts = {},
+    ): Promise<FinalizeResult> {
       const move = async (item: Parameters<typeof finalizeScript.item>[0]): Promise<FinalizeResult> => {
         const reply = await batcher.add("finalize", r.partyId, r.recordKey, finalizeScript.item(item));
         if (reply[0] === "OK") return { ok: true };
@@ -179,10 +219,10 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
           ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
           : { ok: false, code: "NOT_FOUND" };
       };
-      const done = await move({ outcome, expectedId: r.id });
+      const done = await move({ outcome, expectedId: r.id, ...facts });
       if (outcome !== "registered" || done.ok || done.status !== "failed") return done;
       const charge = newId("reservation");
-      const late = await move({ outcome: "late-registered", expectedId: r.id, newId: charge });
+      const late = await move({ outcome: "late-registered", expectedId: r.id, newId: charge, ...facts });
       if (!late.ok) return late;
       r.id = charge;
       return { ok: true, lateCharge: charge };

@@ -42,8 +42,11 @@ export function forward(args: {
   timeoutMs: number;
   deadlineMs: number;
   onDeadline: (uploaded: boolean) => void;
-  /** Called once with the provider's final status, before its headers are relayed. */
-  onResponse?: (status: number) => void;
+  /**
+   * Called once with the provider's final status, before its headers are relayed; returns header fields
+   * (name/value pairs) the gateway adds to them.
+   */
+  onResponse?: (status: number) => string[] | undefined;
 }): Promise<ForwardOutcome> {
   const { req, res } = args;
   return new Promise((resolve) => {
@@ -104,9 +107,10 @@ export function forward(args: {
           // Decided: the reservation leaves flight here, and a long streamed body is no longer bounded.
           clearTimeout(deadline);
           resume = resumeUpstream;
-          args.onResponse?.(statusCode);
+          const added = args.onResponse?.(statusCode);
           if (res.destroyed) return false;
           const headers = responseHeaders(raw);
+          if (added) for (const h of added) headers.push(h);
           if (statusText) res.writeHead(statusCode, statusText, headers);
           else res.writeHead(statusCode, headers);
           if (statusCode === 204 || statusCode === 304 || req.method === "HEAD") {

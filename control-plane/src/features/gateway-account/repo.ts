@@ -1,6 +1,13 @@
 import type { DbOrTx } from "@stake/db/client";
-import { gatewayApiKeys, gatewayUsers, parties, providers, reservations } from "@stake/db/schema/gateway";
-import { and, asc, count, desc, eq, ne, sql } from "drizzle-orm";
+import {
+  gatewayApiKeys,
+  gatewayUsageDaily,
+  gatewayUsers,
+  parties,
+  providers,
+  reservations,
+} from "@stake/db/schema/gateway";
+import { and, asc, between, count, desc, eq, ne, sql } from "drizzle-orm";
 
 /**
  * What deactivating a key sets. Idempotent: a key already deactivated keeps its first `deactivatedAt`, so
@@ -37,7 +44,22 @@ export function createGatewayAccountRepo(db: DbOrTx) {
       const [party] = await db.select().from(parties).where(eq(parties.userId, userId)).limit(1);
       return party ?? null;
     },
-    async insertKey(row: { id: string; userId: string; hash: string; start: string }) {
+    async setSpendCaps(partyId: string, caps: { daily: string | null; monthly: string | null }) {
+      const [party] = await db
+        .update(parties)
+        .set({ dailySpendCap: caps.daily, monthlySpendCap: caps.monthly })
+        .where(eq(parties.id, partyId))
+        .returning();
+      return party ?? null;
+    },
+    async insertKey(row: {
+      id: string;
+      userId: string;
+      hash: string;
+      start: string;
+      label?: string | null;
+      expiresAt?: Date | null;
+    }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
     },
@@ -47,7 +69,9 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .select({
           id: gatewayApiKeys.id,
           start: gatewayApiKeys.start,
+          label: gatewayApiKeys.label,
           active: gatewayApiKeys.active,
+          expiresAt: gatewayApiKeys.expiresAt,
           createdAt: gatewayApiKeys.createdAt,
           deactivatedAt: gatewayApiKeys.deactivatedAt,
         })
@@ -76,6 +100,15 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         db.select({ n: count() }).from(reservations).where(eq(reservations.partyId, partyId)),
       ]);
       return { rows, total: total?.n ?? 0 };
+    },
+    /** A party's usage roll-up rows for a UTC day range (both ends included), oldest day first. */
+    async listUsage(partyId: string, from: string, to: string) {
+      const u = gatewayUsageDaily;
+      return db
+        .select()
+        .from(u)
+        .where(and(eq(u.partyId, partyId), between(u.day, from, to)))
+        .orderBy(asc(u.day), asc(u.keyId), asc(u.providerKey));
     },
     async deactivateKey(userId: string, keyId: string) {
       const [key] = await db

@@ -3,6 +3,7 @@ import { ErrorBodies, presentMessage } from "../../errors.ts";
 import { type Area, errorResponses, route } from "../../http/route.ts";
 import {
   BalanceResponse,
+  CreateKeyRequest,
   CreateKeyResponse,
   DeactivateKeyResponse,
   HealthResponse,
@@ -17,8 +18,13 @@ import {
   ReservationsResponse,
   SignupRequest,
   SignupResponse,
+  SpendCapsRequest,
+  SpendCapsResponse,
+  UsageQuery,
+  UsageResponse,
 } from "./schemas.ts";
 import type { GatewayAccountService } from "./service.ts";
+import { usageCsv } from "./usage.ts";
 
 const error = errorResponses(ErrorBodies.message);
 
@@ -94,13 +100,17 @@ export function gatewayAccountArea(deps: {
       route({
         method: "post",
         path: "/api/api-key/create",
-        summary: "Create a gateway API key (shown once)",
+        summary: "Create a gateway API key (shown once), optionally with a label",
         security: "bearer",
+        body: CreateKeyRequest,
         responses: {
           201: { description: "the key, shown once", body: CreateKeyResponse },
           409: error("the user holds GATEWAY_KEYS_PER_USER active keys (GATEWAY_KEY_LIMIT_REACHED)"),
         },
-        handler: async ({ auth }) => ({ status: 201, body: await accounts.createKey(auth.userId) }),
+        handler: async ({ auth, body }) => ({
+          status: 201,
+          body: await accounts.createKey(auth.userId, body),
+        }),
       }),
       route({
         method: "post",
@@ -142,6 +152,68 @@ export function gatewayAccountArea(deps: {
         handler: async ({ auth, query }) => ({
           status: 200,
           body: await accounts.reservations(auth.userId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/party/spend-caps",
+        summary: "The party's daily and monthly spend caps and what they count so far",
+        security: "bearer",
+        responses: {
+          200: {
+            description: "caps (null: none) and coins reserved today and this month",
+            body: SpendCapsResponse,
+          },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.spendCaps(auth.userId) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/party/spend-caps",
+        summary:
+          "Set the party's daily and monthly spend caps (null: none); past one the gateway answers 402",
+        security: "bearer",
+        body: SpendCapsRequest,
+        responses: {
+          200: { description: "the caps as set", body: SpendCapsResponse },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 200,
+          body: await accounts.setSpendCaps(auth.userId, body),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/usage",
+        summary:
+          "The party's daily usage per key and provider over a UTC day range (default: the last 7 days)",
+        security: "bearer",
+        query: UsageQuery,
+        responses: {
+          200: { description: "usage rows, oldest day first, and their totals", body: UsageResponse },
+          403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
+        },
+        handler: async ({ auth, query }) => ({ status: 200, body: await accounts.usage(auth.userId, query) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/usage.csv",
+        summary: "The same usage rows as CSV (RFC 4180, a header line)",
+        security: "bearer",
+        query: UsageQuery,
+        responses: {
+          200: { description: "text/csv; one line per usage row" },
+          403: error("User does not have a party"),
+          503: error("the worker has not recorded the party's latest reservations yet (Retry-After)"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          type: "text/csv; charset=utf-8",
+          headers: { "content-disposition": `attachment; filename="usage-${query.from}-${query.to}.csv"` },
+          body: usageCsv(await accounts.usage(auth.userId, query)),
         }),
       }),
       route({

@@ -9,7 +9,16 @@ export type SignupRequest = z.infer<typeof SignupRequest>;
 export const LoginRequest = z.object({ email: Email, password: z.string().min(1).max(256) });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
-export const CreateKeyRequest = z.object({ label: z.string().trim().min(1).max(64).optional() }).optional();
+export const CreateKeyRequest = z
+  .object({
+    label: z.string().trim().min(1).max(64).optional(),
+    /** When the key stops working; must be in the future. */
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
+      .optional(),
+  })
+  .optional();
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 
 export const KeyIdParams = z.object({
@@ -39,6 +48,8 @@ export const CreateKeyResponse = z.object({
   id: z.string(),
   key: z.string(),
   start: z.string(),
+  label: z.string().nullable(),
+  expiresAt: Timestamp.nullable(),
   createdAt: Timestamp,
 });
 export const KeyListResponse = z.object({
@@ -47,7 +58,11 @@ export const KeyListResponse = z.object({
       id: z.string(),
       /** The key's first characters, as shown at creation; the secret itself is never stored. */
       start: z.string(),
+      /** The user's name for the key, given at creation (null: none). */
+      label: z.string().nullable(),
       active: z.boolean(),
+      /** When the key stops working (null: never); an expired key is refused like a deactivated one. */
+      expiresAt: Timestamp.nullable(),
       createdAt: Timestamp,
       deactivatedAt: Timestamp.nullable(),
     }),
@@ -88,3 +103,74 @@ export const ReservationsResponse = z.object({
   total: z.number().int(),
 });
 export const HealthResponse = z.object({ status: z.literal("ok") });
+
+/** A cap in coins: a positive exact decimal string of at most 10 decimals, or null for none. */
+const Cap = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,10})?$/, "Must be a coin amount with at most 10 decimals")
+  .refine((v) => /[1-9]/.test(v), "Must be more than 0")
+  .nullable();
+export const SpendCapsRequest = z.object({ daily: Cap, monthly: Cap });
+export type SpendCapsRequest = z.infer<typeof SpendCapsRequest>;
+export const SpendCapsResponse = z.object({
+  daily: Coins.nullable(),
+  monthly: Coins.nullable(),
+  /** Coins reserved (charged or still open) in the current UTC day and month: what the caps count. */
+  spentToday: Coins,
+  spentThisMonth: Coins,
+});
+
+/** Longest range one usage read may cover: bounds the rows a party can make one request read. */
+export const USAGE_MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+const Day = z.iso.date();
+
+/**
+ * A UTC day range, both ends included; default the last 7 days up to today. `to` before `from`, or a
+ * range past USAGE_MAX_DAYS, is a validation error naming the field.
+ */
+export const UsageQuery = z
+  .object({ from: Day.optional(), to: Day.optional() })
+  .transform((q) => {
+    const to = q.to ?? new Date().toISOString().slice(0, 10);
+    const from = q.from ?? new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
+    return { from, to };
+  })
+  .superRefine((q, ctx) => {
+    const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS + 1;
+    if (days < 1) ctx.addIssue({ code: "custom", path: ["to"], message: "to must not be before from" });
+    else if (days > USAGE_MAX_DAYS)
+      ctx.addIssue({ code: "custom", path: ["from"], message: `at most ${USAGE_MAX_DAYS} days per request` });
+  });
+export type UsageQuery = z.output<typeof UsageQuery>;
+
+const Count = z.number().int().min(0);
+export const UsageRow = z.object({
+  /** The UTC day the requests were made. */
+  day: Day,
+  /** The gateway key used ("" for none). */
+  keyId: z.string(),
+  providerKey: z.string(),
+  /** Requests closed that day: settled + failed (a request still open is counted once it closes). */
+  requests: Count,
+  settled: Count,
+  /** Coins charged (settled), exact decimal string. */
+  charged: Coins,
+  failed: Count,
+  /** Coins reserved and released again (failed), exact decimal string. */
+  released: Coins,
+  status: z.object({ "2xx": Count, "3xx": Count, "4xx": Count, "5xx": Count, none: Count }),
+  /**
+   * Upstream latency percentiles, ms: the upper bound of the histogram bucket holding the percentile
+   * (30000 means 30 s or more); null when no request of the row was answered.
+   */
+  upstreamP50Ms: Count.nullable(),
+  upstreamP95Ms: Count.nullable(),
+});
+export const UsageResponse = z.object({
+  from: Day,
+  to: Day,
+  rows: z.array(UsageRow),
+  totals: z.object({ requests: Count, settled: Count, charged: Coins, failed: Count, released: Coins }),
+});
+export type UsageResponse = z.infer<typeof UsageResponse>;

@@ -1,7 +1,8 @@
 import { issueApiKey } from "@stake/db/api-key";
-import { formatCoins } from "@stake/db/coin";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
+import { spendWindows } from "@stake/db/redis/scripts";
 import { formatUnits, parseUnits } from "@stake/db/units";
 import type { Redis } from "ioredis";
 import type { Jwt } from "../../auth/jwt.ts";
@@ -10,7 +11,15 @@ import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
-import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+import type {
+  CreateKeyRequest,
+  LoginRequest,
+  PageQuery,
+  SignupRequest,
+  SpendCapsRequest,
+  UsageQuery,
+} from "./schemas.ts";
+import { presentUsage } from "./usage.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
 const USD_SCALE = 10;
@@ -84,7 +93,9 @@ export function createGatewayAccountService(deps: {
       const keys = rows.map((k) => ({
         id: k.id,
         start: k.start,
+        label: k.label,
         active: k.active,
+        expiresAt: k.expiresAt?.toISOString() ?? null,
         createdAt: k.createdAt.toISOString(),
         deactivatedAt: k.deactivatedAt?.toISOString() ?? null,
       }));
@@ -98,7 +109,7 @@ export function createGatewayAccountService(deps: {
       return { providers: rows.map((p) => ({ key: p.key, costInUSD: usd(p.costInUsd), status: p.status })) };
     },
 
-    async createKey(userId: string) {
+    async createKey(userId: string, input: CreateKeyRequest = undefined) {
       await existingUser(userId);
       // Checked before the insert: concurrent creations may pass one each, a handful at most.
       const active = (await repo.listKeys(userId)).filter((k) => k.active).length;
@@ -114,8 +125,17 @@ export function createGatewayAccountService(deps: {
         userId,
         hash: issued.hash,
         start: issued.start,
+        label: input?.label ?? null,
+        expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null,
       });
-      return { id: key?.id, key: issued.key, start: issued.start, createdAt: key?.createdAt.toISOString() };
+      return {
+        id: key?.id,
+        key: issued.key,
+        start: issued.start,
+        label: key?.label ?? null,
+        expiresAt: key?.expiresAt?.toISOString() ?? null,
+        createdAt: key?.createdAt.toISOString(),
+      };
     },
 
     async deactivateKey(userId: string, keyId: string) {
@@ -123,6 +143,32 @@ export function createGatewayAccountService(deps: {
       if (!key) throw new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
       await invalidate();
       return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
+    },
+
+    /** The party's spend caps and what they count so far (the gateway's counters in Redis). */
+    async spendCaps(userId: string) {
+      const party = await partyOf(userId);
+      const w = spendWindows(Date.now());
+      const [day, month] = await redis.mget(
+        keys.gateway.spendDay(party.id, w.day),
+        keys.gateway.spendMonth(party.id, w.month),
+      );
+      const cap = (v: string | null) => (v === null ? null : formatCoins(BigInt(v)));
+      return {
+        daily: cap(party.dailySpendCap),
+        monthly: cap(party.monthlySpendCap),
+        spentToday: formatCoins(BigInt(day ?? "0")),
+        spentThisMonth: formatCoins(BigInt(month ?? "0")),
+      };
+    },
+
+    /** Sets both caps (null: none); every gateway drops its cached copy within the pub/sub delivery time. */
+    async setSpendCaps(userId: string, input: SpendCapsRequest) {
+      const party = await partyOf(userId);
+      const units = (v: string | null) => (v === null ? null : coinsToBaseUnits(v).toString());
+      await repo.setSpendCaps(party.id, { daily: units(input.daily), monthly: units(input.monthly) });
+      await invalidate();
+      return this.spendCaps(userId);
     },
 
     /** Coin amounts as exact decimal strings (docs/architecture.md §5: 10 decimals do not survive a JS number). */
@@ -153,6 +199,17 @@ export function createGatewayAccountService(deps: {
         updatedAt: r.updatedAt.toISOString(),
       }));
       return { reservations, page: q.page, pageSize: q.pageSize, total };
+    },
+
+    /**
+     * The party's daily usage roll-up (settlement writes it as reservations close). The party's stream is
+     * drained first, as for the reservations, so requests failed a moment ago are counted; paid ones
+     * appear once the worker has charged them (each pass, SETTLEMENT_INTERVAL_MS).
+     */
+    async usage(userId: string, q: UsageQuery) {
+      const party = await partyOf(userId);
+      await deps.drainParty(party.id);
+      return presentUsage(q, await repo.listUsage(party.id, q.from, q.to));
     },
   };
 }

@@ -83,6 +83,9 @@ function collapse(partyId: string, events: { fields: Record<string, string> }[])
       cost: e.c ?? "0",
       status,
       debitId: null,
+      keyId: e.a || null,
+      httpStatus: e.x ? Number(e.x) : null,
+      upstreamMs: e.l ? Number(e.l) : null,
       createdAt: new Date(Number(e.t)),
       updatedAt: new Date(Number(e.m)),
     });

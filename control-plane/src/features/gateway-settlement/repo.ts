@@ -1,6 +1,12 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
-import { ledgerEntries, parties, reservations } from "@stake/db/schema/gateway";
+import {
+  gatewayUsageDaily,
+  ledgerEntries,
+  parties,
+  reservations,
+  USAGE_LATENCY_BOUNDS_MS,
+} from "@stake/db/schema/gateway";
 import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
 
@@ -33,6 +39,60 @@ export function pgArray(values: readonly (string | null)[]): string {
 const statusIn = (statuses: readonly Status[]) =>
   sql.raw(`${reservations.status.name} in (${statuses.map((s) => `'${s}'`).join(", ")})`);
 
+/** The columns of a reservation the usage roll-up reads from a statement's `returning`. */
+const ROLLED_UP = sql.raw(
+  "party_id, key_id, provider_key, created_at, status, cost, http_status, upstream_ms",
+);
+
+/** `count(*)` of the moved rows in each latency bucket (USAGE_LATENCY_BOUNDS_MS, then the overflow). */
+const latencyBuckets = sql.raw(
+  `array[${[...USAGE_LATENCY_BOUNDS_MS, null]
+    .map((upper, i) => {
+      const lower = i ? USAGE_LATENCY_BOUNDS_MS[i - 1] : null;
+      const conds = [
+        lower === null ? null : `upstream_ms > ${lower}`,
+        upper === null ? null : `upstream_ms <= ${upper}`,
+      ];
+      return `count(*) filter (where upstream_ms is not null and ${conds.filter(Boolean).join(" and ")})`;
+    })
+    .join(", ")}]::bigint[]`,
+);
+
+/**
+ * Adds the reservations a statement moved to a final status (`settled`, `failed`) to the daily usage
+ * roll-up, in that same statement: `moved` is a CTE returning ROLLED_UP. A reservation reaches a final
+ * status once (a settled one never moves; Redis settles only a `registered` record and fails only an
+ * unsettled one, so no reservation is both), and a statement returns only the rows it moved, so each is
+ * counted once however often its events are replayed, and `charged` is the sum the debits took.
+ */
+function addToUsage(moved: SQL) {
+  return sql`
+    insert into ${gatewayUsageDaily} (party_id, day, key_id, provider_key, requests, settled, charged, failed, released,
+      status_2xx, status_3xx, status_4xx, status_5xx, status_none, latency_buckets)
+    select party_id, (created_at at time zone 'UTC')::date, coalesce(key_id, ''), provider_key, count(*),
+      count(*) filter (where status = 'settled'), coalesce(sum(cost) filter (where status = 'settled'), 0),
+      count(*) filter (where status = 'failed'), coalesce(sum(cost) filter (where status = 'failed'), 0),
+      count(*) filter (where http_status between 200 and 299), count(*) filter (where http_status between 300 and 399),
+      count(*) filter (where http_status between 400 and 499), count(*) filter (where http_status between 500 and 599),
+      count(*) filter (where http_status is null or http_status not between 200 and 599),
+      ${latencyBuckets}
+    from ${moved} where status in ('settled', 'failed')
+    group by 1, 2, 3, 4
+    on conflict (party_id, day, key_id, provider_key) do update set
+      requests = gateway_usage_daily.requests + excluded.requests,
+      settled = gateway_usage_daily.settled + excluded.settled,
+      charged = gateway_usage_daily.charged + excluded.charged,
+      failed = gateway_usage_daily.failed + excluded.failed,
+      released = gateway_usage_daily.released + excluded.released,
+      status_2xx = gateway_usage_daily.status_2xx + excluded.status_2xx,
+      status_3xx = gateway_usage_daily.status_3xx + excluded.status_3xx,
+      status_4xx = gateway_usage_daily.status_4xx + excluded.status_4xx,
+      status_5xx = gateway_usage_daily.status_5xx + excluded.status_5xx,
+      status_none = gateway_usage_daily.status_none + excluded.status_none,
+      latency_buckets = (select array_agg(a + b order by n)
+        from unnest(gateway_usage_daily.latency_buckets, excluded.latency_buckets) with ordinality as l(a, b, n))`;
+}
+
 /**
  * Upserts by id, one statement per call (columns as arrays); a status only ever moves forward (see RANK).
  * Rows that arrive `settled` (settle.lua has just debited them) list `debitId`, and that one debit entry
@@ -47,25 +107,35 @@ export async function upsertReservations(
 ) {
   if (!rows.length) return;
   const column = (pick: (r: ReservationRow) => string | null) => pgArray(rows.map(pick));
+  const text = (v: number | null) => (v === null ? null : String(v));
   await db.execute(sql`
     with moved as (
       insert into ${reservations}
-        (id, party_id, provider_key, idempotency_key, cost_in_usd, cost, status, debit_id, created_at, updated_at)
+        (id, party_id, provider_key, idempotency_key, cost_in_usd, cost, status, debit_id, key_id, http_status,
+          upstream_ms, created_at, updated_at)
       select * from unnest(
         ${column((r) => r.id)}::text[], ${column((r) => r.partyId)}::text[],
         ${column((r) => r.providerKey)}::text[], ${column((r) => r.idempotencyKey)}::text[],
         ${column((r) => r.costInUsd)}::numeric[], ${column((r) => r.cost)}::numeric[],
         ${column((r) => r.status)}::reservation_status[], ${column((r) => r.debitId)}::text[],
+        ${column((r) => r.keyId)}::text[], ${column((r) => text(r.httpStatus))}::smallint[],
+        ${column((r) => text(r.upstreamMs))}::integer[],
         ${column((r) => r.createdAt.toISOString())}::timestamptz[],
         ${column((r) => r.updatedAt.toISOString())}::timestamptz[])
       on conflict (id) do update
-        set status = excluded.status, updated_at = excluded.updated_at, debit_id = excluded.debit_id
+        set status = excluded.status, updated_at = excluded.updated_at, debit_id = excluded.debit_id,
+          key_id = coalesce(excluded.key_id, ${reservations.keyId}),
+          http_status = coalesce(excluded.http_status, ${reservations.httpStatus}),
+          upstream_ms = coalesce(excluded.upstream_ms, ${reservations.upstreamMs})
         where ${rankSql(sql`excluded.status`)} > ${rankSql(sql`${reservations.status}`)}
-      returning cost, debit_id
+      returning debit_id, ${ROLLED_UP}
+    ),
+    debit as (
+      insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
+      select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from moved
+      where debit_id = ${debitId} having sum(cost) > 0
     )
-    insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
-    select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from moved
-    where debit_id = ${debitId} having sum(cost) > 0`);
+    ${addToUsage(sql`moved`)}`);
 }
 
 /** A page of a party's registered or queued reservations after the (createdAt, id) cursor, oldest first. */
@@ -105,10 +175,13 @@ export async function recordSettled(db: Db, partyId: string, ids: string[], sett
       set status = 'settled', updated_at = ${settledAt.toISOString()}::timestamptz,
         debit_id = case when cost > 0 then ${debitId} end
       where id = any(${pgArray(ids)}::text[]) and party_id = ${partyId} and ${statusIn(["registered", "queued"])}
-      returning cost
+      returning ${ROLLED_UP}
+    ),
+    debit as (
+      insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
+      select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from charged having sum(cost) > 0
     )
-    insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
-    select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from charged having sum(cost) > 0`);
+    ${addToUsage(sql`charged`)}`);
 }
 
 /** A party's reservations still in flight that were taken before `before`, oldest first. */

@@ -5,14 +5,18 @@
 -- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[3]   failed reservations of the failure window (gw:{party}:fails; reserve.lua reads it)
--- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[4]   coins reserved today (UTC), KEYS[5] this month (gw:{party}:spend:d:<day>, :spend:m:<month>)
+-- KEYS[5+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
--- ARGV[5+3(i-1)], ARGV[6+3(i-1)], ARGV[7+3(i-1)] item i: outcome "registered" | "failed" |
+-- ARGV[5], ARGV[6] ms since epoch when KEYS[4], KEYS[5] expire (for a late charge that starts them)
+-- ARGV[7+5(i-1)] .. ARGV[11+5(i-1)] item i: outcome "registered" | "failed" |
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
---   reaper passes it: a scope reused after its record expired is another reservation), and for
---   "late-registered" the new reservation's id (else "")
+--   reaper passes it: a scope reused after its record expired is another reservation), for
+--   "late-registered" the new reservation's id (else ""), the HTTP status the client got and the provider's
+--   latency to its response headers in ms (each "" when unknown: the reaper's), carried by the event with
+--   the record's API key id for the usage roll-up (not kept in the record: nothing in Redis reads them)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
@@ -35,18 +39,26 @@
 -- afterwards it holds the new one.
 
 local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local FIRST = 4 -- KEYS index of the first item's record
+local FIRST = 6 -- KEYS index of the first item's record
+-- A release gives its cost back to the spend windows it was counted in, if they are still the current
+-- ones (the record's "d"/"n"); an earlier window is over and no cap looks at it any more.
+local dayKey, monthKey = KEYS[4], KEYS[5]
+local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
+local function spend(key, delta, expireAt)
+  redis.call("INCRBY", key, delta)
+  if redis.call("PTTL", key) < 0 then redis.call("PEXPIREAT", key, expireAt) end
+end
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
 local failures = 0
 local replies = {}
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 5 + 3 * (i - FIRST)
-  local outcome, expected, newId = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local a = 7 + 5 * (i - FIRST)
+  local outcome, expected, newId, http, upstreamMs = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local recordTtl = ttl
   if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
-  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t")
+  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a", "d", "n")
   local status = rec[1]
   local from = "request_in_flight"
   if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
@@ -59,9 +71,19 @@ for i = FIRST, #KEYS do
   else
     local id, created = rec[2], rec[7]
     -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
-    if outcome == "failed" and rec[6] ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6]) end
+    if outcome == "failed" and rec[6] ~= "0" then
+      redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6])
+      if rec[9] == dayId then spend(dayKey, "-" .. rec[6], ARGV[5]) end
+      if rec[10] == monthId then spend(monthKey, "-" .. rec[6], ARGV[6]) end
+    end
     if late then
-      if rec[6] ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", rec[6]) end
+      if rec[6] ~= "0" then
+        redis.call("HINCRBY", KEYS[1], "reserved", rec[6])
+        -- Served, so counted against the caps (never refused by them), in the current windows.
+        spend(dayKey, rec[6], ARGV[5])
+        spend(monthKey, rec[6], ARGV[6])
+      end
+      redis.call("HSET", record, "d", dayId, "n", monthId)
       -- Created now, so a rebuild from Postgres (records written oldest first) leaves this one in the record.
       id, created = newId, now
       redis.call("HSET", record, "id", id, "t", created)
@@ -74,7 +96,8 @@ for i = FIRST, #KEYS do
       failures = failures + 1
     end
     redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
-      "k", rec[4], "u", rec[5], "c", rec[6], "s", outcome, "t", created, "m", now)
+      "k", rec[4], "u", rec[5], "c", rec[6], "a", rec[8] or "", "x", http, "l", upstreamMs, "s", outcome,
+      "t", created, "m", now)
     added = true
     replies[#replies + 1] = {"OK"}
   end
