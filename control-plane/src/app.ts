@@ -19,6 +19,7 @@ import { hyperliquidArea } from "./features/hyperliquid-delegation/routes.ts";
 import { polygonRewardsArea } from "./features/polygon-rewards/routes.ts";
 import { solanaStakeArea } from "./features/solana-stake/routes.ts";
 import { suiRewardsArea } from "./features/sui-rewards/routes.ts";
+import { gatewayWebhooksArea, webhooksArea } from "./features/webhooks/routes.ts";
 import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
@@ -91,6 +92,12 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     metrics: createMetricsAuth(config.metricsToken),
   };
   const gw = config.gatewayAccount;
+  const gatewayLimit = createRequestLimit({
+    redis,
+    keys,
+    points: gw.rateLimit,
+    windowSeconds: gw.rateWindowSeconds,
+  });
   const areas: Area[] = [
     accountV2Area({ accounts: s.accounts }),
     accountV1Area({ accounts: s.accountsV1 }),
@@ -102,8 +109,10 @@ export function createAreas(deps: AppDeps): { areas: Area[]; authenticators: Aut
     beaconDataArea({ service: s.beaconData }),
     gatewayAccountArea({
       accounts: s.gatewayAccount,
-      limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
+      limit: gatewayLimit,
     }),
+    webhooksArea({ service: s.webhooks }),
+    gatewayWebhooksArea({ service: s.webhooks, limit: gatewayLimit }),
     dashboardArea({ service: s.dashboard }),
   ];
   return { areas, authenticators };

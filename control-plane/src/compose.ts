@@ -48,6 +48,11 @@ import { createSuiIndexerRepo } from "./features/sui-rewards/indexer-repo.ts";
 import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "./features/sui-rewards/jobs.ts";
 import { createSuiRepo } from "./features/sui-rewards/repo.ts";
 import { createSuiRewardsService } from "./features/sui-rewards/service.ts";
+import { createAddressPolicy } from "./features/webhooks/address-policy.ts";
+import { webhookJobs } from "./features/webhooks/jobs.ts";
+import { createWebhooksRepo } from "./features/webhooks/repo.ts";
+import { createSecretBox } from "./features/webhooks/secrets.ts";
+import { createWebhooksService } from "./features/webhooks/service.ts";
 import { createAbuseLimits, createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createUpstream } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
@@ -136,6 +141,8 @@ export function compose(deps: RootDeps) {
     logger: logger.child({ component: "polygon-snapshots" }),
   });
 
+  const webhookSecrets = createSecretBox(config.eth.keyEncryptionKey);
+
   const services = {
     accounts: createAccountService({
       accounts: accountsRepo,
@@ -205,6 +212,12 @@ export function compose(deps: RootDeps) {
       }),
     }),
     dashboard: createDashboardService(config.dashboard),
+    webhooks: createWebhooksService({
+      repo: createWebhooksRepo(db),
+      box: webhookSecrets,
+      policy: createAddressPolicy(config.webhooks.allowed),
+      config: config.webhooks,
+    }),
   };
 
   /** The worker's jobs, on a queue connection (`createRedis(url, {forQueues: true})`). */
@@ -231,6 +244,7 @@ export function compose(deps: RootDeps) {
       }),
       ...polygonRewardsJobs({ ...q, indexer: polygonIndexer, intervalMs: config.polygon.pollIntervalMs }),
       ...gatewaySettlementJobs({ db, redis, keys, ...config.settlement, logger, queues: q }),
+      ...webhookJobs({ db, box: webhookSecrets, config: config.webhooks, logger }),
     ];
   }
 
