@@ -1,5 +1,5 @@
 import { issueApiKey } from "@stake/db/api-key";
-import { formatCoins } from "@stake/db/coin";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { formatUnits, parseUnits } from "@stake/db/units";
@@ -10,7 +10,7 @@ import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
-import type { LoginRequest, PageQuery, SignupRequest } from "./schemas.ts";
+import type { LoginRequest, LowBalanceThresholdRequest, PageQuery, SignupRequest } from "./schemas.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
 const USD_SCALE = 10;
@@ -130,6 +130,13 @@ export function createGatewayAccountService(deps: {
       const party = await partyOf(userId);
       const { balance, reserved } = await readBalance(redis, keys, party.id);
       return { balance: formatCoins(balance), reservedBalance: formatCoins(reserved) };
+    },
+
+    async setLowBalanceThreshold(userId: string, input: LowBalanceThresholdRequest) {
+      const party = await partyOf(userId);
+      const units = input.threshold === null ? null : coinsToBaseUnits(input.threshold);
+      await repo.setLowBalanceThreshold(party.id, units === null ? null : units.toString());
+      return { threshold: units === null ? null : formatCoins(units) };
     },
 
     /**
