@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { createRedis } from "@stake/db/redis/client";
+import { createRedisKeys } from "@stake/db/redis/keys";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { createApp } from "../../control-plane/src/app.ts";
 import { loadConfig } from "../../control-plane/src/config.ts";
+import { BuilderError } from "../../control-plane/src/errors.ts";
+import { PROVISION_QUEUE, provisionJob } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
+import { createProvisioningRepo } from "../../control-plane/src/features/beacon-provisioning/repo.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -324,4 +329,74 @@ test("gateway users manage endpoints with their bearer token, in the gateway acc
   new Webhook(created.body.secret).verify(got.body, got.headers as Record<string, string>);
   const del = await request(h.app).post(`/api/webhook/${created.body.id}/delete`).set(bearer);
   assert.equal(del.status, 204);
+});
+
+test("provision.completed when a provision's validators are made; provision.failed after its last attempt", async () => {
+  const org = await makeOrganisation(h.db);
+  const r = await receiver();
+  const endpoint = await createEndpoint(org, r.url, {
+    eventTypes: ["provision.completed", "provision.failed"],
+  });
+  const provision = async () => {
+    const res = await request(h.app)
+      .post("/api/provision")
+      .set("api-key", org.apiKey)
+      .send({
+        attributes: {
+          withdrawalAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+          validatorsCount: 2,
+          batch: false,
+        },
+      });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.result.provisionId as string;
+  };
+  const worker = await startJobs(h, [PROVISION_QUEUE]);
+  let done: string;
+  let completed: Awaited<ReturnType<typeof r.of>>[number];
+  try {
+    done = await provision();
+    completed = await eventually(() => r.of("provision.completed")[0], { what: "provision.completed" });
+  } finally {
+    await worker.close();
+  }
+  const event = new Webhook(endpoint.secret).verify(
+    completed.body,
+    completed.headers as Record<string, string>,
+  ) as {
+    data: { provisionId: string; validatorsCount: number; pubkeys: string[] };
+  };
+  const made = await request(h.app)
+    .get("/api/validators")
+    .query({ provisionId: done })
+    .set("api-key", org.apiKey);
+  assert.equal(made.body.provisionStatus, "CREATED", JSON.stringify(made.body));
+  assert.deepEqual(event.data, {
+    provisionId: done,
+    validatorsCount: 2,
+    pubkeys: made.body.results.map((v: { validatorAddress: string }) => v.validatorAddress),
+  });
+
+  // A job whose every attempt is refused: FAILED after the last one, and the event with it.
+  const connection = createRedis(h.config.redisUrl, { name: "failing-provisioner", forQueues: true });
+  const failing = provisionJob({
+    connection,
+    prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,
+    logger: createLogger({ level: "silent", service: "t" }),
+    repo: createProvisioningRepo(h.db),
+    run: async () => {
+      throw new BuilderError("refused for the test");
+    },
+    concurrency: 1,
+  });
+  await failing.start();
+  try {
+    const refused = await provision();
+    const failed = await eventually(() => r.of("provision.failed")[0], { what: "provision.failed" });
+    assert.deepEqual(JSON.parse(failed.body).data, { provisionId: refused, reason: "refused for the test" });
+    assert.equal(r.of("provision.failed").length, 1, "told once, after the last attempt only");
+  } finally {
+    await failing.close();
+    await connection.quit();
+  }
 });
