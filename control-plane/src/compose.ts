@@ -88,7 +88,7 @@ export function compose(deps: RootDeps) {
   const network = resolveNetwork(config.eth);
   const beacon = createBeaconApi({ url: config.eth.beaconUrl, timeoutMs: config.eth.beaconTimeoutMs });
   const beaconDataRepo = createBeaconDataRepo(db);
-  const beaconIndexerRepo = createIndexerRepo(db);
+  const beaconIndexerRepo = createIndexerRepo(db, { offlineEpochs: config.webhooks.offlineEpochs });
   const beaconIndexerDeps = {
     beacon,
     execution: createExecutionApi({

@@ -39,10 +39,10 @@ export const EVENT_DATA = {
   }),
   "rewards.daily_closed": z.object({
     chain: z.literal("ethereum"),
-    date: z.iso.date(),
-    validators: z.number().int(),
+    date: z.iso.date().describe("The UTC day, final: every epoch starting that day is finalized"),
+    validatorEpochs: z.number().int().describe("Validator-epochs summed (validators × epochs of the day)"),
     clRewardsGwei: Gwei,
-    elRewardsWei: z.string().regex(/^-?\d+$/),
+    elRewardsGwei: Gwei,
   }),
   "gateway.balance_low": z.object({
     partyId: z.string(),
