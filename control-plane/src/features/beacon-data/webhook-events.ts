@@ -13,17 +13,31 @@ import type { EpochData } from "./epoch-rewards.ts";
 /** What the indexer knew of a validator before this epoch's write. */
 export interface Before {
   beaconStatus: string | null;
+  /** The lifecycle status stored; before the indexer saw it, CREATED if provisioned here, else null. */
+  lifecycle: string | null;
   fallingEpochs: number;
 }
 
 /** Reads `Before` for the epoch's validators (one statement; the indexer's lock is held). */
 export async function readBefore(tx: DbOrTx, pubkeys: string[]): Promise<Map<string, Before>> {
   if (!pubkeys.length) return new Map();
-  const rows = await tx.execute<{ pubkey: string; beacon_status: string | null; falling_epochs: number }>(sql`
-    select pubkey, beacon_status, falling_epochs from beacon_validators
-    where pubkey = any(${`{${pubkeys.join(",")}}`}::text[])`);
+  const rows = await tx.execute<{
+    pubkey: string;
+    beacon_status: string | null;
+    lifecycle_status: string | null;
+    falling_epochs: number;
+  }>(sql`
+    select t.pubkey, max(b.beacon_status) as beacon_status,
+      coalesce(max(b.lifecycle_status::text), case when bool_or(t.source = 'provisioned') then 'CREATED' end)
+        as lifecycle_status,
+      coalesce(max(b.falling_epochs), 0)::int as falling_epochs
+    from beacon_tracked_validators t left join beacon_validators b on b.pubkey = t.pubkey
+    where t.pubkey = any(${`{${pubkeys.join(",")}}`}::text[]) group by t.pubkey`);
   return new Map(
-    rows.map((r) => [r.pubkey, { beaconStatus: r.beacon_status, fallingEpochs: r.falling_epochs }]),
+    rows.map((r) => [
+      r.pubkey,
+      { beaconStatus: r.beacon_status, lifecycle: r.lifecycle_status, fallingEpochs: r.falling_epochs },
+    ]),
   );
 }
 
@@ -69,7 +83,8 @@ export async function emitEpochEvents(
         data: {
           pubkey: r.pubkey,
           validatorIndex: index.get(r.pubkey)?.validatorIndex ?? null,
-          previousStatus: r.previous,
+          // The history has no CREATED row: the stored status says where it came from.
+          previousStatus: r.previous ?? before.get(r.pubkey)?.lifecycle ?? null,
           status: r.status,
           epoch: data.epoch,
         },
