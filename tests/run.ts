@@ -25,6 +25,7 @@ const SLOW_LANE = [
   /^tests\/dashboard\//,
   /^tests\/polygon\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|lifecycle|register-bounds)\.test\.ts$/,
+  /^tests\/webhooks\/worker-kill\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 
