@@ -4,27 +4,23 @@ import { z } from "zod";
 const int = (min: number, fallback: number, description: string) =>
   z.coerce.number().int().min(min).default(fallback).describe(description);
 
-/** A comma-separated list of CIDR ranges (`10.0.0.0/8,fd00::/8`), each checked here so a typo fails at start. */
-const Cidrs = z
-  .string()
-  .default("")
-  .transform((v, ctx) => {
-    const ranges: { address: string; prefix: number; family: "ipv4" | "ipv6" }[] = [];
-    for (const item of v
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      const [address = "", bits] = item.split("/");
-      const family = isIP(address);
-      const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-      if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-        ctx.addIssue({ code: "custom", message: `not a CIDR range: ${item}` });
-        continue;
-      }
-      ranges.push({ address, prefix, family: family === 6 ? "ipv6" : "ipv4" });
-    }
-    return ranges;
-  });
+type Range = { address: string; prefix: number; family: "ipv4" | "ipv6" };
+
+/** A comma-separated list of CIDR ranges (`10.0.0.0/8,fd00::/8`): the ranges, or the first item that is not one. */
+function parseCidrs(v: string): Range[] | string {
+  const ranges: Range[] = [];
+  for (const item of v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [address = "", bits] = item.split("/");
+    const family = isIP(address);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) return item;
+    ranges.push({ address, prefix, family: family === 6 ? "ipv6" : "ipv4" });
+  }
+  return ranges;
+}
 
 /**
  * The webhooks area's variables (issue 28), composed into the control plane's (`config.ts`). The
@@ -36,9 +32,13 @@ export const WebhooksConfig = z
       .stringbool()
       .default(false)
       .describe("Deliver to http:// endpoint URLs too (default: https only). For development and tests."),
-    WEBHOOK_ALLOWED_CIDRS: Cidrs.describe(
-      "Comma-separated CIDR ranges webhook deliveries may reach although they are loopback, private, link-local or otherwise refused (e.g. 127.0.0.1/32 for a local receiver). Empty by default.",
-    ),
+    WEBHOOK_ALLOWED_CIDRS: z
+      .string()
+      .default("")
+      .refine((v) => typeof parseCidrs(v) !== "string", "a comma-separated list of CIDR ranges")
+      .describe(
+        "Comma-separated CIDR ranges webhook deliveries may reach although they are loopback, private, link-local or otherwise refused (e.g. 127.0.0.1/32 for a local receiver). Empty by default.",
+      ),
     WEBHOOK_ENDPOINTS_PER_OWNER: int(
       1,
       10,
@@ -95,12 +95,13 @@ export const WebhooksConfig = z
   })
   .transform((e) => {
     const allowed = new BlockList();
-    for (const r of e.WEBHOOK_ALLOWED_CIDRS) allowed.addSubnet(r.address, r.prefix, r.family);
+    const ranges = parseCidrs(e.WEBHOOK_ALLOWED_CIDRS) as Range[];
+    for (const r of ranges) allowed.addSubnet(r.address, r.prefix, r.family);
     return {
       allowHttp: e.WEBHOOK_ALLOW_HTTP,
       /** Ranges the operator lets deliveries reach despite the refused list (checked before it). */
       allowed,
-      allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS.map((r) => `${r.address}/${r.prefix}`),
+      allowedCidrs: ranges.map((r) => `${r.address}/${r.prefix}`),
       endpointsPerOwner: e.WEBHOOK_ENDPOINTS_PER_OWNER,
       connectTimeoutMs: e.WEBHOOK_CONNECT_TIMEOUT_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
