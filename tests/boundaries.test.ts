@@ -23,6 +23,9 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
       why: "the shared e-mail and scope schemas",
     },
   ],
+  "beacon-provisioning": [
+    { file: "key-encryption.ts", users: ["webhooks"], why: "the one AES-GCM envelope for stored secrets" },
+  ],
   "beacon-data": [
     {
       file: "tracking.ts",
@@ -38,6 +41,13 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   "gateway-settlement": [
     { file: "funding.ts", users: ["gateway-account"], why: "a party's balance as settlement keeps it" },
   ],
+  webhooks: [
+    {
+      file: "outbox.ts",
+      users: ["beacon-provisioning", "beacon-data", "gateway-account", "gateway-settlement"],
+      why: "events written in the transaction of their cause",
+    },
+  ],
 };
 
 /** Which features own each schema module of db/src/schema (the tables they may query). */
@@ -49,6 +59,7 @@ export const SCHEMA_OWNERS: Record<string, string[]> = {
   polygon: ["polygon-rewards"],
   solana: ["solana-stake"],
   sui: ["sui-rewards"],
+  webhooks: ["webhooks"],
 };
 
 /** Schema modules a feature outside their owners reads, and why (a table read, never a write). */

@@ -27,6 +27,7 @@ const SLOW_LANE = [
   /^tests\/scripts\/first-hour\.test\.ts$/,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
+  /^tests\/webhooks\/worker-kill\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 

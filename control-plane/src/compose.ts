@@ -36,11 +36,13 @@ const AREAS = {
   "gateway-account": () => import("./areas/gateway-account.ts"),
   "gateway-settlement": () => import("./areas/gateway-settlement.ts"),
   dashboard: () => import("./areas/dashboard.ts"),
+  webhooks: () => import("./areas/webhooks.ts"),
 } satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
 
 /** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */
 export interface AreaParts {
-  routes?: Area;
+  /** One route group per authentication and error format (webhooks has one for each side). */
+  routes?: Area[];
   jobs?: (queues: QueueDeps, options: JobOptions) => BackgroundJob[];
 }
 
@@ -103,7 +105,7 @@ export async function compose(deps: RootDeps) {
     return parts.flatMap((p) => p.jobs?.(q, options) ?? []);
   }
 
-  return { core, routes: parts.flatMap((p) => (p.routes ? [p.routes] : [])), jobs };
+  return { core, routes: parts.flatMap((p) => p.routes ?? []), jobs };
 }
 
 export type Root = Awaited<ReturnType<typeof compose>>;

@@ -20,6 +20,7 @@ import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
+import { WebhooksConfig } from "./features/webhooks/config.ts";
 import { NETWORK } from "./network.ts";
 
 /** Public, well-known values so `npm start` works out of the box. Never for real funds. */
@@ -43,6 +44,7 @@ export const AREA_NAMES = [
   "gateway-account",
   "gateway-settlement",
   "dashboard",
+  "webhooks",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
@@ -321,6 +323,7 @@ export const ControlPlaneEnv = z.object({
   ...PolygonRewardsConfig.in.omit({ NETWORK: true }).shape,
   ...DashboardConfig.in.shape,
   ...BeaconDataConfig.in.shape,
+  ...WebhooksConfig.in.shape,
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -427,6 +430,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     sui: SuiRewardsConfig.out.parse(e),
     polygon: PolygonRewardsConfig.out.parse(e),
     beaconData: BeaconDataConfig.out.parse(e),
+    webhooks: WebhooksConfig.out.parse(e),
   }));
 
 export type Config = z.output<typeof ControlPlaneConfig>;

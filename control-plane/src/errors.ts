@@ -8,6 +8,7 @@ import { HYPERLIQUID_ERRORS } from "./features/hyperliquid-delegation/errors.ts"
 import { POLYGON_REWARDS_ERRORS } from "./features/polygon-rewards/errors.ts";
 import { SOLANA_STAKE_ERRORS } from "./features/solana-stake/errors.ts";
 import { SUI_REWARDS_ERRORS } from "./features/sui-rewards/errors.ts";
+import { WEBHOOK_ERRORS } from "./features/webhooks/errors.ts";
 import type { Logger } from "./log.ts";
 import { zodMessages } from "./validation-messages.ts";
 
@@ -68,6 +69,7 @@ export const ERROR_STATUS = mergeErrorTables(
   SUI_REWARDS_ERRORS,
   BEACON_DATA_ERRORS,
   POLYGON_REWARDS_ERRORS,
+  WEBHOOK_ERRORS,
 );
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

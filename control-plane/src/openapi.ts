@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import express, { type RequestHandler } from "express";
 import { z } from "zod";
+import { openApiWebhooks } from "./features/webhooks/events.ts";
 import { SECURITY } from "./http/auth.ts";
 import { type Area, type Route, responsesOf } from "./http/route.ts";
 
@@ -71,6 +72,8 @@ export function openApiDocument(areas: readonly Area[]) {
     },
     components: { securitySchemes: SECURITY },
     paths,
+    // Issue 28: what the platform POSTs to webhook endpoints, one entry per event type.
+    webhooks: openApiWebhooks(),
   };
 }
 

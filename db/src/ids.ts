@@ -17,6 +17,10 @@ export const ID_PREFIXES = {
   ledgerEntry: "led",
   coinRate: "rate",
   delegation: "dlg",
+  webhookEndpoint: "whep",
+  /** A webhook event: its id is the Standard Webhooks `webhook-id` (their examples use `msg_`). */
+  webhookEvent: "msg",
+  webhookDelivery: "whdl",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { Webhook } from "standardwebhooks";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex, pad, toHex } from "viem";
 import { createLogger } from "../../control-plane/src/log.ts";
@@ -9,7 +10,9 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { areaOf } from "../helpers/jobs.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { areaOf, startJobs } from "../helpers/jobs.ts";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 import { indexedRows } from "./fixtures.ts";
 
 /**
@@ -25,6 +28,8 @@ let h: ControlPlaneHarness;
 let org: Awaited<ReturnType<typeof makeOrganisation>>;
 let other: Awaited<ReturnType<typeof makeOrganisation>>;
 let env: Record<string, string>;
+let receiver: Receiver;
+let webhooks: Awaited<ReturnType<typeof startJobs>>;
 const FEE_RECIPIENT = "0x00000000000000000000000000000000000fee01" as Address;
 
 before(async () => {
@@ -37,12 +42,19 @@ before(async () => {
     ETH_BATCH_DEPOSITOR: ex.batchDepositor,
     BEACON_INDEXER_START_EPOCH: "0",
     BEACON_INDEXER_MAX_EPOCHS: "100",
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
+    WEBHOOK_POLL_INTERVAL_MS: "50",
   };
   h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data", ...env });
   org = await makeOrganisation(h.db);
   other = await makeOrganisation(h.db);
+  receiver = await startReceiver();
+  webhooks = await startJobs(h, ["webhook-delivery"]);
 });
 after(async () => {
+  await webhooks?.close();
+  await receiver?.close();
   await h?.close();
   await devnet?.close();
 });
@@ -63,6 +75,12 @@ async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address
 const get = (path: string, key = org.apiKey) => supertest(h.app).get(path).set("api-key", key);
 
 test("provision → deposits on anvil → indexed lifecycle, rewards and transactions", async () => {
+  // Issue 28: the organisation's webhook endpoint hears every step (checked at the end).
+  const endpoint = await supertest(h.app)
+    .post("/api/webhooks/endpoints")
+    .set("api-key", org.apiKey)
+    .send({ url: receiver.url, eventTypes: ["provision.completed", "validator.status_changed"] });
+  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
   const worker = await startWorker(h);
   const provision = async (batch: boolean, count: number) => {
     const res = await supertest(h.app)
@@ -145,6 +163,35 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   );
   assert.equal(val.beacon_status, "withdrawal_done");
   assert.equal(val.fee_recipient, FEE_RECIPIENT);
+
+  // Webhooks: each provision told once, and each lifecycle step the indexer saw once, in order, signed.
+  const steps = [
+    "DEPOSITED",
+    "PENDING",
+    "ACTIVE",
+    "EXIT_REQUESTED",
+    "EXIT_SENT",
+    "EXITED",
+    "WITHDRAWAL_DONE",
+  ];
+  const heard = () =>
+    receiver
+      .of("validator.status_changed")
+      .map((r) => new Webhook(endpoint.body.secret).verify(r.body, r.headers as Record<string, string>))
+      .map((e) => (e as { data: { pubkey: string; previousStatus: string; status: string } }).data)
+      .filter((d) => d.pubkey === pubkey);
+  await eventually(() => heard().length >= steps.length, { what: "every status_changed of the validator" });
+  assert.deepEqual(
+    heard().map((d) => [d.previousStatus, d.status]),
+    steps.map((s, i) => [i === 0 ? "CREATED" : steps[i - 1], s]),
+  );
+  assert.deepEqual(
+    receiver
+      .of("provision.completed")
+      .map((r) => JSON.parse(r.body).data.provisionId)
+      .sort(),
+    [single.provisionId, batch.provisionId].sort(),
+  );
 
   const rewards = await get("/api/rewards/epoch").query({ start_epoch: 0, end_epoch: 18, per_page: 100 });
   assert.equal(rewards.status, 200, JSON.stringify(rewards.body));

@@ -7,15 +7,20 @@ import { newId } from "@stake/db/ids";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
+import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
-import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
+import {
+  runSettlementPass,
+  settlePartyOnce,
+} from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { sleep } from "../helpers/eventually.ts";
+import { eventually, sleep } from "../helpers/eventually.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { startJobs } from "../helpers/jobs.ts";
+import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 // The gateway account API end to end: sign up, log in, create a party and a key, fund, pay for a request
 // through a real gateway on the same Postgres and Redis, see balance and reservations, deactivate the key.
@@ -24,17 +29,22 @@ let gateway: Awaited<ReturnType<typeof startGateway>>;
 const upstream = createServer((_req, res) => res.end("paid response"));
 
 let jobs: Awaited<ReturnType<typeof startJobs>>;
+const closeAfter: (() => Promise<void>)[] = [];
 before(async () => {
   h = await createControlPlaneHarness({
-    CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement",
+    CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement,webhooks",
     GATEWAY_ACCOUNT_RATE_LIMIT: "60",
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
+    WEBHOOK_POLL_INTERVAL_MS: "50",
   });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
-  jobs = await startJobs(h, [DRAIN_QUEUE]);
+  jobs = await startJobs(h, [DRAIN_QUEUE, "webhook-delivery"]);
 });
 after(async () => {
+  for (const close of closeAfter) await close();
   await jobs.close();
   await gateway.close();
   upstream.close();
@@ -369,9 +379,85 @@ test("key expiry: a key works until its expiresAt, then is refused like a deacti
   );
 });
 
+// Issue 28 item 4: gateway.balance_low once per crossing of the user's threshold, in the settlement that
+// crossed it; gateway.key_deactivated once per key that stops working, whoever deactivates it.
+test("webhooks: gateway.balance_low fires once per crossing at settlement; gateway.key_deactivated once", async () => {
+  const who = { email: `low-${Date.now()}@example.com`, password };
+  await request(h.app).post("/api/onboarding/signup").send(who);
+  const login = await request(h.app).post("/api/onboarding/login").send(who);
+  const bearer = { Authorization: `Bearer ${login.body.token}` };
+  const partyId: string = (await request(h.app).post("/api/party/create").set(bearer)).body.partyId;
+  const key = (await request(h.app).post("/api/api-key/create").set(bearer)).body;
+  const receiver = await startReceiver();
+  closeAfter.push(() => receiver.close());
+  const endpoint = await request(h.app).post("/api/webhook/create").set(bearer).send({ url: receiver.url });
+  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+  const threshold = await request(h.app)
+    .post("/api/balance/low-threshold")
+    .set(bearer)
+    .send({ threshold: "5" });
+  assert.deepEqual([threshold.status, threshold.body], [200, { threshold: "5" }]);
+
+  // 1 coin a request (0.5 USD at 0.5 USD a coin), 7 coins funded.
+  const keys = createRedisKeys(h.config.redisPrefix);
+  const port = (upstream.address() as AddressInfo).port;
+  await h.db.insert(providers).values({
+    id: newId("provider"),
+    key: "lowbal",
+    originUrl: `http://127.0.0.1:${port}`,
+    costInUsd: "0.5",
+  });
+  await h.db.insert(coinRates).values({ id: newId("coinRate"), usdPerCoin: "0.5" });
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("7"), ref: `low-${partyId}` });
+  const settlement = { db: h.db, redis: h.redis, keys };
+  const payAndSettle = async (n: number) => {
+    const paid = await send(`${gateway.url}/gateway/lowbal/x`, {
+      headers: ["x-gateway-api-key", key.key, "idempotency-key", `low-${n}`],
+    });
+    assert.equal(paid.status, 200, paid.body.toString());
+    await settlePartyOnce(settlement, partyId, { reapAfterMs: 60_000, ttlSeconds: 3600 });
+  };
+  await payAndSettle(1); // 6
+  await payAndSettle(2); // 5: not below 5
+  const quiet = await request(h.app).get(`/api/webhook/${endpoint.body.id}/deliveries`).set(bearer);
+  assert.equal(quiet.body.total, 0, "no event while the balance is at or above the threshold");
+  await payAndSettle(3); // 4: crosses
+  await payAndSettle(4); // 3: still below, no second event
+  const low = await eventually(() => receiver.of("gateway.balance_low")[0], { what: "gateway.balance_low" });
+  const event = new Webhook(endpoint.body.secret).verify(low.body, low.headers as Record<string, string>) as {
+    data: { partyId: string; balance: string; threshold: string };
+  };
+  assert.deepEqual(event.data, { partyId, balance: "4", threshold: "5" });
+  // Funding lifts it back over the threshold (seen by the next settlement), and the next fall tells again.
+  await creditParty(h.db, h.redis, keys, { partyId, amount: coinsToBaseUnits("3"), ref: `low2-${partyId}` });
+  await payAndSettle(5); // 5: back at the threshold, re-armed
+  await payAndSettle(6); // 4: crosses again
+  await eventually(() => receiver.of("gateway.balance_low").length === 2, { what: "the second crossing" });
+  assert.deepEqual(
+    receiver.of("gateway.balance_low").map((r) => JSON.parse(r.body).data.balance),
+    ["4", "4"],
+  );
+
+  const off = await request(h.app).post(`/api/api-key/${key.id}/deactivate`).set(bearer);
+  assert.equal(off.status, 200);
+  await request(h.app).post(`/api/api-key/${key.id}/deactivate`).set(bearer);
+  const told = await eventually(() => receiver.of("gateway.key_deactivated")[0], {
+    what: "gateway.key_deactivated",
+  });
+  assert.deepEqual(JSON.parse(told.body).data, {
+    keyId: key.id,
+    start: key.start,
+    deactivatedAt: off.body.deactivatedAt,
+  });
+  const deliveries = await request(h.app).get(`/api/webhook/${endpoint.body.id}/deliveries`).set(bearer);
+  assert.equal(deliveries.body.total, 3, "two balance_low and one key_deactivated, nothing twice");
+});
+
+// Last: it spends the client's request budget.
 test("429 past the per-client request limit", async () => {
   let last = 0;
-  for (let i = 0; i < 65 && last !== 429; i++) last = (await request(h.app).get("/api/health")).status;
+  for (let i = 0; i < h.config.gatewayAccount.rateLimit + 5 && last !== 429; i++)
+    last = (await request(h.app).get("/api/health")).status;
   assert.equal(last, 429);
   const res = await request(h.app).get("/api/health");
   assert.deepEqual(res.body, { message: "Too many requests" });

@@ -8,5 +8,5 @@ export function composeArea(core: Core) {
     passwords: core.passwords,
     limits: core.limits,
   });
-  return { routes: accountV1Area({ accounts: service }) };
+  return { routes: [accountV1Area({ accounts: service })] };
 }

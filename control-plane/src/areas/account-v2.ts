@@ -2,5 +2,5 @@ import type { Core } from "../compose.ts";
 import { accountV2Area } from "../features/account-v2/routes.ts";
 
 export function composeArea(core: Core) {
-  return { routes: accountV2Area({ accounts: core.accounts }) };
+  return { routes: [accountV2Area({ accounts: core.accounts })] };
 }

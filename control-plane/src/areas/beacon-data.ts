@@ -24,7 +24,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
       timeoutMs: config.beaconData.executionTimeoutMs,
       maxBytes: config.nodeResponseMaxBytes,
     }),
-    repo: createIndexerRepo(db),
+    repo: createIndexerRepo(db, { offlineEpochs: config.webhooks.offlineEpochs }),
     depositContract: resolveNetwork(config.eth).depositContract,
     maxEpochsPerStep: config.beaconData.maxEpochsPerStep,
     startEpoch: config.beaconData.startEpoch,
@@ -49,7 +49,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     maxRegistered: config.beaconData.registeredPerOrganisation,
   });
   return {
-    routes: beaconDataArea({ service }),
+    routes: [beaconDataArea({ service })],
     indexer,
     indexerDeps,
     jobs: (q: QueueDeps) =>

@@ -51,7 +51,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     logger: logger.child({ component: "beacon-exits" }),
   });
   return {
-    routes: beaconProvisioningArea({ service, exits }),
+    routes: [beaconProvisioningArea({ service, exits })],
     jobs: (q: QueueDeps, options: { provisionConcurrency?: number }) => [
       provisionJob({
         ...q,

@@ -21,9 +21,11 @@ export function composeArea({ config, db, redis, keys, passwords, limits, jwt, q
     }),
   });
   return {
-    routes: gatewayAccountArea({
-      accounts,
-      limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
-    }),
+    routes: [
+      gatewayAccountArea({
+        accounts,
+        limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
+      }),
+    ],
   };
 }

@@ -19,5 +19,5 @@ export function composeArea({ config, redis, keys }: Core) {
     network: config.network,
     validator: config.hyperliquid.validatorAddress,
   });
-  return { routes: hyperliquidArea({ service }) };
+  return { routes: [hyperliquidArea({ service })] };
 }

@@ -23,7 +23,7 @@ export function composeArea({ config, db, logger }: Core) {
   });
   const service = createPolygonRewardsService({ l1, repo: createPolygonRepo(db), resolver });
   return {
-    routes: polygonRewardsArea({ service }),
+    routes: [polygonRewardsArea({ service })],
     indexer,
     jobs: (q: QueueDeps) => polygonRewardsJobs({ ...q, indexer, intervalMs: config.polygon.pollIntervalMs }),
   };

@@ -18,5 +18,5 @@ export function composeArea({ config, db }: Core) {
     repo: createSolanaRewardsRepo(db),
     mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),
   });
-  return { routes: solanaStakeArea({ service }) };
+  return { routes: [solanaStakeArea({ service })] };
 }

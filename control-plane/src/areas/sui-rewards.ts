@@ -36,7 +36,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     indexIntervalMs: config.sui.indexIntervalMs,
   });
   return {
-    routes: suiRewardsArea({ service }),
+    routes: [suiRewardsArea({ service })],
     indexer,
     jobs: (q: QueueDeps) =>
       suiRewardsJobs({

@@ -89,6 +89,8 @@ export const beaconValidators = pgTable(
      * before the index's first epoch).
      */
     indexedFrom: integer(),
+    /** Epochs in a row its balance fell (`validator.offline`, issue 28); reset by a rise. */
+    fallingEpochs: integer().notNull().default(0),
   },
   (t) => [
     index("beacon_validators_by_index").on(t.validatorIndex),

@@ -47,6 +47,10 @@ export const parties = pgTable(
      */
     dailySpendCap: numeric({ precision: 38, scale: 0 }),
     monthlySpendCap: numeric({ precision: 38, scale: 0 }),
+    /** `gateway.balance_low` fires when settlement takes the balance below this (base units); null: never. */
+    lowBalanceThreshold: numeric({ precision: 38, scale: 0 }),
+    /** Below the threshold and told so: set when the event fires, cleared when the balance is back at it. */
+    lowBalanceNotified: boolean().notNull().default(false),
   },
   (t) => [uniqueIndex("parties_user_key").on(t.userId)],
 );

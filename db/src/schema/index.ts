@@ -5,3 +5,4 @@ export * from "./polygon.ts";
 export * from "./provisioning.ts";
 export * from "./solana.ts";
 export * from "./sui.ts";
+export * from "./webhooks.ts";

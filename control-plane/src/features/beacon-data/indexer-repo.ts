@@ -10,6 +10,7 @@ import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator, TransactionRow } from "./epoch-rewards.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import { emitClosedDays, emitEpochEvents, fallingEpochs, readBefore } from "./webhook-events.ts";
 
 const CURSOR = "beacon";
 
@@ -107,17 +108,32 @@ async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
     ${addToOrgDays}`);
 }
 
-/** Status entries; of two observations of one status the earlier is kept (a backfill finds earlier ones). */
+/**
+ * Status entries; of two observations of one status the earlier is kept (a backfill finds earlier ones).
+ * Returns the statuses reached for the first time, in lifecycle order per pubkey, each with the status
+ * before it (the webhook's `previousStatus`).
+ */
 async function insertHistory(tx: DbOrTx, data: EpochData) {
   const hs = data.history;
-  if (!hs.length) return;
-  await tx.execute(sql`
-    insert into beacon_status_history as h (pubkey, status, time, epoch)
-    select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
-    from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
-                ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
-    on conflict (pubkey, status) do update set time = excluded.time, epoch = excluded.epoch
-      where excluded.time < h.time`);
+  if (!hs.length) return [];
+  const rows = await tx.execute<{ pubkey: string; status: string; previous: string | null }>(sql`
+    with ins as (
+      insert into beacon_status_history as h (pubkey, status, time, epoch)
+      select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
+      from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
+                  ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
+      on conflict (pubkey, status) do update set time = excluded.time, epoch = excluded.epoch
+        where excluded.time < h.time
+      returning pubkey, status, xmax = 0 as inserted)
+    select i.pubkey, i.status::text as status,
+      (select max(o.status)::text from beacon_status_history o where o.pubkey = i.pubkey and o.status < i.status) as previous
+    from ins i where i.inserted order by i.pubkey, i.status`);
+  // The subquery sees the table before this statement: a status reached in the same epoch as the one
+  // before it follows that one.
+  return rows.map((r, i) => {
+    const prior = rows[i - 1];
+    return prior?.pubkey === r.pubkey ? { ...r, previous: prior.status } : r;
+  });
 }
 
 /**
@@ -147,7 +163,8 @@ async function insertTransactions(tx: DbOrTx, transactions: TransactionRow[], fi
  * The beacon indexer's reads and writes. Writes take the caller's transaction: the indexer (the worker's
  * job) opens it and takes the lock (`transaction`, `lockIndex`).
  */
-export function createIndexerRepo(db: Db) {
+export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = {}) {
+  const offlineEpochs = options.offlineEpochs ?? 3;
   return {
     transaction: db.transaction.bind(db),
     lockIndex,
@@ -198,15 +215,20 @@ export function createIndexerRepo(db: Db) {
       if ((cur?.epoch ?? expected) !== expected) return false;
       const finalized = data.epoch < finalizedEpoch;
       const v = data.validators;
+      const before = await readBefore(
+        tx,
+        v.map((x) => x.pubkey),
+      );
+      const falling = fallingEpochs(data, before);
       if (v.length) {
         await tx.execute(sql`
           insert into beacon_validators as t (pubkey, validator_index, beacon_status, lifecycle_status,
-            withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch, indexed_from)
-          select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int, ${data.epoch}::int
+            withdrawal_credentials, fee_recipient, balance_gwei, updated_epoch, indexed_from, falling_epochs)
+          select p, i, s, l::validator_status, w, f, b, ${data.epoch}::int, ${data.epoch}::int, n
           from unnest(${col(v.map((x) => x.pubkey))}::text[], ${col(v.map((x) => x.validatorIndex))}::int[],
                       ${col(v.map((x) => x.beaconStatus))}::text[], ${col(v.map((x) => x.lifecycle))}::text[],
                       ${col(v.map((x) => x.withdrawalCredentials))}::text[], ${col(v.map((x) => x.feeRecipient))}::text[],
-                      ${col(v.map((x) => x.balanceGwei))}::int8[]) as x(p, i, s, l, w, f, b)
+                      ${col(v.map((x) => x.balanceGwei))}::int8[], ${col(falling)}::int[]) as x(p, i, s, l, w, f, b, n)
           on conflict (pubkey) do update set validator_index = excluded.validator_index,
             beacon_status = excluded.beacon_status,
             -- An exit step the API recorded (tracking.recordStatus) after this step read the history is
@@ -216,10 +238,12 @@ export function createIndexerRepo(db: Db) {
               else excluded.lifecycle_status end,
             withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
             fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
-            balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch`);
+            balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch,
+            falling_epochs = excluded.falling_epochs`);
       }
       await insertRewards(tx, data, spec);
-      await insertHistory(tx, data);
+      const reached = await insertHistory(tx, data);
+      await emitEpochEvents(tx, { data, before, falling, reached, offlineEpochs });
       await insertTransactions(tx, data.transactions, finalized);
       await tx
         .insert(beaconIndexedSlots)
@@ -360,6 +384,13 @@ export function createIndexerRepo(db: Db) {
      */
     async finalize(tx: DbOrTx, finalizedEpoch: number, spec: ChainSpec) {
       const slot = finalizedEpoch * spec.slotsPerEpoch;
+      const [cur] = await tx
+        .select()
+        .from(beaconIndexerCursor)
+        .where(eq(beaconIndexerCursor.id, CURSOR))
+        .for("update");
+      if (cur && finalizedEpoch > cur.finalizedEpoch)
+        await emitClosedDays(tx, spec, cur.finalizedEpoch, finalizedEpoch);
       await tx
         .update(beaconTransactions)
         .set({ finalized: true })

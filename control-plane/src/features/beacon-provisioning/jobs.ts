@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import { type BackgroundJob, createJobQueue, type QueueDeps, queueJob } from "../../background-job.ts";
 import { AppError, BuilderError } from "../../errors.ts";
+import { emitEvent } from "../webhooks/outbox.ts";
 import type { ProvisioningRepo } from "./repo.ts";
 
 export const PROVISION_QUEUE = "beacon-provision";
@@ -39,7 +40,19 @@ export function provisionJob(
         const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         deps.logger.error({ err, provisionId: job.data.provisionId, last }, "provision job failed");
         if (last) {
-          await deps.repo.setProvisionStatus(job.data.provisionId, "FAILED", { reason: failureReason(err) });
+          const { provisionId } = job.data;
+          const reason = failureReason(err);
+          // The FAILED status and its event commit together (the webhook outbox, issue 28).
+          await deps.repo.transaction(async (tx) => {
+            const provision = await deps.repo.findProvision(provisionId, undefined, tx);
+            if (provision?.status !== "IN_PROGRESS") return;
+            await deps.repo.setProvisionStatus(provisionId, "FAILED", { reason }, tx);
+            await emitEvent(tx, {
+              owner: { kind: "organisation", id: provision.organisationId },
+              type: "provision.failed",
+              data: { provisionId, reason },
+            });
+          });
         }
         throw err;
       }

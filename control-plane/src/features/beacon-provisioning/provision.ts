@@ -3,6 +3,7 @@ import { withdrawalCredentials } from "../../chains/beacon.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
 import type { Tracking } from "../beacon-data/tracking.ts";
+import { emitEvent } from "../webhooks/outbox.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
@@ -99,6 +100,11 @@ export function createProvisionProcessor(deps: {
         },
         tx,
       );
+      await emitEvent(tx, {
+        owner: { kind: "organisation", id: provision.organisationId },
+        type: "provision.completed",
+        data: { provisionId, validatorsCount: rows.length, pubkeys: rows.map((r) => r.pubkey) },
+      });
     });
     deps.logger.info({ provisionId, validators: a.validatorsCount }, "provision created");
   };

@@ -51,11 +51,11 @@ export function createProvisioningRepo(db: Db) {
       return row ?? null;
     },
 
-    async findProvision(id: string, organisationId?: string) {
+    async findProvision(id: string, organisationId?: string, tx: DbOrTx = db) {
       const where = organisationId
         ? and(eq(provisions.id, id), eq(provisions.organisationId, organisationId))
         : eq(provisions.id, id);
-      const [row] = await db.select().from(provisions).where(where);
+      const [row] = await tx.select().from(provisions).where(where);
       return row ?? null;
     },
 

@@ -2,7 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
 import { and, asc, desc, eq } from "drizzle-orm";
-import { DEACTIVATED } from "./repo.ts";
+import { DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
 export type ProviderRow = typeof providers.$inferSelect;
@@ -46,18 +46,21 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       return party ?? null;
     },
     async deactivateKey(keyId: string) {
-      const [key] = await db
+      const [key] = await deactivateKeysAndTell(db, eq(gatewayApiKeys.id, keyId));
+      if (key) return key;
+      // Already deactivated: unchanged (DEACTIVATED keeps the first deactivatedAt), and not told again.
+      const [existing] = await db
         .update(gatewayApiKeys)
         .set(DEACTIVATED)
         .where(eq(gatewayApiKeys.id, keyId))
         .returning();
-      return key ?? null;
+      return existing ?? null;
     },
     async deactivateKeysOfUser(userId: string) {
-      await db
-        .update(gatewayApiKeys)
-        .set(DEACTIVATED)
-        .where(and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)));
+      await deactivateKeysAndTell(
+        db,
+        and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)),
+      );
     },
     /** Every gateway user with its party, if any, oldest first. */
     listUsers() {

@@ -7,7 +7,8 @@ import {
   providers,
   reservations,
 } from "@stake/db/schema/gateway";
-import { and, asc, between, count, desc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, between, count, desc, eq, ne, type SQL, sql } from "drizzle-orm";
+import { emitEvents } from "../webhooks/outbox.ts";
 
 /**
  * What deactivating a key sets. Idempotent: a key already deactivated keeps its first `deactivatedAt`, so
@@ -17,6 +18,30 @@ export const DEACTIVATED = {
   active: false,
   deactivatedAt: sql`coalesce(${gatewayApiKeys.deactivatedAt}, now())`,
 } as const;
+
+/**
+ * Deactivates the keys `where` selects that are still active and writes a `gateway.key_deactivated` event
+ * for each in the same transaction (the webhook outbox, issue 28), so the event is told exactly when a key
+ * stops working, once. Opens its own transaction, or joins the caller's when `db` is one.
+ */
+export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined) {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(gatewayApiKeys)
+      .set(DEACTIVATED)
+      .where(and(where, eq(gatewayApiKeys.active, true)))
+      .returning();
+    await emitEvents(
+      tx,
+      rows.map((k) => ({
+        owner: { kind: "gateway_user" as const, id: k.userId },
+        type: "gateway.key_deactivated" as const,
+        data: { keyId: k.id, start: k.start, deactivatedAt: (k.deactivatedAt ?? new Date()).toISOString() },
+      })),
+    );
+    return rows;
+  });
+}
 
 export function createGatewayAccountRepo(db: DbOrTx) {
   return {
@@ -39,6 +64,13 @@ export function createGatewayAccountRepo(db: DbOrTx) {
     async insertParty(row: { id: string; userId: string }) {
       const [party] = await db.insert(parties).values(row).onConflictDoNothing().returning();
       return party ?? null;
+    },
+    /** A new threshold re-arms the event: the next settlement below it tells. */
+    async setLowBalanceThreshold(partyId: string, threshold: string | null) {
+      await db
+        .update(parties)
+        .set({ lowBalanceThreshold: threshold, lowBalanceNotified: false })
+        .where(eq(parties.id, partyId));
     },
     async findPartyOfUser(userId: string) {
       const [party] = await db.select().from(parties).where(eq(parties.userId, userId)).limit(1);
@@ -110,13 +142,13 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .where(and(eq(u.partyId, partyId), between(u.day, from, to)))
         .orderBy(asc(u.day), asc(u.keyId), asc(u.providerKey));
     },
+    /** Idempotent: an already deactivated key is returned as it is, and told of only the first time. */
     async deactivateKey(userId: string, keyId: string) {
-      const [key] = await db
-        .update(gatewayApiKeys)
-        .set(DEACTIVATED)
-        .where(and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId)))
-        .returning();
-      return key ?? null;
+      const mine = and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId));
+      const [key] = await deactivateKeysAndTell(db, mine);
+      if (key) return key;
+      const [existing] = await db.select().from(gatewayApiKeys).where(mine);
+      return existing ?? null;
     },
   };
 }

@@ -11,6 +11,8 @@ import {
   KeyListResponse,
   LoginRequest,
   LoginResponse,
+  LowBalanceThresholdRequest,
+  LowBalanceThresholdResponse,
   PageQuery,
   PartyLookupResponse,
   PartyResponse,
@@ -137,6 +139,22 @@ export function gatewayAccountArea(deps: {
           403: error("User does not have a party"),
         },
         handler: async ({ auth }) => ({ status: 200, body: await accounts.balance(auth.userId) }),
+      }),
+      route({
+        method: "post",
+        path: "/api/balance/low-threshold",
+        summary:
+          "Set the balance under which settlement sends gateway.balance_low (null: never; our addition)",
+        security: "bearer",
+        body: LowBalanceThresholdRequest,
+        responses: {
+          200: { description: "the threshold in force", body: LowBalanceThresholdResponse },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth, body }) => ({
+          status: 200,
+          body: await accounts.setLowBalanceThreshold(auth.userId, body),
+        }),
       }),
       route({
         method: "get",

@@ -84,6 +84,15 @@ export const DeactivateKeyResponse = z.object({
   deactivatedAt: Timestamp,
 });
 export const BalanceResponse = z.object({ balance: Coins, reservedBalance: Coins });
+/** `gateway.balance_low` fires when settlement takes the balance below this; null turns it off (issue 28). */
+export const LowBalanceThresholdRequest = z.object({
+  threshold: z
+    .string()
+    .regex(/^\d{1,8}(\.\d{1,10})?$/, "a non-negative coin amount as a decimal string, at most 10 decimals")
+    .nullable(),
+});
+export type LowBalanceThresholdRequest = z.infer<typeof LowBalanceThresholdRequest>;
+export const LowBalanceThresholdResponse = z.object({ threshold: Coins.nullable() });
 export const ReservationsResponse = z.object({
   reservations: z.array(
     z.object({

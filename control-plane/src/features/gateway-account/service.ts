@@ -14,6 +14,7 @@ import type { GatewayAccountRepo } from "./repo.ts";
 import type {
   CreateKeyRequest,
   LoginRequest,
+  LowBalanceThresholdRequest,
   PageQuery,
   SignupRequest,
   SpendCapsRequest,
@@ -176,6 +177,13 @@ export function createGatewayAccountService(deps: {
       const party = await partyOf(userId);
       const { balance, reserved } = await readBalance(redis, keys, party.id);
       return { balance: formatCoins(balance), reservedBalance: formatCoins(reserved) };
+    },
+
+    async setLowBalanceThreshold(userId: string, input: LowBalanceThresholdRequest) {
+      const party = await partyOf(userId);
+      const units = input.threshold === null ? null : coinsToBaseUnits(input.threshold);
+      await repo.setLowBalanceThreshold(party.id, units === null ? null : units.toString());
+      return { threshold: units === null ? null : formatCoins(units) };
     },
 
     /**

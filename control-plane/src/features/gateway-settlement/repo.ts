@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from "@stake/db/client";
+import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import {
   gatewayUsageDaily,
@@ -8,6 +9,7 @@ import {
   USAGE_LATENCY_BOUNDS_MS,
 } from "@stake/db/schema/gateway";
 import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { emitEvent } from "../webhooks/outbox.ts";
 import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
 
 /** Postgres side of settlement, reaping, rebuild and funding: the ledger of record. */
@@ -106,6 +108,15 @@ export async function upsertReservations(
   debitId: string | null = null,
 ) {
   if (!rows.length) return;
+  if (debitId === null) return upsert(db, partyId, rows, null);
+  // A debit: the balance may cross the party's threshold, told in the same transaction.
+  await db.transaction(async (tx) => {
+    await upsert(tx, partyId, rows, debitId);
+    await tellLowBalance(tx, partyId);
+  });
+}
+
+async function upsert(db: DbOrTx, partyId: string, rows: ReservationRow[], debitId: string | null) {
   const column = (pick: (r: ReservationRow) => string | null) => pgArray(rows.map(pick));
   const text = (v: number | null) => (v === null ? null : String(v));
   await db.execute(sql`
@@ -169,7 +180,14 @@ export function chargeable(db: Db, partyId: string, after: { at: Date; id: strin
 export async function recordSettled(db: Db, partyId: string, ids: string[], settledAt: Date) {
   if (!ids.length) return;
   const debitId = newId("ledgerEntry");
-  await db.execute(sql`
+  await db.transaction(async (tx) => {
+    await debit(tx, partyId, ids, settledAt, debitId);
+    await tellLowBalance(tx, partyId);
+  });
+}
+
+async function debit(tx: DbOrTx, partyId: string, ids: string[], settledAt: Date, debitId: string) {
+  await tx.execute(sql`
     with charged as (
       update ${reservations}
       set status = 'settled', updated_at = ${settledAt.toISOString()}::timestamptz,
@@ -182,6 +200,37 @@ export async function recordSettled(db: Db, partyId: string, ids: string[], sett
       select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from charged having sum(cost) > 0
     )
     ${addToUsage(sql`charged`)}`);
+}
+
+/**
+ * `gateway.balance_low` (issue 28), in the transaction of the debit that crossed the party's threshold: the
+ * balance of record (credits − debits of the ledger) is compared with the threshold the user set, and the
+ * party's `low_balance_notified` flips only on a crossing, so the event fires once per crossing downwards;
+ * a balance back at or above the threshold (after funding, seen by the next settlement) re-arms it.
+ */
+async function tellLowBalance(tx: DbOrTx, partyId: string) {
+  const rows = await tx.execute<{ user_id: string; balance: string; threshold: string; low: boolean }>(sql`
+    with bal as (
+      select coalesce(sum(case when kind = 'credit' then amount else -amount end), 0) as balance
+      from ${ledgerEntries} where party_id = ${partyId}
+    )
+    update ${parties} p set low_balance_notified = (bal.balance < p.low_balance_threshold)
+    from bal
+    where p.id = ${partyId} and p.low_balance_threshold is not null
+      and (bal.balance < p.low_balance_threshold) <> p.low_balance_notified
+    returning p.user_id, bal.balance::text, p.low_balance_threshold::text as threshold,
+      (bal.balance < p.low_balance_threshold) as low`);
+  const row = rows[0];
+  if (!row?.low) return;
+  await emitEvent(tx, {
+    owner: { kind: "gateway_user", id: row.user_id },
+    type: "gateway.balance_low",
+    data: {
+      partyId,
+      balance: formatCoins(BigInt(row.balance)),
+      threshold: formatCoins(BigInt(row.threshold)),
+    },
+  });
 }
 
 /** A party's reservations still in flight that were taken before `before`, oldest first. */
