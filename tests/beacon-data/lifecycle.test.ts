@@ -46,7 +46,10 @@ before(async () => {
     WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
     WEBHOOK_POLL_INTERVAL_MS: "50",
   };
-  h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data", ...env });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data,webhooks",
+    ...env,
+  });
   org = await makeOrganisation(h.db);
   other = await makeOrganisation(h.db);
   receiver = await startReceiver();

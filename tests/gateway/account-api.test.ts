@@ -33,7 +33,7 @@ const closeAfter: (() => Promise<void>)[] = [];
 before(async () => {
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement,webhooks",
-    GATEWAY_ACCOUNT_RATE_LIMIT: "60",
+    GATEWAY_ACCOUNT_RATE_LIMIT: "150",
     WEBHOOK_ALLOW_HTTP: "1",
     WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
     WEBHOOK_POLL_INTERVAL_MS: "50",

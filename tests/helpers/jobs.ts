@@ -38,7 +38,12 @@ export async function startJobs(
   const jobs = (await rootOf(h, options.config))
     .jobs(connection, options)
     .filter((j) => names.includes(j.name));
-  if (jobs.length !== names.length) throw new Error(`no job among ${names.join(", ")}`);
+  if (jobs.length !== names.length) {
+    // An open connection would keep the file's process alive until the runner's timeout.
+    connection.disconnect();
+    const areas = (options.config ?? h.config).areas.join(", ");
+    throw new Error(`no job among ${names.join(", ")} in the areas composed (CONTROL_PLANE_AREAS: ${areas})`);
+  }
   await Promise.all(jobs.map((j) => j.start()));
   return {
     isRunning: () => jobs.every((j) => j.isRunning()),
