@@ -1,30 +1,32 @@
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { ensureInfra, ROOT } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
+import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
 
 /**
  * `npm test` (started by scripts/test.mjs): every check CI runs, side by side: typecheck (incremental, its
  * build info under .data/tsc), lint, and the tests in two lanes:
  *
- * - the fast lane, two files at a time: unit tests and integration tests on the shared Postgres and Redis;
- * - the slow lane, one file at a time: files that start real chains or whole deployments (anvil, the
- *   fault stacks, Chromium), whose timing a third neighbour would squeeze.
+ * - the fast lane: unit tests and integration tests on the shared Postgres and Redis;
+ * - the slow lane: files that start real chains or whole deployments (anvil, the fault stacks, Chromium),
+ *   whose timing a third neighbour would squeeze (tests/lanes.ts schedules both on the two cores).
  *
  * `npm run test:fast` runs typecheck, lint and the fast lane only (the edit loop); arguments name folders
- * or files to run instead of every test. Each lane runs in a process group of its own (scripts/lib/owned.ts),
- * killed when the run ends however it ends, so no server a test started outlives the run. The tests get
+ * or files to run instead of every test. Each check and each test file runs in a process group of its own
+ * (scripts/lib/owned.ts), killed when the run ends however it ends, so no server a test started outlives
+ * the run. The tests get
  * their own databases (cloned from a freshly migrated template) and their own Redis key prefixes. It lives
  * under tests/ because it drives the test fixtures: nothing under scripts/ imports test code.
  */
+// Heaviest first: a slow file never timed on this clone starts in this order.
 const SLOW_LANE = [
-  /^tests\/faults\//,
-  /^tests\/dashboard\//,
-  /^tests\/polygon\//,
   /^tests\/scripts\/first-hour\.test\.ts$/,
+  /^tests\/faults\//,
+  /^tests\/polygon\//,
+  /^tests\/dashboard\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
@@ -39,9 +41,10 @@ const infra = await ensureInfra();
 process.env.TEST_DATABASE_URL = infra.databaseUrl;
 process.env.TEST_REDIS_URL = infra.redisUrl;
 const started = Date.now();
-const lanes: ChildProcess[] = [];
+const checks: ChildProcess[] = [];
 const stop = (code: number) => {
-  for (const lane of lanes) signalGroup(lane, "SIGKILL");
+  for (const c of checks) signalGroup(c, "SIGKILL");
+  killFiles();
   infra.stop();
   process.exit(code);
 };
@@ -74,9 +77,8 @@ try {
     // The dashboard page is browser code (DOM types, JSX): its own project.
     check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
     check("lint", bin("biome"), ["check", "."]),
-    runLane("fast lane", fast, 2),
-    ...(fastOnly ? [] : [runLane("slow lane", slow, 1)]),
-  ]);
+    runLanes(fast, fastOnly ? [] : slow, SLOW_LANE),
+  ]).then(([...r]) => r.flat());
   console.log("");
   for (const r of results)
     console.log(`=== ${r.name}: ${r.code === 0 ? "ok" : `FAILED (exit ${r.code})`}, ${r.summary}`);
@@ -87,21 +89,15 @@ try {
   stop(1);
 }
 
-interface Result {
-  name: string;
-  code: number;
-  summary: string;
-}
-
 /** A check whose output is printed whole when it ends, so it does not interleave with the test lanes. */
-function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<Result> {
+function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<LaneResult> {
   const t = Date.now();
   const child = spawnOwned(cmd, [...cmdArgs], {
     cwd: ROOT,
     env: process.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  lanes.push(child);
+  checks.push(child);
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d));
   child.stderr?.on("data", (d: Buffer) => (output += d));
@@ -112,48 +108,6 @@ function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<R
       resolve({ name, code: code ?? 1, summary: seconds(Date.now() - t) });
     }),
   );
-}
-
-/** One `node --test` over `files`, `concurrency` files at a time, its output streamed with the lane's name. */
-function runLane(name: string, files: string[], concurrency: number): Promise<Result> {
-  const t = Date.now();
-  if (!files.length) return Promise.resolve({ name, code: 0, summary: "no test files" });
-  const child = spawnOwned(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "--test",
-      `--test-concurrency=${concurrency}`,
-      "--test-timeout=300000",
-      "--test-reporter=spec",
-      ...files,
-    ],
-    { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  lanes.push(child);
-  const counts: Record<string, string> = {};
-  const prefix = `[${name.split(" ")[0]}] `;
-  for (const stream of [child.stdout, child.stderr])
-    createInterface({ input: stream! }).on("line", (line) => {
-      const count = /^ℹ (tests|pass|fail|cancelled) (\d+)$/.exec(line);
-      if (count) counts[count[1]!] = count[2]!;
-      process.stdout.write(prefix + line + "\n");
-    });
-  return new Promise((resolve) =>
-    child.once("close", (code) => {
-      const tally = `${counts.tests ?? "?"} tests, ${counts.pass ?? "?"} passed, ${counts.fail ?? "?"} failed, ${counts.cancelled ?? "?"} cancelled`;
-      resolve({
-        name,
-        code: code ?? 1,
-        summary: `${files.length} files, ${tally}, ${seconds(Date.now() - t)}`,
-      });
-    }),
-  );
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
 }
 
 function findTests(paths: string[]): string[] {

@@ -1,0 +1,151 @@
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "../scripts/lib/infra.ts";
+import { signalGroup, spawnOwned } from "../scripts/lib/owned.ts";
+
+/**
+ * The test files of a run, each in a process of its own, on two cores:
+ *
+ * - while fast files are queued, two of them run beside one slow file (the slow files start real chains or
+ *   whole deployments, and their timing is what they test, so they never share the machine with a second
+ *   slow file and two fast ones);
+ * - once no fast file is queued, two slow files run at once. With one `node --test` per lane the slow lane
+ *   was the critical path (526 s of one file at a time against the fast lane's 347 s), its last three
+ *   minutes on one core while the other idled.
+ *
+ * Longest first: each file's last duration is kept in .data/test-times.json; a file never timed runs in the
+ * order of `slowOrder` (the slow lane's patterns, heaviest first) or first among the fast files. Each file's
+ * output is printed whole when it ends, so files never interleave. A file runs in a process group of its own
+ * (spawnOwned): whatever it leaves running is killed when it ends, and the whole run with the owner.
+ */
+export interface LaneResult {
+  name: string;
+  code: number;
+  summary: string;
+}
+
+interface FileResult {
+  file: string;
+  code: number;
+  counts: Record<string, number>;
+}
+
+const TIMES = path.join(ROOT, ".data", "test-times.json");
+const files = new Set<ChildProcess>();
+
+/** Kills every file still running, with what it started (the run is stopping). */
+export function killFiles(): void {
+  for (const child of files) signalGroup(child, "SIGKILL");
+}
+const COUNTED = ["tests", "pass", "fail", "cancelled"] as const;
+
+export async function runLanes(fast: string[], slow: string[], slowOrder: RegExp[]): Promise<LaneResult[]> {
+  const started = Date.now();
+  const times = readTimes();
+  const rank = (f: string) => slowOrder.findIndex((re) => re.test(f));
+  const byTime = (order: (f: string) => number) => (a: string, b: string) =>
+    (times[b] ?? Number.POSITIVE_INFINITY) - (times[a] ?? Number.POSITIVE_INFINITY) || order(a) - order(b);
+  const fastQueue = [...fast].sort(byTime(() => 0));
+  const slowQueue = [...slow].sort(byTime(rank));
+  const running = { fast: 0, slow: 0 };
+  const done: Record<"fast" | "slow", FileResult[]> = { fast: [], slow: [] };
+  const ended: Record<"fast" | "slow", number> = { fast: started, slow: started };
+
+  await new Promise<void>((resolve) => {
+    const schedule = () => {
+      for (;;) {
+        const fastLeft = fastQueue.length > 0;
+        if (running.fast + running.slow >= (fastLeft ? 3 : 2)) break;
+        const lane =
+          slowQueue.length && running.slow < (fastLeft ? 1 : 2)
+            ? "slow"
+            : fastLeft && running.fast < 2
+              ? "fast"
+              : null;
+        if (!lane) break;
+        const file = (lane === "slow" ? slowQueue : fastQueue).shift()!;
+        running[lane]++;
+        const t = Date.now();
+        runFile(lane, file).then((r) => {
+          running[lane]--;
+          times[file] = Date.now() - t;
+          done[lane].push(r);
+          ended[lane] = Date.now();
+          schedule();
+        });
+      }
+      if (running.fast + running.slow === 0) resolve();
+    };
+    schedule();
+  });
+  writeFileSync(TIMES, JSON.stringify(times, null, 1));
+
+  const lanes: LaneResult[] = [];
+  for (const [lane, files] of [
+    ["fast", fast],
+    ["slow", slow],
+  ] as const) {
+    if (!files.length) continue;
+    const results = done[lane];
+    const sum = (k: string) => results.reduce((n, r) => n + (r.counts[k] ?? 0), 0);
+    const failed = results.filter((r) => r.code !== 0).map((r) => r.file);
+    lanes.push({
+      name: `${lane} lane`,
+      code: failed.length ? 1 : 0,
+      summary:
+        `${files.length} files, ${sum("tests")} tests, ${sum("pass")} passed, ${sum("fail")} failed, ` +
+        `${sum("cancelled")} cancelled, ended ${seconds(ended[lane] - started)} after the first file` +
+        (failed.length ? `; failed: ${failed.join(", ")}` : ""),
+    });
+  }
+  return lanes;
+}
+
+function runFile(lane: "fast" | "slow", file: string): Promise<FileResult> {
+  const t = Date.now();
+  // Run directly (no `node --test` parent per file); the same flags the runner would pass its children.
+  // --test-force-exit: a handle a file forgot does not hold the run; its processes die with its group.
+  const child = spawnOwned(
+    process.execPath,
+    ["--import", "tsx", "--test-reporter=spec", "--test-timeout=300000", "--test-force-exit", file],
+    { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  files.add(child);
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d));
+  child.stderr?.on("data", (d: Buffer) => (output += d));
+  return new Promise((resolve) =>
+    child.once("close", (code) => {
+      files.delete(child);
+      const counts: Record<string, number> = {};
+      for (const m of output.matchAll(/^ℹ (\w+) (\d+)$/gm))
+        if ((COUNTED as readonly string[]).includes(m[1]!))
+          counts[m[1]!] = (counts[m[1]!] ?? 0) + Number(m[2]);
+      // A file that died before its summary (a crash at import) counts as failed, whatever its exit code.
+      const ok = code === 0 && counts.tests !== undefined;
+      const prefix = `[${lane}] `;
+      const head = `${file}: ${ok ? "ok" : `FAILED (exit ${code})`}, ${counts.tests ?? "?"} tests, ${seconds(Date.now() - t)}`;
+      process.stdout.write(
+        `${prefix}=== ${head}\n${output
+          .trimEnd()
+          .split("\n")
+          .map((l) => prefix + l)
+          .join("\n")}\n`,
+      );
+      resolve({ file, code: ok ? 0 : (code ?? 1) || 1, counts });
+    }),
+  );
+}
+
+function readTimes(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(TIMES, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
