@@ -3,6 +3,7 @@ import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { encodeKeyLimits, spendWindows } from "@stake/db/redis/scripts";
+import { failInFlight } from "../../control-plane/src/features/gateway-settlement/hot-repo.ts";
 import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { createLimitHeaders, keyPolicyOf } from "../../gateway/src/billing/limit-headers.ts";
 import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
@@ -119,4 +120,30 @@ test("last use: every request reaching the reservation stamps its key, refused o
   assert.equal((await ask(0, { partyId: "party_u", keyId: "key_u" })).ok, false, "insufficient balance");
   const used = Number(await redis.hget(keys.gateway.keyCounters("party_u"), "key_u:u"));
   assert.ok(used >= before && used <= Date.now(), String(used));
+});
+
+test("the reaper's release gives a key's spend back; a late charge (served after the reaper) counts again, never refused", async () => {
+  await fund("party_r", 1_000n);
+  const capped = { partyId: "party_r", keyId: "key_r", keyDailyCap: 10n };
+  const reserved = await ask(0, { ...capped, idempotencyKey: "reaped" });
+  assert.ok(reserved.ok);
+  const counters = keys.gateway.keyCounters("party_r");
+  assert.equal(await redis.hget(counters, "key_r:dv"), "10");
+  // What the settlement worker's reaper runs for a reservation its gateway left in flight.
+  const reaped = await failInFlight(
+    redis,
+    keys,
+    "party_r",
+    [{ id: reserved.reservation.id, providerKey: "p", idempotencyKey: "reaped" }],
+    Date.now(),
+    60,
+  );
+  assert.deepEqual(reaped[0], ["OK"]);
+  assert.equal(await redis.hget(counters, "key_r:dv"), "0");
+  assert.ok((await ask(1, capped)).ok, "room again");
+  // The first request was served after all: charged under a new reservation, counted past the cap.
+  const late = await ledgers[0]?.finalize(reserved.reservation, "registered");
+  assert.ok(late?.ok && late.lateCharge);
+  assert.equal(await redis.hget(counters, "key_r:dv"), "20");
+  assert.equal((await ask(0, capped)).ok, false, "the cap holds afterwards");
 });
