@@ -53,8 +53,10 @@ local spentDay = redis.call("GET", dayKey) or "0"
 local spentMonth = redis.call("GET", monthKey) or "0"
 local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
 local spendAdded = false
--- a + b for non-negative integer strings of any length (no float on the way).
+-- a + b for non-negative integer strings of any length (no float on the way for long ones; below 10^15
+-- each, the sum stays under 2^53, so a double holds it exactly and the digit loop is skipped).
 local function add(a, b)
+  if #a < 16 and #b < 16 then return string.format("%.0f", tonumber(a) + tonumber(b)) end
   local out, carry, i, j = {}, 0, #a, #b
   while i > 0 or j > 0 or carry > 0 do
     local d = carry + (i > 0 and string.byte(a, i) - 48 or 0) + (j > 0 and string.byte(b, j) - 48 or 0)
