@@ -16,15 +16,19 @@ export const GATEWAY_ERRORS = {
   REQUEST_TIMEOUT: [408, "Request timeout"],
   UNAUTHORIZED: [401, "Unauthorized"],
   KEY_INACTIVE: [403, "API Key is no longer active"],
+  // Not in the spec: the key's previous secret after its rotation's grace window ended.
+  KEY_ROTATED: [403, "API Key was rotated; use its new secret"],
   NO_PARTY: [403, "User does not have a party"],
   INSUFFICIENT_BALANCE: [403, "Party does not have enough balance"],
   PROVIDER_INACTIVE: [403, "Provider is not active"],
   PROVIDER_NOT_FOUND: [404, "Provider not found"],
   DUPLICATE: [409, "Idempotency key already exists"],
-  // Not in the spec: the per-party request limit (GATEWAY_PARTY_RATE_LIMIT), sent with Retry-After.
+  // Not in the spec: the per-party request or failure limit, or a named limit of the key; sent with
+  // Retry-After and `gateway-limit` naming which.
   RATE_LIMITED: [429, "Too many requests"],
-  // Not in the spec: the party's daily or monthly spend cap (its user's setting) would be passed; sent with
-  // Retry-After (the capped window's end). 402, not 429: money, not request count, is what ran out.
+  // Not in the spec: the party's or the key's daily or monthly spend cap (its user's setting) would be
+  // passed; sent with Retry-After (the capped window's end) and `gateway-limit` naming which. 402, not 429:
+  // money, not request count, is what ran out.
   SPEND_CAP_REACHED: [402, "Spend cap reached"],
   INTERNAL: [500, "Internal server error"],
   UPSTREAM_UNAVAILABLE: [502, "Bad gateway: provider unavailable"],

@@ -126,14 +126,21 @@ export function createHandler(deps: HandleDeps) {
       keyId: auth.keyId,
       dailyCap: auth.dailyCap,
       monthlyCap: auth.monthlyCap,
+      keyDailyCap: auth.budget.keyDailyCap,
+      keyMonthlyCap: auth.budget.keyMonthlyCap,
+      keyLimits: auth.budget.keyLimits,
     };
     const reserved = await ledger.reserve(input);
-    const limits = limitHeaders(reserved.window);
+    const limits = limitHeaders(reserved.window, auth.budget.policy, reserved.keyWindows);
     if (!reserved.ok) {
       if (reserved.code === "DUPLICATE")
         return fail("DUPLICATE", { extra: { reservation: reserved.existing }, headers: limits });
+      // `gateway-limit` names the limit or cap that refused (docs/gateway.md, "402 or 429").
       if (reserved.code === "RATE_LIMITED" || reserved.code === "SPEND_CAP_REACHED")
-        return fail(reserved.code, { retryAfterSeconds: reserved.retryAfterSeconds, headers: limits });
+        return fail(reserved.code, {
+          retryAfterSeconds: reserved.retryAfterSeconds,
+          headers: [...limits, "gateway-limit", reserved.limit],
+        });
       return fail(reserved.code, { headers: limits });
     }
     log.reservation = reserved.reservation.id;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { Agent, request } from "undici";
+import { createGatewayAccountRepo } from "../../control-plane/src/features/gateway-account/repo.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import type { Started } from "../../scripts/lib/processes.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -67,6 +68,42 @@ test("a party's balance and rate limit hold exactly across gateway processes and
     Array.from({ length: 100 }, (_, i) => paid(i % 2 ? single.url : clustered.url, rich.apiKey)),
   );
   assert.deepEqual(tally(burst), { 200: RATE_LIMIT, 429: 100 - RATE_LIMIT }, JSON.stringify(tally(burst)));
+  await Promise.all([stop(clustered), stop(single)]);
+});
+
+test("a key's spend cap and named limit hold exactly across gateway processes and hosts (issue 29)", async () => {
+  const [clustered, single] = await gateways();
+  const repo = createGatewayAccountRepo(s.db);
+  // 0.02 coins a request: a key capped at 0.4 coins a day pays for 20, asked 60 times at once. The party
+  // has thousands and no cap of its own: only the key's cap can refuse.
+  const capped = await s.operator.openAccount({ coins: "1000" });
+  await repo.updateKeyBudget(capped.userId, capped.keyId, {
+    dailySpendCap: "4000000000",
+    monthlySpendCap: null,
+  });
+  // Another party's key with a named limit of 15 requests per 10 minutes, asked 50 times at once.
+  const limited = await s.operator.openAccount({ coins: "1000" });
+  await repo.updateKeyBudget(limited.userId, limited.keyId, {
+    limits: [{ name: "burst", requests: 15, windowSeconds: 600 }],
+  });
+  await s.operator.invalidate();
+  const [spent, burst] = await Promise.all([
+    Promise.all(
+      Array.from({ length: 60 }, (_, i) => paid(i % 2 ? single.url : clustered.url, capped.apiKey)),
+    ),
+    Promise.all(
+      Array.from({ length: 50 }, (_, i) => paid(i % 2 ? single.url : clustered.url, limited.apiKey)),
+    ),
+  ]);
+  assert.deepEqual(tally(spent), { 200: 20, 402: 40 }, JSON.stringify(tally(spent)));
+  assert.deepEqual(tally(burst), { 200: 15, 429: 35 }, JSON.stringify(tally(burst)));
+  // Nothing over-spent: the key's counter and the party's reserved funds are exactly the cap.
+  const { reserved } = await readBalance(s.redis, s.keys, capped.partyId!);
+  assert.equal(reserved, 4_000_000_000n);
+  assert.equal(
+    await s.redis.hget(s.keys.gateway.keyCounters(capped.partyId!), `${capped.keyId}:dv`),
+    "4000000000",
+  );
   await Promise.all([stop(clustered), stop(single)]);
 });
 

@@ -1,4 +1,5 @@
 import type { Core } from "../compose.ts";
+import { createGatewayKeyService } from "../features/gateway-account/keys-service.ts";
 import { createRequestLimit } from "../features/gateway-account/limit.ts";
 import { createGatewayAccountRepo } from "../features/gateway-account/repo.ts";
 import { gatewayAccountArea } from "../features/gateway-account/routes.ts";
@@ -7,8 +8,9 @@ import { createDrainQueue, createDrainRequest } from "../features/gateway-settle
 
 export function composeArea({ config, db, redis, keys, passwords, limits, jwt, queuePrefix }: Core) {
   const gw = config.gatewayAccount;
+  const repo = createGatewayAccountRepo(db);
   const accounts = createGatewayAccountService({
-    repo: createGatewayAccountRepo(db),
+    repo,
     passwords,
     limits,
     jwt,
@@ -24,6 +26,7 @@ export function composeArea({ config, db, redis, keys, passwords, limits, jwt, q
     routes: [
       gatewayAccountArea({
         accounts,
+        keys: createGatewayKeyService({ repo, redis, keys }),
         limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
       }),
     ],

@@ -40,6 +40,12 @@ export function createRedisKeys(prefix: string) {
        */
       spendDay: (partyId: string, day: string) => `${p}gw:{${partyId}}:spend:d:${day}`,
       spendMonth: (partyId: string, month: string) => `${p}gw:{${partyId}}:spend:m:${month}`,
+      /**
+       * Hash of the counters of the party's API keys (reserve.lua adds, finalize.lua takes a release back):
+       * per key its last use, its spend in the current UTC day and month, and its named limits' windows.
+       * One hash per party, in the party's slot, so the scripts reach it without knowing the keys.
+       */
+      keyCounters: (partyId: string) => `${p}gw:{${partyId}}:keys`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */

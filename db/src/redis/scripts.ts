@@ -84,9 +84,14 @@ export function spendWindows(now: number) {
   };
 }
 
+/** The party's spend counters of the current UTC day and month, then its keys' counters. */
 const spendHead = (k: RedisKeys, partyId: string) => {
   const w = spendWindows(Date.now());
-  return [k.gateway.spendDay(partyId, w.day), k.gateway.spendMonth(partyId, w.month)];
+  return [
+    k.gateway.spendDay(partyId, w.day),
+    k.gateway.spendMonth(partyId, w.month),
+    k.gateway.keyCounters(partyId),
+  ];
 };
 
 const partyHead = (k: RedisKeys, partyId: string) => [
@@ -107,6 +112,21 @@ export interface ReserveItem {
   /** The party's spend caps per UTC day and month, coin base units (null: none). */
   dailyCap?: bigint | null;
   monthlyCap?: bigint | null;
+  /** The key's own spend caps, the same way. */
+  keyDailyCap?: bigint | null;
+  keyMonthlyCap?: bigint | null;
+  /** The key's named limits, as `encodeKeyLimits` writes them ("" or absent: none). */
+  keyLimits?: string;
+}
+
+/**
+ * A key's named limits as reserve.lua reads them, `name:requests:windowMs;...`: encoded once per key record,
+ * not per request. Names are `[a-z0-9_-]` (the account API's schema), so neither separator occurs in one.
+ */
+export function encodeKeyLimits(
+  limits: readonly { name: string; requests: number; windowSeconds: number }[],
+) {
+  return limits.map((l) => `${l.name}:${l.requests}:${l.windowSeconds * 1000}`).join(";");
 }
 
 /** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
@@ -128,8 +148,8 @@ export interface PartyFailureLimit {
 }
 
 /**
- * reserve.lua: per-party request and failure limits + spend caps + duplicate check + balance check +
- * reservation.
+ * reserve.lua: per-party request and failure limits + per-key named limits + party and key spend caps +
+ * duplicate check + balance check + reservation; records the key's last use.
  */
 export const reserveScript: BatchScript<
   [now: number, rate: PartyRateLimit, failures: PartyFailureLimit],
@@ -165,6 +185,9 @@ export const reserveScript: BatchScript<
     i.keyId,
     i.dailyCap == null ? "" : i.dailyCap.toString(),
     i.monthlyCap == null ? "" : i.monthlyCap.toString(),
+    i.keyDailyCap == null ? "" : i.keyDailyCap.toString(),
+    i.keyMonthlyCap == null ? "" : i.keyMonthlyCap.toString(),
+    i.keyLimits ?? "",
   ],
 };
 

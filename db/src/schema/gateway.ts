@@ -5,6 +5,7 @@ import {
   date,
   index,
   integer,
+  jsonb,
   numeric,
   pgEnum,
   pgTable,
@@ -55,6 +56,16 @@ export const parties = pgTable(
   (t) => [uniqueIndex("parties_user_key").on(t.userId)],
 );
 
+/**
+ * One named request limit of a key: `requests` per fixed window of `windowSeconds`, counted by reserve.lua
+ * beside the party's limits (docs/gateway.md, "Per-key limits and spend caps").
+ */
+export interface KeyLimit {
+  name: string;
+  requests: number;
+  windowSeconds: number;
+}
+
 /** Keys are bound to the user; the party is resolved through the user, so "no party" is a distinct 403. */
 export const gatewayApiKeys = pgTable(
   "gateway_api_keys",
@@ -73,8 +84,24 @@ export const gatewayApiKeys = pgTable(
     expiresAt: timestamp({ withTimezone: true, precision: 3 }),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     deactivatedAt: timestamp({ withTimezone: true, precision: 3 }),
+    /** The key's named request limits (empty: only the party's apply). */
+    limits: jsonb().$type<KeyLimit[]>().notNull().default([]),
+    /** The key's own spend caps per UTC day and month, coin base units (null: none), within the party's. */
+    dailySpendCap: numeric({ precision: 38, scale: 0 }),
+    monthlySpendCap: numeric({ precision: 38, scale: 0 }),
+    /**
+     * Rotation: the secret replaced last keeps working until `previousHashExpiresAt` (the grace window),
+     * then is refused as rotated. One previous secret at most: rotating again ends the earlier grace.
+     */
+    previousHash: text(),
+    previousHashExpiresAt: timestamp({ withTimezone: true, precision: 3 }),
+    rotatedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
-  (t) => [uniqueIndex("gateway_api_keys_hash_key").on(t.hash), index("gateway_api_keys_user").on(t.userId)],
+  (t) => [
+    uniqueIndex("gateway_api_keys_hash_key").on(t.hash),
+    uniqueIndex("gateway_api_keys_previous_hash_key").on(t.previousHash),
+    index("gateway_api_keys_user").on(t.userId),
+  ],
 );
 
 export const providerStatus = pgEnum("provider_status", ["active", "disabled", "degraded"]);

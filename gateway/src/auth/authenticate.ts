@@ -1,13 +1,27 @@
 import { hashApiKey, isKeyShaped } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
-import { gatewayApiKeys, parties } from "@stake/db/schema/index";
-import { eq } from "drizzle-orm";
+import { encodeKeyLimits } from "@stake/db/redis/scripts";
+import { gatewayApiKeys, type KeyLimit, parties } from "@stake/db/schema/index";
+import { eq, or } from "drizzle-orm";
+import { type KeyPolicy, keyPolicyOf } from "../billing/limit-headers.ts";
 import type { ReadThroughCache } from "./cache.ts";
 
 /** The party's spend caps, coin base units (null: none). */
 export interface SpendCaps {
   dailyCap: bigint | null;
   monthlyCap: bigint | null;
+}
+
+/**
+ * A key's own budget as reserve.lua takes it, built once when the record is loaded (not per request):
+ * its spend caps (base units, null: none), its named limits encoded for the script, and their
+ * RateLimit-Policy items (null: no limits).
+ */
+export interface KeyBudget {
+  keyDailyCap: bigint | null;
+  keyMonthlyCap: bigint | null;
+  keyLimits: string;
+  policy: KeyPolicy | null;
 }
 
 export type KeyRecord =
@@ -19,41 +33,76 @@ export type KeyRecord =
       partyId: string | null;
       /** ms since epoch (null: never). */
       expiresAt: number | null;
+      /** The secret presented was the key's previous one: refused from this time on (ms; null: current). */
+      rotatedOutAt: number | null;
+      budget: KeyBudget;
     } & SpendCaps);
 
 export type AuthResult =
-  | ({ ok: true; keyId: string; partyId: string } & SpendCaps)
-  | { ok: false; code: "UNAUTHORIZED" | "KEY_INACTIVE" | "NO_PARTY" };
+  | ({ ok: true; keyId: string; partyId: string; budget: KeyBudget } & SpendCaps)
+  | { ok: false; code: "UNAUTHORIZED" | "KEY_INACTIVE" | "KEY_ROTATED" | "NO_PARTY" };
 
-/** Key hash → key record and the owner's party (one indexed join), for the cache loader. */
+const units = (v: string | null) => (v === null ? null : BigInt(v));
+
+export function keyBudgetOf(row: {
+  limits: KeyLimit[];
+  dailySpendCap: string | null;
+  monthlySpendCap: string | null;
+}): KeyBudget {
+  return {
+    keyDailyCap: units(row.dailySpendCap),
+    keyMonthlyCap: units(row.monthlySpendCap),
+    keyLimits: encodeKeyLimits(row.limits),
+    policy: keyPolicyOf(row.limits),
+  };
+}
+
+/**
+ * Key hash → key record and the owner's party (one indexed join), for the cache loader. The hash may be
+ * the key's current one or, during a rotation's grace window, its previous one (a second unique index).
+ */
 export function createKeyLookup(db: Db) {
   return async (hash: string): Promise<KeyRecord> => {
+    const k = gatewayApiKeys;
     const [row] = await db
       .select({
-        keyId: gatewayApiKeys.id,
-        active: gatewayApiKeys.active,
+        keyId: k.id,
+        active: k.active,
         partyId: parties.id,
         dailyCap: parties.dailySpendCap,
         monthlyCap: parties.monthlySpendCap,
-        expiresAt: gatewayApiKeys.expiresAt,
+        expiresAt: k.expiresAt,
+        hash: k.hash,
+        previousHashExpiresAt: k.previousHashExpiresAt,
+        limits: k.limits,
+        dailySpendCap: k.dailySpendCap,
+        monthlySpendCap: k.monthlySpendCap,
       })
-      .from(gatewayApiKeys)
-      .leftJoin(parties, eq(parties.userId, gatewayApiKeys.userId))
-      .where(eq(gatewayApiKeys.hash, hash))
+      .from(k)
+      .leftJoin(parties, eq(parties.userId, k.userId))
+      .where(or(eq(k.hash, hash), eq(k.previousHash, hash)))
       .limit(1);
     if (!row) return { found: false };
-    const cap = (v: string | null) => (v === null ? null : BigInt(v));
+    const previous = row.hash !== hash;
     return {
       found: true,
-      ...row,
-      dailyCap: cap(row.dailyCap),
-      monthlyCap: cap(row.monthlyCap),
+      keyId: row.keyId,
+      active: row.active,
+      partyId: row.partyId,
+      dailyCap: units(row.dailyCap),
+      monthlyCap: units(row.monthlyCap),
       expiresAt: row.expiresAt?.getTime() ?? null,
+      // A previous hash without a deadline cannot be stored by the account API; refuse it rather than trust it.
+      rotatedOutAt: previous ? (row.previousHashExpiresAt?.getTime() ?? 0) : null,
+      budget: keyBudgetOf(row),
     };
   };
 }
 
-/** Stage 1: `x-gateway-api-key` → SHA-256 → cached record → party (spec auth rules: 401, 403, 403). */
+/**
+ * Stage 1: `x-gateway-api-key` → SHA-256 → cached record → party (spec auth rules: 401, 403, 403; a
+ * rotated-out secret 403 too).
+ */
 export async function authenticate(
   raw: string | null | undefined,
   keys: ReadThroughCache<KeyRecord>,
@@ -61,10 +110,12 @@ export async function authenticate(
   if (typeof raw !== "string" || !isKeyShaped("gateway", raw)) return { ok: false, code: "UNAUTHORIZED" };
   const record = await keys.get(hashApiKey(raw));
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
-  // An expired key is an inactive one (the spec's 403); checked on every request, so the cache cannot
-  // stretch its life.
-  if (!record.active || (record.expiresAt !== null && Date.now() >= record.expiresAt))
+  // Expiry and the end of a rotation's grace are checked on every request, so the cache cannot stretch
+  // either. An expired key is an inactive one (the spec's 403).
+  const now = Date.now();
+  if (!record.active || (record.expiresAt !== null && now >= record.expiresAt))
     return { ok: false, code: "KEY_INACTIVE" };
+  if (record.rotatedOutAt !== null && now >= record.rotatedOutAt) return { ok: false, code: "KEY_ROTATED" };
   if (!record.partyId) return { ok: false, code: "NO_PARTY" };
   return {
     ok: true,
@@ -72,5 +123,6 @@ export async function authenticate(
     partyId: record.partyId,
     dailyCap: record.dailyCap,
     monthlyCap: record.monthlyCap,
+    budget: record.budget,
   };
 }

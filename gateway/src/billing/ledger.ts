@@ -40,11 +40,16 @@ export interface RequestWindow {
   resetMs: number;
 }
 
-export type ReserveResult = { window?: RequestWindow | undefined } & (
+/**
+ * `keyWindows`: the key's named windows once this request is counted, "r t" per limit in the key's order
+ * ("" without limits). `limit` names what refused: "party" | "failures" | a key limit's name (429), or
+ * "party-daily" | "party-monthly" | "key-daily" | "key-monthly" (402).
+ */
+export type ReserveResult = { window?: RequestWindow | undefined; keyWindows: string } & (
   | { ok: true; reservation: ReservationHandle }
   | { ok: false; code: "INSUFFICIENT_BALANCE" }
-  | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number }
-  | { ok: false; code: "SPEND_CAP_REACHED"; retryAfterSeconds: number }
+  | { ok: false; code: "RATE_LIMITED"; retryAfterSeconds: number; limit: string }
+  | { ok: false; code: "SPEND_CAP_REACHED"; retryAfterSeconds: number; limit: string }
   | { ok: false; code: "DUPLICATE"; existing: Reservation }
 );
 
@@ -166,6 +171,9 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
       keyId: string;
       dailyCap?: bigint | null;
       monthlyCap?: bigint | null;
+      keyDailyCap?: bigint | null;
+      keyMonthlyCap?: bigint | null;
+      keyLimits?: string;
     }): Promise<ReserveResult> {
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
@@ -176,28 +184,29 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
         recordKey,
         reserveScript.item({ ...input, id, scope }),
       );
-      if (reply[0] === "RATE_LIMITED")
+      if (reply[0] === "RATE_LIMITED" || reply[0] === "SPEND_CAP")
         return {
           ok: false,
-          code: "RATE_LIMITED",
+          code: reply[0] === "SPEND_CAP" ? "SPEND_CAP_REACHED" : "RATE_LIMITED",
           retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
           window: windowOf(reply[2], reply[3]),
-        };
-      if (reply[0] === "SPEND_CAP")
-        return {
-          ok: false,
-          code: "SPEND_CAP_REACHED",
-          retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
-          window: windowOf(reply[2], reply[3]),
+          keyWindows: reply[4] ?? "",
+          limit: reply[5] ?? "",
         };
       const window = windowOf(reply[1], reply[2]);
+      const keyWindows = reply[3] ?? "";
       if (reply[0] === "OK")
-        return { ok: true, reservation: { id, partyId: input.partyId, recordKey, cost: input.cost }, window };
+        return {
+          ok: true,
+          reservation: { id, partyId: input.partyId, recordKey, cost: input.cost },
+          window,
+          keyWindows,
+        };
       if (reply[0] === "DUPLICATE") {
-        const existing = toReservation(input.partyId, pairs(reply, 3));
-        return { ok: false, code: "DUPLICATE", existing, window };
+        const existing = toReservation(input.partyId, pairs(reply, 4));
+        return { ok: false, code: "DUPLICATE", existing, window, keyWindows };
       }
-      return { ok: false, code: "INSUFFICIENT_BALANCE", window };
+      return { ok: false, code: "INSUFFICIENT_BALANCE", window, keyWindows };
     },
 
     /**

@@ -8,4 +8,6 @@ export const GATEWAY_ACCOUNT_ERRORS = {
   GATEWAY_KEY_NOT_FOUND: 404,
   /** The user holds GATEWAY_KEYS_PER_USER active keys already (our addition). */
   GATEWAY_KEY_LIMIT_REACHED: 409,
+  /** A deactivated or expired key cannot be rotated (our addition). */
+  GATEWAY_KEY_INACTIVE: 409,
 } as const;

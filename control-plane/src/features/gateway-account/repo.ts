@@ -3,11 +3,12 @@ import {
   gatewayApiKeys,
   gatewayUsageDaily,
   gatewayUsers,
+  type KeyLimit,
   parties,
   providers,
   reservations,
 } from "@stake/db/schema/gateway";
-import { and, asc, between, count, desc, eq, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, between, count, desc, eq, gt, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { emitEvents } from "../webhooks/outbox.ts";
 
 /**
@@ -91,6 +92,9 @@ export function createGatewayAccountRepo(db: DbOrTx) {
       start: string;
       label?: string | null;
       expiresAt?: Date | null;
+      limits?: KeyLimit[];
+      dailySpendCap?: string | null;
+      monthlySpendCap?: string | null;
     }) {
       const [key] = await db.insert(gatewayApiKeys).values(row).returning();
       return key;
@@ -106,6 +110,11 @@ export function createGatewayAccountRepo(db: DbOrTx) {
           expiresAt: gatewayApiKeys.expiresAt,
           createdAt: gatewayApiKeys.createdAt,
           deactivatedAt: gatewayApiKeys.deactivatedAt,
+          limits: gatewayApiKeys.limits,
+          dailySpendCap: gatewayApiKeys.dailySpendCap,
+          monthlySpendCap: gatewayApiKeys.monthlySpendCap,
+          rotatedAt: gatewayApiKeys.rotatedAt,
+          previousHashExpiresAt: gatewayApiKeys.previousHashExpiresAt,
         })
         .from(gatewayApiKeys)
         .where(eq(gatewayApiKeys.userId, userId))
@@ -141,6 +150,57 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .from(u)
         .where(and(eq(u.partyId, partyId), between(u.day, from, to)))
         .orderBy(asc(u.day), asc(u.keyId), asc(u.providerKey));
+    },
+    /** One of the user's keys (null: none with that id is theirs). */
+    async findKeyOfUser(userId: string, keyId: string) {
+      const [key] = await db
+        .select()
+        .from(gatewayApiKeys)
+        .where(and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId)));
+      return key ?? null;
+    },
+    /**
+     * Replaces the secret of a key that still works; the replaced one is kept as the previous hash until
+     * `graceUntil` (one previous secret at most). Null when the key is not the user's, inactive or expired.
+     */
+    async rotateKey(
+      userId: string,
+      keyId: string,
+      next: { hash: string; start: string; graceUntil: Date; at: Date },
+    ) {
+      const k = gatewayApiKeys;
+      const [key] = await db
+        .update(k)
+        .set({
+          previousHash: sql`${k.hash}`,
+          previousHashExpiresAt: next.graceUntil,
+          hash: next.hash,
+          start: next.start,
+          rotatedAt: next.at,
+        })
+        .where(
+          and(
+            eq(k.id, keyId),
+            eq(k.userId, userId),
+            eq(k.active, true),
+            or(isNull(k.expiresAt), gt(k.expiresAt, next.at)),
+          ),
+        )
+        .returning();
+      return key ?? null;
+    },
+    /** Sets a key's limits or spend caps; the key as set (null: not the user's). */
+    async updateKeyBudget(
+      userId: string,
+      keyId: string,
+      set: { limits: KeyLimit[] } | { dailySpendCap: string | null; monthlySpendCap: string | null },
+    ) {
+      const [key] = await db
+        .update(gatewayApiKeys)
+        .set(set)
+        .where(and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId)))
+        .returning();
+      return key ?? null;
     },
     /** Idempotent: an already deactivated key is returned as it is, and told of only the first time. */
     async deactivateKey(userId: string, keyId: string) {

@@ -1,6 +1,8 @@
 import type { RequestHandler } from "express";
 import { ErrorBodies, presentMessage } from "../../errors.ts";
 import { type Area, errorResponses, route } from "../../http/route.ts";
+import { gatewayKeyRoutes } from "./key-routes.ts";
+import type { GatewayKeyService } from "./keys-service.ts";
 import {
   BalanceResponse,
   CreateKeyRequest,
@@ -33,6 +35,7 @@ const error = errorResponses(ErrorBodies.message);
 /** Gateway account API: gateway users, their ledger party and gateway keys (bearer JWT from login). */
 export function gatewayAccountArea(deps: {
   accounts: GatewayAccountService;
+  keys: GatewayKeyService;
   /** One limiter shared by every route of the area: 300 requests per 15 minutes per client. */
   limit: RequestHandler;
 }): Area {
@@ -129,6 +132,7 @@ export function gatewayAccountArea(deps: {
           body: await accounts.deactivateKey(auth.userId, params.id),
         }),
       }),
+      ...gatewayKeyRoutes(deps.keys),
       route({
         method: "get",
         path: "/api/balance",

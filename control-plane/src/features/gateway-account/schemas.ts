@@ -9,6 +9,38 @@ export type SignupRequest = z.infer<typeof SignupRequest>;
 export const LoginRequest = z.object({ email: Email, password: z.string().min(1).max(256) });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
+/** Named limits one key may carry: each is a field pair in the party's counters hash and a RateLimit item. */
+export const MAX_KEY_LIMITS = 4;
+/** The longest window of a key limit: a month, like the longest spend cap. */
+const MAX_WINDOW_SECONDS = 31 * 86_400;
+
+/**
+ * One named limit: `requests` per fixed window of `windowSeconds`. The name is a RateLimit policy name and
+ * part of a Redis field, so it is kept to lower-case letters, digits, `_` and `-`; "party" and "failures"
+ * name the party's own limits in `gateway-limit`.
+ */
+export const KeyLimit = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, "1-32 characters of a-z, 0-9, _ and -")
+    .refine((n) => n !== "party" && n !== "failures", "party and failures name the party's limits"),
+  requests: z.number().int().min(1).max(1_000_000_000),
+  windowSeconds: z.number().int().min(1).max(MAX_WINDOW_SECONDS),
+});
+export const KeyLimits = z
+  .array(KeyLimit)
+  .max(MAX_KEY_LIMITS)
+  .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, "limit names must differ");
+
+/** A cap in coins: a positive exact decimal string of at most 10 decimals, or null for none. */
+const Cap = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,10})?$/, "Must be a coin amount with at most 10 decimals")
+  .refine((v) => /[1-9]/.test(v), "Must be more than 0")
+  .nullable();
+export const SpendCapsRequest = z.object({ daily: Cap, monthly: Cap });
+export type SpendCapsRequest = z.infer<typeof SpendCapsRequest>;
+
 export const CreateKeyRequest = z
   .object({
     label: z.string().trim().min(1).max(64).optional(),
@@ -17,9 +49,30 @@ export const CreateKeyRequest = z
       .datetime({ offset: true })
       .refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
       .optional(),
+    limits: KeyLimits.optional(),
+    spendCaps: SpendCapsRequest.optional(),
   })
   .optional();
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
+
+export const KeyLimitsRequest = z.object({ limits: KeyLimits });
+export type KeyLimitsRequest = z.infer<typeof KeyLimitsRequest>;
+
+/** The longest grace a rotated secret gets: a week, time enough to roll the new one out. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+export const DEFAULT_ROTATION_GRACE_SECONDS = 3600;
+export const RotateKeyRequest = z
+  .object({
+    /** How long the old secret keeps working (default an hour; 0: refused at once). */
+    graceSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_GRACE_SECONDS)
+      .default(DEFAULT_ROTATION_GRACE_SECONDS),
+  })
+  .optional();
+export type RotateKeyRequest = z.infer<typeof RotateKeyRequest>;
 
 export const KeyIdParams = z.object({
   id: z.string().regex(idPattern("gatewayKey"), "Malformed key id (expected gkid_ followed by base58)"),
@@ -44,6 +97,8 @@ export const LoginResponse = z.object({
 export const PartyResponse = z.object({ partyId: z.string(), createdAt: Timestamp });
 /** `party: null` until the user creates one: not having a party yet is a normal state, not an error. */
 export const PartyLookupResponse = z.object({ party: PartyResponse.nullable() });
+/** A key's own spend caps in coins (null: none). */
+const KeySpendCaps = z.object({ daily: Coins.nullable(), monthly: Coins.nullable() });
 export const CreateKeyResponse = z.object({
   id: z.string(),
   key: z.string(),
@@ -51,6 +106,8 @@ export const CreateKeyResponse = z.object({
   label: z.string().nullable(),
   expiresAt: Timestamp.nullable(),
   createdAt: Timestamp,
+  limits: z.array(KeyLimit),
+  spendCaps: KeySpendCaps,
 });
 export const KeyListResponse = z.object({
   keys: z.array(
@@ -65,9 +122,28 @@ export const KeyListResponse = z.object({
       expiresAt: Timestamp.nullable(),
       createdAt: Timestamp,
       deactivatedAt: Timestamp.nullable(),
+      /** The key's named request limits (empty: only the party's apply). */
+      limits: z.array(KeyLimit),
+      /** The key's own spend caps in coins (null: none). */
+      spendCaps: KeySpendCaps,
+      /** The last request that reached the reservation stage with the key (null: none yet). */
+      lastUsedAt: Timestamp.nullable(),
+      /** When its secret was last replaced, and until when the previous one still works (null: never). */
+      rotatedAt: Timestamp.nullable(),
+      previousKeyExpiresAt: Timestamp.nullable(),
     }),
   ),
 });
+export const RotateKeyResponse = z.object({
+  id: z.string(),
+  /** The new secret, shown once. */
+  key: z.string(),
+  start: z.string(),
+  rotatedAt: Timestamp,
+  /** The old secret works until then, and is refused (403) from then on. */
+  previousKeyExpiresAt: Timestamp,
+});
+export const KeyLimitsResponse = z.object({ id: z.string(), limits: z.array(KeyLimit) });
 export const ProvidersResponse = z.object({
   providers: z.array(
     z.object({
@@ -113,14 +189,6 @@ export const ReservationsResponse = z.object({
 });
 export const HealthResponse = z.object({ status: z.literal("ok") });
 
-/** A cap in coins: a positive exact decimal string of at most 10 decimals, or null for none. */
-const Cap = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,10})?$/, "Must be a coin amount with at most 10 decimals")
-  .refine((v) => /[1-9]/.test(v), "Must be more than 0")
-  .nullable();
-export const SpendCapsRequest = z.object({ daily: Cap, monthly: Cap });
-export type SpendCapsRequest = z.infer<typeof SpendCapsRequest>;
 export const SpendCapsResponse = z.object({
   daily: Coins.nullable(),
   monthly: Coins.nullable(),

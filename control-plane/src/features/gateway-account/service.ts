@@ -10,6 +10,7 @@ import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
+import { capInCoins, capInUnits, readKeyCounters } from "./keys-service.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import type {
   CreateKeyRequest,
@@ -89,18 +90,30 @@ export function createGatewayAccountService(deps: {
       return { party: party && { partyId: party.id, createdAt: party.createdAt.toISOString() } };
     },
 
+    /** Each key with its budget, and its last use from the gateway's counters (no Postgres write per request). */
     async keys(userId: string) {
-      const rows = await repo.listKeys(userId);
-      const keys = rows.map((k) => ({
-        id: k.id,
-        start: k.start,
-        label: k.label,
-        active: k.active,
-        expiresAt: k.expiresAt?.toISOString() ?? null,
-        createdAt: k.createdAt.toISOString(),
-        deactivatedAt: k.deactivatedAt?.toISOString() ?? null,
-      }));
-      return { keys };
+      const [rows, party] = await Promise.all([repo.listKeys(userId), repo.findPartyOfUser(userId)]);
+      const ids = rows.map((k) => k.id);
+      const counters = party ? await readKeyCounters(redis, keys, party.id, ids) : new Map();
+      const iso = (d: Date | null) => d?.toISOString() ?? null;
+      const list = rows.map((k) => {
+        const used = counters.get(k.id)?.lastUsed;
+        return {
+          id: k.id,
+          start: k.start,
+          label: k.label,
+          active: k.active,
+          expiresAt: iso(k.expiresAt),
+          createdAt: k.createdAt.toISOString(),
+          deactivatedAt: iso(k.deactivatedAt),
+          limits: k.limits,
+          spendCaps: { daily: capInCoins(k.dailySpendCap), monthly: capInCoins(k.monthlySpendCap) },
+          lastUsedAt: used ? new Date(used).toISOString() : null,
+          rotatedAt: iso(k.rotatedAt),
+          previousKeyExpiresAt: iso(k.previousHashExpiresAt),
+        };
+      });
+      return { keys: list };
     },
 
     async providers() {
@@ -128,6 +141,9 @@ export function createGatewayAccountService(deps: {
         start: issued.start,
         label: input?.label ?? null,
         expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null,
+        limits: input?.limits ?? [],
+        dailySpendCap: capInUnits(input?.spendCaps?.daily ?? null),
+        monthlySpendCap: capInUnits(input?.spendCaps?.monthly ?? null),
       });
       return {
         id: key?.id,
@@ -136,6 +152,11 @@ export function createGatewayAccountService(deps: {
         label: key?.label ?? null,
         expiresAt: key?.expiresAt?.toISOString() ?? null,
         createdAt: key?.createdAt.toISOString(),
+        limits: key?.limits ?? [],
+        spendCaps: {
+          daily: capInCoins(key?.dailySpendCap ?? null),
+          monthly: capInCoins(key?.monthlySpendCap ?? null),
+        },
       };
     },
 
@@ -154,10 +175,9 @@ export function createGatewayAccountService(deps: {
         keys.gateway.spendDay(party.id, w.day),
         keys.gateway.spendMonth(party.id, w.month),
       );
-      const cap = (v: string | null) => (v === null ? null : formatCoins(BigInt(v)));
       return {
-        daily: cap(party.dailySpendCap),
-        monthly: cap(party.monthlySpendCap),
+        daily: capInCoins(party.dailySpendCap),
+        monthly: capInCoins(party.monthlySpendCap),
         spentToday: formatCoins(BigInt(day ?? "0")),
         spentThisMonth: formatCoins(BigInt(month ?? "0")),
       };
@@ -166,8 +186,10 @@ export function createGatewayAccountService(deps: {
     /** Sets both caps (null: none); every gateway drops its cached copy within the pub/sub delivery time. */
     async setSpendCaps(userId: string, input: SpendCapsRequest) {
       const party = await partyOf(userId);
-      const units = (v: string | null) => (v === null ? null : coinsToBaseUnits(v).toString());
-      await repo.setSpendCaps(party.id, { daily: units(input.daily), monthly: units(input.monthly) });
+      await repo.setSpendCaps(party.id, {
+        daily: capInUnits(input.daily),
+        monthly: capInUnits(input.monthly),
+      });
       await invalidate();
       return this.spendCaps(userId);
     },

@@ -6,7 +6,8 @@
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
 -- KEYS[3]   failed reservations of the failure window (gw:{party}:fails; reserve.lua reads it)
 -- KEYS[4]   coins reserved today (UTC), KEYS[5] this month (gw:{party}:spend:d:<day>, :spend:m:<month>)
--- KEYS[5+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[6]   the party's keys' counters               (gw:{party}:keys; reserve.lua describes the fields)
+-- KEYS[6+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
@@ -39,7 +40,7 @@
 -- afterwards it holds the new one.
 
 local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local FIRST = 6 -- KEYS index of the first item's record
+local FIRST = 7 -- KEYS index of the first item's record
 -- A release gives its cost back to the spend windows it was counted in, if they are still the current
 -- ones (the record's "d"/"n"); an earlier window is over and no cap looks at it any more.
 local dayKey, monthKey = KEYS[4], KEYS[5]
@@ -47,6 +48,16 @@ local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(mont
 local function spend(key, delta, expireAt)
   redis.call("INCRBY", key, delta)
   if redis.call("PTTL", key) < 0 then redis.call("PEXPIREAT", key, expireAt) end
+end
+-- The same for the record's key (its "a"), whose counters say which window they are for.
+local keyHash = KEYS[6]
+local function keySpend(k, which, window, delta)
+  if not k or k == "" or not window then return end
+  if redis.call("HGET", keyHash, k .. ":" .. which) == window then
+    redis.call("HINCRBY", keyHash, k .. ":" .. which .. "v", delta)
+  elseif string.byte(delta, 1) ~= 45 then -- a charge starts the key's new window; a release never does
+    redis.call("HSET", keyHash, k .. ":" .. which, window, k .. ":" .. which .. "v", delta)
+  end
 end
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
@@ -75,6 +86,8 @@ for i = FIRST, #KEYS do
       redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6])
       if rec[9] == dayId then spend(dayKey, "-" .. rec[6], ARGV[5]) end
       if rec[10] == monthId then spend(monthKey, "-" .. rec[6], ARGV[6]) end
+      keySpend(rec[8], "d", rec[9], "-" .. rec[6])
+      keySpend(rec[8], "m", rec[10], "-" .. rec[6])
     end
     if late then
       if rec[6] ~= "0" then
@@ -82,6 +95,8 @@ for i = FIRST, #KEYS do
         -- Served, so counted against the caps (never refused by them), in the current windows.
         spend(dayKey, rec[6], ARGV[5])
         spend(monthKey, rec[6], ARGV[6])
+        keySpend(rec[8], "d", dayId, rec[6])
+        keySpend(rec[8], "m", monthId, rec[6])
       end
       redis.call("HSET", record, "d", dayId, "n", monthId)
       -- Created now, so a rebuild from Postgres (records written oldest first) leaves this one in the record.

@@ -7,21 +7,26 @@
 -- KEYS[4]   failed reservations of the failure window (gw:{party}:fails; finalize.lua counts them)
 -- KEYS[5]   coins reserved today (UTC)             (gw:{party}:spend:d:<YYYY-MM-DD>)
 -- KEYS[6]   coins reserved this month (UTC)        (gw:{party}:spend:m:<YYYY-MM>)
--- KEYS[6+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[7]   the party's keys' counters, one hash    (gw:{party}:keys; fields below)
+-- KEYS[7+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
 -- ARGV[4] failed reservations allowed per failure window (0 = no limit)
 -- ARGV[5] ms since epoch when KEYS[5] expires (a day after its day ends)   ARGV[6] the same for KEYS[6]
 -- ARGV[7] ms until today ends   ARGV[8] ms until this month ends (the spend caps' Retry-After)
--- ARGV[9+9(i-1)] .. ARGV[17+9(i-1)] item i: cost in coin base units (non-negative integer string, fits
+-- ARGV[9+12(i-1)] .. ARGV[20+12(i-1)] item i: cost in coin base units (non-negative integer string, fits
 --   int64), reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record
 --   key's tail), API key id (the caller's key, kept in the record for the usage roll-up), the party's daily
---   and monthly spend caps in base units ("" = none)
--- Returns one reply per item: {"OK", r, t} | {"DUPLICATE", r, t, field, value, ...} |
---   {"INSUFFICIENT_BALANCE", r, t} | {"SPEND_CAP", ms until the capped window ends, r, t} | {"RATE_LIMITED", ms until the window ends, r, t} (the request window's,
---   or the failure window's when the party has had ARGV[4] failed reservations in it: each costs a record
---   and a Postgres row, and is free), where r is what is left of the request window once this item is
---   counted and t the ms until that window ends (both "" when there is no request limit): the gateway's
---   RateLimit header fields (docs/gateway.md, "RateLimit header fields"),
+--   and monthly spend caps in base units ("" = none), the key's daily and monthly spend caps (the same),
+--   the key's named limits as "name:requests:windowMs;..." ("" = none)
+-- Returns one reply per item: {"OK", r, t, kw} | {"DUPLICATE", r, t, kw, field, value, ...} |
+--   {"INSUFFICIENT_BALANCE", r, t, kw} | {"SPEND_CAP", ms until the capped window ends, r, t, kw, which}
+--   ("party-daily" | "party-monthly" | "key-daily" | "key-monthly") | {"RATE_LIMITED", ms until the window
+--   ends, r, t, kw, which} ("party": the request window's; "failures": the failure window's, when the party
+--   has had ARGV[4] failed reservations in it: each costs a record and a Postgres row, and is free; else the
+--   name of the key's limit), where r is what is left of the request window once this item is counted and t
+--   the ms until that window ends (both "" when there is no request limit), and kw the key's windows in the
+--   order of its limits, "r1 t1 r2 t2 ..." ("" without limits): the gateway's RateLimit header fields
+--   (docs/gateway.md, "RateLimit header fields"),
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
@@ -38,7 +43,8 @@ end
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
 local failLimit = tonumber(ARGV[4])
-local FIRST = 7 -- KEYS index of the first item's record
+local FIRST = 8 -- KEYS index of the first item's record
+local STRIDE = 12 -- ARGV per item
 -- Spend caps: what the party reserved in the UTC day and month, a reservation counted at once (so two
 -- gateway processes can never pass a cap between them: this script is the one atomic step) and taken
 -- back by finalize.lua when released. A charged reservation stays counted.
@@ -47,8 +53,10 @@ local spentDay = redis.call("GET", dayKey) or "0"
 local spentMonth = redis.call("GET", monthKey) or "0"
 local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
 local spendAdded = false
--- a + b for non-negative integer strings of any length (no float on the way).
+-- a + b for non-negative integer strings of any length (no float on the way for long ones; below 10^15
+-- each, the sum stays under 2^53, so a double holds it exactly and the digit loop is skipped).
 local function add(a, b)
+  if #a < 16 and #b < 16 then return string.format("%.0f", tonumber(a) + tonumber(b)) end
   local out, carry, i, j = {}, 0, #a, #b
   while i > 0 or j > 0 or carry > 0 do
     local d = carry + (i > 0 and string.byte(a, i) - 48 or 0) + (j > 0 and string.byte(b, j) - 48 or 0)
@@ -58,6 +66,49 @@ local function add(a, b)
   end
   local text = string.reverse(table.concat(out)):gsub("^0+", "")
   return text == "" and "0" or text
+end
+-- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
+-- keys), read once per field and written back in one HSET at the end. Fields of key k: "k:u" last used
+-- (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend counter is for and the coins in it,
+-- "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window ends.
+local keyHash, keyFields, keyDirty = KEYS[7], {}, {}
+local function kget(f)
+  local v = keyFields[f]
+  if v == nil then
+    v = redis.call("HGET", keyHash, f) or false
+    keyFields[f] = v
+  end
+  return v or nil
+end
+local function kset(f, v)
+  keyFields[f] = v
+  keyDirty[f] = v
+end
+local nowMs = tonumber(now)
+-- Counts this request in each of the key's named windows (fixed windows that start with their first
+-- request, like the party's), refused ones included. Returns "r t ..." per limit and the first limit
+-- passed (its name and ms to its window's end), if any.
+local function countKeyLimits(k, spec)
+  if spec == "" then return "", nil, nil end
+  local out, passed, passedMs = {}, nil, nil
+  for name, quota, window in string.gmatch(spec, "([^:;]+):(%d+):(%d+)") do
+    local cf, ef = k .. ":l:" .. name, k .. ":e:" .. name
+    local count, ends = tonumber(kget(cf) or "0"), tonumber(kget(ef) or "0")
+    if nowMs >= ends then count, ends = 0, nowMs + tonumber(window) end
+    count = count + 1
+    kset(cf, string.format("%d", count))
+    kset(ef, string.format("%d", ends))
+    -- Another gateway's clock (its `now`) may lag the one that started the window: never past a window.
+    local q, left = tonumber(quota), math.min(ends - nowMs, tonumber(window))
+    out[#out + 1] = string.format("%d %d", count < q and q - count or 0, left)
+    if count > q and not passed then passed, passedMs = name, left end
+  end
+  return table.concat(out, " "), passed, passedMs
+end
+-- What key k reserved in the current day (or month): its counter, unless that is for an earlier window.
+local function keySpent(k, which, id)
+  if kget(k .. ":" .. which) ~= id then return "0" end
+  return kget(k .. ":" .. which .. "v") or "0"
 end
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
@@ -85,22 +136,37 @@ end
 local t = limit > 0 and tostring(windowLeft) or ""
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 9 + (i - FIRST) * 9
+  local a = 9 + (i - FIRST) * STRIDE
   local cost = ARGV[a]
   local dayCap, monthCap = ARGV[a + 7], ARGV[a + 8]
+  local k, keyDayCap, keyMonthCap = ARGV[a + 6], ARGV[a + 9], ARGV[a + 10]
   count = count + 1
   local r = ""
   if limit > 0 then r = tostring(count < limit and limit - count or 0) end
+  local kw, keyLimited, keyLimitedMs = "", nil, nil
+  local keyDay, keyMonth = "0", "0"
+  if k ~= "" then
+    kset(k .. ":u", now)
+    kw, keyLimited, keyLimitedMs = countKeyLimits(k, ARGV[a + 11])
+    keyDay, keyMonth = keySpent(k, "d", dayId), keySpent(k, "m", monthId)
+  end
   if limit > 0 and count > limit then
-    replies[#replies + 1] = {"RATE_LIMITED", t, r, t}
+    replies[#replies + 1] = {"RATE_LIMITED", t, r, t, kw, "party"}
   elseif failsLeft > 0 then
-    replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t}
+    replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t, kw, "failures"}
+  elseif keyLimited then
+    replies[#replies + 1] = {"RATE_LIMITED", string.format("%d", keyLimitedMs), r, t, kw, keyLimited}
   elseif dayCap ~= "" and greater(add(spentDay, cost), dayCap) then
-    replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t}
+    replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "party-daily"}
   elseif monthCap ~= "" and greater(add(spentMonth, cost), monthCap) then
-    replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t}
+    replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "party-monthly"}
+  elseif keyDayCap ~= "" and greater(add(keyDay, cost), keyDayCap) then
+    replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "key-daily"}
+  elseif keyMonthCap ~= "" and greater(add(keyMonth, cost), keyMonthCap) then
+    replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "key-monthly"}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
+    table.insert(rec, 1, kw)
     table.insert(rec, 1, t)
     table.insert(rec, 1, r)
     table.insert(rec, 1, "DUPLICATE")
@@ -111,7 +177,7 @@ for i = FIRST, #KEYS do
     local reserved = redis.call("HGET", KEYS[1], "reserved")
     if string.byte(reserved, 1) == 45 or string.byte(balance, 1) == 45 or greater(reserved, balance) then -- 45: "-"
       if cost ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost) end -- no "-0" in HINCRBY
-      replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t}
+      replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t, kw}
     else
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
       local key = ARGV[a + 6]
@@ -120,12 +186,18 @@ for i = FIRST, #KEYS do
       if cost ~= "0" then
         spentDay, spentMonth = add(spentDay, cost), add(spentMonth, cost)
         spendAdded = true
+        if key ~= "" then
+          kset(key .. ":d", dayId)
+          kset(key .. ":dv", add(keyDay, cost))
+          kset(key .. ":m", monthId)
+          kset(key .. ":mv", add(keyMonth, cost))
+        end
       end
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "a", key, "s", "request_in_flight", "t", now, "m", now)
       added = true
-      replies[#replies + 1] = {"OK", r, t}
+      replies[#replies + 1] = {"OK", r, t, kw}
     end
   end
 end
@@ -134,5 +206,11 @@ if spendAdded then
   redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
   redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
 end
+local dirty = {}
+for f, v in pairs(keyDirty) do
+  dirty[#dirty + 1] = f
+  dirty[#dirty + 1] = v
+end
+if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies
