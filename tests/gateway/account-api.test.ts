@@ -248,7 +248,7 @@ test("usage API: the day range (default the last 7 days) and its validation, the
     assert.equal(paid.headers["gateway-cost"], "0.5");
   }
   // The worker's settlement pass closes them: charged, and in the roll-up.
-  await h.redis.sadd(keys.gateway.settleDirty, partyId);
+  await h.redis.sadd(keys.gateway.settleDirty(partyId), partyId);
   await runSettlementPass({ db: h.db, redis: h.redis, keys }, { reapAfterMs: 60_000, ttlSeconds: 172_800 });
 
   const today = new Date().toISOString().slice(0, 10);
