@@ -1,9 +1,11 @@
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { ensureInfra, ROOT } from "../scripts/lib/infra.ts";
+import { ensureInfra, ROOT, stateDir } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
+import { startRedisCluster } from "../scripts/lib/redis-cluster.ts";
+import { freePort } from "./faults/ports.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 
 /**
@@ -28,6 +30,16 @@ const SLOW_LANE = [
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
+];
+/**
+ * The cluster lane: files run a second time, one at a time, against a project-local Redis Cluster of three
+ * masters (TEST_REDIS_CLUSTER_NODES; a fault stack starts a cluster of its own), once the fast lane is done,
+ * beside the slow lane's longer run. The few that prove the platform on a cluster: the gateway's hot path,
+ * settlement, and Redis killed under load (docs/testing.md, "The cluster lane").
+ */
+const CLUSTER_LANE = [
+  /^tests\/faults\/redis-gateway\.test\.ts$/,
+  /^tests\/gateway\/(proxy|settlement)\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 
@@ -68,14 +80,17 @@ try {
   const files = findTests(roots.length ? roots : ROOTS).map((f) => path.relative(ROOT, f));
   const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
   const fast = files.filter((f) => !slow.includes(f));
+  const clustered = fastOnly ? [] : files.filter((f) => CLUSTER_LANE.some((re) => re.test(f)));
+  const fastLane = runLane("fast lane", fast, 2);
   // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
   const results = await Promise.all([
     check("typecheck", ...tsc("tsconfig.json", "root")),
     // The dashboard page is browser code (DOM types, JSX): its own project.
     check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
     check("lint", bin("biome"), ["check", "."]),
-    runLane("fast lane", fast, 2),
+    fastLane,
     ...(fastOnly ? [] : [runLane("slow lane", slow, 1)]),
+    ...(clustered.length ? [fastLane.then(() => runClusterLane(clustered))] : []),
   ]);
   console.log("");
   for (const r of results)
@@ -114,8 +129,28 @@ function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<R
   );
 }
 
+/** The cluster lane's files on a Redis Cluster of three masters started for them, stopped after. */
+async function runClusterLane(files: string[]): Promise<Result> {
+  const dir = path.join(stateDir(), "redis-cluster");
+  mkdirSync(dir, { recursive: true });
+  const home = mkdtempSync(path.join(dir, "lane-"));
+  const ports = [];
+  for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), busPort: await freePort() });
+  const cluster = await startRedisCluster({ dir: home, ports, log: console.error });
+  try {
+    return await runLane("cluster lane", files, 1, {
+      ...process.env,
+      TEST_REDIS_URL: cluster.url,
+      TEST_REDIS_CLUSTER_NODES: cluster.nodes.join(","),
+    });
+  } finally {
+    cluster.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 /** One `node --test` over `files`, `concurrency` files at a time, its output streamed with the lane's name. */
-function runLane(name: string, files: string[], concurrency: number): Promise<Result> {
+function runLane(name: string, files: string[], concurrency: number, env = process.env): Promise<Result> {
   const t = Date.now();
   if (!files.length) return Promise.resolve({ name, code: 0, summary: "no test files" });
   const child = spawnOwned(
@@ -129,7 +164,7 @@ function runLane(name: string, files: string[], concurrency: number): Promise<Re
       "--test-reporter=spec",
       ...files,
     ],
-    { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
   );
   lanes.push(child);
   const counts: Record<string, string> = {};

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
+import { scanKeys } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
@@ -161,7 +162,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(list.body.reservations[0].cost, "0.5");
 
   // Postgres is the record: once the Redis record is gone (its idempotency window passed), it is still listed.
-  for (const k of await h.redis.keys(`${keys.gateway.reservation(partyId, "*")}`)) await h.redis.del(k);
+  for (const k of await scanKeys(h.redis, keys.gateway.reservation(partyId, "*"))) await h.redis.del(k);
   const later = await request(h.app).get("/api/reservations?page=1&pageSize=10").set(bearer);
   assert.equal(later.body.total, 1);
   assert.equal(later.body.reservations[0].idempotencyKey, "first");
