@@ -22,7 +22,6 @@ export const REDIS_URL = z
   .describe("Redis connection URL (rate limits, caches, job queues, ledger hot path).");
 export const REDIS_CLUSTER_NODES = z
   .string()
-  .default("")
   .transform((v) =>
     v
       .split(",")
@@ -30,6 +29,7 @@ export const REDIS_CLUSTER_NODES = z
       .filter(Boolean),
   )
   .pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, "each node as host:port")))
+  .optional()
   .describe(
     "Redis Cluster nodes to discover the cluster from, comma-separated `host:port` (a few suffice). Set: every Redis client is a cluster client, REDIS_URL then gives only the user, password and TLS (`rediss://`) of every node. Empty: one Redis at REDIS_URL.",
   );
@@ -128,7 +128,7 @@ export const ConnectionConfig = z.object(ConnectionEnv).transform((e) => ({
   databaseUrl: e.DATABASE_URL,
   databasePoolSize: e.DATABASE_POOL_SIZE,
   redisUrl: e.REDIS_URL,
-  redisClusterNodes: e.REDIS_CLUSTER_NODES,
+  redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],
   redisPrefix: e.REDIS_PREFIX,
   logLevel: e.LOG_LEVEL,
 }));

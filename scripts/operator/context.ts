@@ -52,7 +52,7 @@ export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `led
   .transform((e) => ({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
-    redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],
     redisPrefix: e.REDIS_PREFIX,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
