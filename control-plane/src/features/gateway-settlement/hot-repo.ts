@@ -48,7 +48,7 @@ export async function trimEvents(redis: Redis, keys: RedisKeys, partyId: string,
 export const eventCount = (redis: Redis, keys: RedisKeys, partyId: string) =>
   redis.xlen(keys.gateway.reservationLog(partyId));
 
-/** The dirty set, sharded in buckets (db/src/redis/settle-dirty.ts): marks parties, one SADD per bucket. */
+/** The dirty set, sharded in buckets: written once in db/src/redis/settle-dirty.ts, which the gateway shares. */
 export { markDirty, takeDirty } from "@stake/db/redis/settle-dirty";
 
 /** One batch script over a party's reservation records, with `now` and the closed records' TTL. */
