@@ -5,11 +5,11 @@ import {
 } from "@stake/control-plane/operator";
 import type { Db } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { organisations } from "@stake/db/schema/accounts";
 import { gatewayUsers } from "@stake/db/schema/gateway";
 import { ne, sql } from "drizzle-orm";
-import type { Redis } from "ioredis";
 import postgres from "postgres";
 
 export const DEMO = {

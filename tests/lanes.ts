@@ -25,6 +25,21 @@ export interface LaneResult {
   summary: string;
 }
 
+/** Files to run with `env` added; a slow lane's files take the slow slots. */
+export interface Lane {
+  name: string;
+  files: string[];
+  slow: boolean;
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+interface Item {
+  lane: Lane;
+  file: string;
+  /** Key of its duration in .data/test-times.json (a file run in two lanes has two). */
+  key: string;
+}
+
 interface FileResult {
   file: string;
   code: number;
@@ -32,46 +47,52 @@ interface FileResult {
 }
 
 const TIMES = path.join(ROOT, ".data", "test-times.json");
+const COUNTED = ["tests", "pass", "fail", "cancelled"] as const;
 const files = new Set<ChildProcess>();
 
 /** Kills every file still running, with what it started (the run is stopping). */
 export function killFiles(): void {
   for (const child of files) signalGroup(child, "SIGKILL");
 }
-const COUNTED = ["tests", "pass", "fail", "cancelled"] as const;
 
-export async function runLanes(fast: string[], slow: string[], slowOrder: RegExp[]): Promise<LaneResult[]> {
+/** Runs every lane's files as above; `slowOrder` ranks the slow files never timed (heaviest first). */
+export async function runLanes(lanes: Lane[], slowOrder: RegExp[]): Promise<LaneResult[]> {
   const started = Date.now();
   const times = readTimes();
-  const rank = (f: string) => slowOrder.findIndex((re) => re.test(f));
-  const byTime = (order: (f: string) => number) => (a: string, b: string) =>
-    (times[b] ?? Number.POSITIVE_INFINITY) - (times[a] ?? Number.POSITIVE_INFINITY) || order(a) - order(b);
-  const fastQueue = [...fast].sort(byTime(() => 0));
-  const slowQueue = [...slow].sort(byTime(rank));
+  const rank = (i: Item) =>
+    slowOrder.findIndex((re) => re.test(i.file)) + (i.lane.env ? slowOrder.length : 0);
+  const longestFirst = (a: Item, b: Item) =>
+    (times[b.key] ?? Number.POSITIVE_INFINITY) - (times[a.key] ?? Number.POSITIVE_INFINITY) ||
+    rank(a) - rank(b);
+  const items = lanes.flatMap((lane) =>
+    lane.files.map((file) => ({ lane, file, key: lane.env ? `${lane.name}:${file}` : file })),
+  );
+  const fastQueue = items.filter((i) => !i.lane.slow).sort(longestFirst);
+  const slowQueue = items.filter((i) => i.lane.slow).sort(longestFirst);
   const running = { fast: 0, slow: 0 };
-  const done: Record<"fast" | "slow", FileResult[]> = { fast: [], slow: [] };
-  const ended: Record<"fast" | "slow", number> = { fast: started, slow: started };
+  const done = new Map<Lane, FileResult[]>(lanes.map((l) => [l, []]));
+  const ended = new Map<Lane, number>();
 
   await new Promise<void>((resolve) => {
     const schedule = () => {
       for (;;) {
         const fastLeft = fastQueue.length > 0;
         if (running.fast + running.slow >= (fastLeft ? 3 : 2)) break;
-        const lane =
+        const kind =
           slowQueue.length && running.slow < (fastLeft ? 1 : 2)
             ? "slow"
             : fastLeft && running.fast < 2
               ? "fast"
               : null;
-        if (!lane) break;
-        const file = (lane === "slow" ? slowQueue : fastQueue).shift()!;
-        running[lane]++;
+        if (!kind) break;
+        const item = (kind === "slow" ? slowQueue : fastQueue).shift()!;
+        running[kind]++;
         const t = Date.now();
-        runFile(lane, file).then((r) => {
-          running[lane]--;
-          times[file] = Date.now() - t;
-          done[lane].push(r);
-          ended[lane] = Date.now();
+        runFile(item).then((r) => {
+          running[kind]--;
+          times[item.key] = Date.now() - t;
+          done.get(item.lane)!.push(r);
+          ended.set(item.lane, Date.now());
           schedule();
         });
       }
@@ -81,35 +102,31 @@ export async function runLanes(fast: string[], slow: string[], slowOrder: RegExp
   });
   writeFileSync(TIMES, JSON.stringify(times, null, 1));
 
-  const lanes: LaneResult[] = [];
-  for (const [lane, files] of [
-    ["fast", fast],
-    ["slow", slow],
-  ] as const) {
-    if (!files.length) continue;
-    const results = done[lane];
-    const sum = (k: string) => results.reduce((n, r) => n + (r.counts[k] ?? 0), 0);
-    const failed = results.filter((r) => r.code !== 0).map((r) => r.file);
-    lanes.push({
-      name: `${lane} lane`,
-      code: failed.length ? 1 : 0,
-      summary:
-        `${files.length} files, ${sum("tests")} tests, ${sum("pass")} passed, ${sum("fail")} failed, ` +
-        `${sum("cancelled")} cancelled, ended ${seconds(ended[lane] - started)} after the first file` +
-        (failed.length ? `; failed: ${failed.join(", ")}` : ""),
+  return lanes
+    .filter((lane) => lane.files.length)
+    .map((lane) => {
+      const results = done.get(lane)!;
+      const sum = (k: string) => results.reduce((n, r) => n + (r.counts[k] ?? 0), 0);
+      const failed = results.filter((r) => r.code !== 0).map((r) => r.file);
+      return {
+        name: `${lane.name} lane`,
+        code: failed.length ? 1 : 0,
+        summary:
+          `${lane.files.length} files, ${sum("tests")} tests, ${sum("pass")} passed, ${sum("fail")} failed, ` +
+          `${sum("cancelled")} cancelled, ended ${seconds((ended.get(lane) ?? started) - started)} after the first file` +
+          (failed.length ? `; failed: ${failed.join(", ")}` : ""),
+      };
     });
-  }
-  return lanes;
 }
 
-function runFile(lane: "fast" | "slow", file: string): Promise<FileResult> {
+function runFile({ lane, file }: Item): Promise<FileResult> {
   const t = Date.now();
   // Run directly (no `node --test` parent per file); the same flags the runner would pass its children.
   // --test-force-exit: a handle a file forgot does not hold the run; its processes die with its group.
   const child = spawnOwned(
     process.execPath,
     ["--import", "tsx", "--test-reporter=spec", "--test-timeout=300000", "--test-force-exit", file],
-    { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: ROOT, env: { ...process.env, ...lane.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   files.add(child);
   let output = "";
@@ -124,7 +141,7 @@ function runFile(lane: "fast" | "slow", file: string): Promise<FileResult> {
           counts[m[1]!] = (counts[m[1]!] ?? 0) + Number(m[2]);
       // A file that died before its summary (a crash at import) counts as failed, whatever its exit code.
       const ok = code === 0 && counts.tests !== undefined;
-      const prefix = `[${lane}] `;
+      const prefix = `[${lane.name}] `;
       const head = `${file}: ${ok ? "ok" : `FAILED (exit ${code})`}, ${counts.tests ?? "?"} tests, ${seconds(Date.now() - t)}`;
       process.stdout.write(
         `${prefix}=== ${head}\n${output

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { ensureInfra, ROOT } from "../scripts/lib/infra.ts";
+import { ensureInfra, ROOT, stateDir } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
+import { startRedisCluster } from "../scripts/lib/redis-cluster.ts";
+import { freePort } from "./faults/ports.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
 
@@ -30,6 +32,16 @@ const SLOW_LANE = [
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
+];
+/**
+ * The cluster lane: files run a second time, as slow files, against a project-local Redis Cluster of three
+ * masters (TEST_REDIS_CLUSTER_NODES; a fault stack starts a cluster of its own). The few that prove the
+ * platform on a cluster: the gateway's hot path, settlement, and Redis killed under load (docs/testing.md,
+ * "The cluster lane").
+ */
+const CLUSTER_LANE = [
+  /^tests\/faults\/redis-gateway\.test\.ts$/,
+  /^tests\/gateway\/(proxy|settlement)\.test\.ts$/,
 ];
 const ROOTS = ["db", "gateway", "control-plane", "devnet", "tests"];
 
@@ -71,14 +83,23 @@ try {
   const files = findTests(roots.length ? roots : ROOTS).map((f) => path.relative(ROOT, f));
   const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
   const fast = files.filter((f) => !slow.includes(f));
+  const clustered = fastOnly ? [] : files.filter((f) => CLUSTER_LANE.some((re) => re.test(f)));
+  const cluster = clustered.length ? await startClusterForLane() : undefined;
   // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
   const results = await Promise.all([
     check("typecheck", ...tsc("tsconfig.json", "root")),
     // The dashboard page is browser code (DOM types, JSX): its own project.
     check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
     check("lint", bin("biome"), ["check", "."]),
-    runLanes(fast, fastOnly ? [] : slow, SLOW_LANE),
-  ]).then(([...r]) => r.flat());
+    runLanes(
+      [
+        { name: "fast", files: fast, slow: false },
+        { name: "slow", files: fastOnly ? [] : slow, slow: true },
+        { name: "cluster", files: clustered, slow: true, env: cluster?.env },
+      ],
+      SLOW_LANE,
+    ).finally(() => cluster?.stop()),
+  ]).then((r) => r.flat());
   console.log("");
   for (const r of results)
     console.log(`=== ${r.name}: ${r.code === 0 ? "ok" : `FAILED (exit ${r.code})`}, ${r.summary}`);
@@ -108,6 +129,23 @@ function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<L
       resolve({ name, code: code ?? 1, summary: seconds(Date.now() - t) });
     }),
   );
+}
+
+/** A Redis Cluster of three masters for the cluster lane, under .data/, removed when stopped. */
+async function startClusterForLane() {
+  const dir = path.join(stateDir(), "redis-cluster");
+  mkdirSync(dir, { recursive: true });
+  const home = mkdtempSync(path.join(dir, "lane-"));
+  const ports = [];
+  for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), busPort: await freePort() });
+  const cluster = await startRedisCluster({ dir: home, ports, log: console.error });
+  return {
+    env: { TEST_REDIS_URL: cluster.url, TEST_REDIS_CLUSTER_NODES: cluster.nodes.join(",") },
+    stop() {
+      cluster.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
 
 function findTests(paths: string[]): string[] {

@@ -1,8 +1,8 @@
 import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
+import type { Redis } from "@stake/db/redis/client";
 import { sql } from "drizzle-orm";
 import express, { type Express, type Request } from "express";
-import type { Redis } from "ioredis";
 import { pinoHttp } from "pino-http";
 import { createBearerAuth } from "./auth/jwt.ts";
 import { compose, type Root } from "./compose.ts";

@@ -1,5 +1,5 @@
+import type { Redis } from "@stake/db/redis/client";
 import { Queue, type Job as QueueJob, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { NodeAnswerRefused } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
 

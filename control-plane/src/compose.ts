@@ -1,6 +1,6 @@
 import type { Db } from "@stake/db/client";
+import type { Redis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
 import type { BackgroundJob, QueueDeps } from "./background-job.ts";

@@ -12,7 +12,7 @@ import { createLogger, type Logger } from "./log.ts";
 export async function start(options: { config: Readonly<Config>; logger: Logger }) {
   const { config, logger } = options;
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
-  const redis = createRedis(config.redisUrl, { name: "control-plane", logger });
+  const redis = createRedis(config, { name: "control-plane", logger });
   const root = await compose({ config, logger, db: pg.db, redis });
   const app = await createApp({ config, logger, db: pg.db, redis, root });
   await prepareDashboard();

@@ -11,9 +11,9 @@ import { serveWorkerHealth } from "./worker-health.ts";
 const config = loadOrExit(() => loadConfig());
 const logger = createLogger({ level: config.logLevel, service: "control-plane-worker" });
 const pg = createDb(config.databaseUrl, { max: 4, applicationName: "control-plane-worker" });
-const queues = createRedis(config.redisUrl, { name: "control-plane-worker", forQueues: true, logger });
+const queues = createRedis(config, { name: "control-plane-worker", forQueues: true, logger });
 // Its own connection: a queue connection retries forever, while settlement should fail and retry a pass.
-const redis = createRedis(config.redisUrl, { name: "control-plane-settlement", logger });
+const redis = createRedis(config, { name: "control-plane-settlement", logger });
 const jobs = (await compose({ config, logger, db: pg.db, redis })).jobs(queues);
 await Promise.all(jobs.map((j) => j.start()));
 const health = serveWorkerHealth({

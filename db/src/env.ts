@@ -20,8 +20,22 @@ export const DATABASE_POOL_SIZE = z.coerce
 export const REDIS_URL = z
   .url()
   .describe("Redis connection URL (rate limits, caches, job queues, ledger hot path).");
+export const REDIS_CLUSTER_NODES = z
+  .string()
+  .transform((v) =>
+    v
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, "each node as host:port")))
+  .optional()
+  .describe(
+    "Redis Cluster nodes to discover the cluster from, comma-separated `host:port` (a few suffice). Set: every Redis client is a cluster client, REDIS_URL then gives only the user, password and TLS (`rediss://`) of every node. Empty: one Redis at REDIS_URL.",
+  );
 export const REDIS_PREFIX = z
   .string()
+  .regex(/^[^{}]*$/, "no braces: the platform's keys carry Redis Cluster hash tags after the prefix")
   .default("stake:")
   .describe("Prefix of every Redis key, to share one Redis between deployments.");
 export const LOG_LEVEL = z
@@ -97,7 +111,14 @@ export function demoSecretProblem(opts: {
 }
 
 /** What a long-running process needs to reach Postgres and Redis and to log. */
-export const ConnectionEnv = { DATABASE_URL, DATABASE_POOL_SIZE, REDIS_URL, REDIS_PREFIX, LOG_LEVEL };
+export const ConnectionEnv = {
+  DATABASE_URL,
+  DATABASE_POOL_SIZE,
+  REDIS_URL,
+  REDIS_CLUSTER_NODES,
+  REDIS_PREFIX,
+  LOG_LEVEL,
+};
 
 /**
  * The connection variables as the config fields every process passes down. A process lists the variables
@@ -107,6 +128,7 @@ export const ConnectionConfig = z.object(ConnectionEnv).transform((e) => ({
   databaseUrl: e.DATABASE_URL,
   databasePoolSize: e.DATABASE_POOL_SIZE,
   redisUrl: e.REDIS_URL,
+  redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],
   redisPrefix: e.REDIS_PREFIX,
   logLevel: e.LOG_LEVEL,
 }));

@@ -22,8 +22,8 @@ import { createGatewayServer } from "./server.ts";
 /** Composition root: config → logger → db, redis (+ subscriber) → caches → upstreams → server. */
 export async function start({ config, logger }: { config: Readonly<GatewayConfig>; logger: Logger }) {
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "gateway" });
-  const redis = createRedis(config.redisUrl, { name: "gateway", autoPipelining: false, logger });
-  const subscriber = createRedis(config.redisUrl, { name: "gateway-sub", logger });
+  const redis = createRedis(config, { name: "gateway", autoPipelining: false, logger });
+  const subscriber = createRedis(config, { name: "gateway-sub", logger });
   const keys = createRedisKeys(config.redisPrefix);
 
   const stale = { maxStaleMs: config.cacheMaxStaleMs };

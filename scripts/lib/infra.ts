@@ -167,6 +167,8 @@ export async function startRedis(options: {
   port: number;
   log?: Log;
   fsync?: RedisDurability;
+  /** More redis-server options (a cluster node's). */
+  args?: string[];
 }): Promise<LocalServer & { pid(): number }> {
   const { dir, port } = options;
   mkdirSync(dir, { recursive: true });
@@ -184,6 +186,7 @@ export async function startRedis(options: {
       dir,
       "--logfile",
       logFile,
+      ...(options.args ?? []),
     ],
     { stdio: "ignore" },
   );

@@ -13,14 +13,14 @@ import {
   demoSecretProblem,
   GATEWAY_REQUEST_DEADLINE_MS,
   parseEnv,
+  REDIS_CLUSTER_NODES,
   REDIS_PREFIX,
   REDIS_URL,
   reapAfterDeadline,
 } from "@stake/db/env";
-import { createRedis } from "@stake/db/redis/client";
+import { createRedis, type Redis } from "@stake/db/redis/client";
 import { createRedisKeys, type RedisKeys } from "@stake/db/redis/keys";
 import { GatewayEnv } from "@stake/gateway/config";
-import type { Redis } from "ioredis";
 import { z } from "zod";
 
 /**
@@ -31,6 +31,7 @@ import { z } from "zod";
 export const OperatorEnv = z.object({
   DATABASE_URL: DATABASE_URL.default("postgres://postgres@127.0.0.1:5432/staking"),
   REDIS_URL: REDIS_URL.default("redis://127.0.0.1:6379"),
+  REDIS_CLUSTER_NODES,
   REDIS_PREFIX,
   IDEMPOTENCY_TTL_SECONDS: GatewayEnv.shape.IDEMPOTENCY_TTL_SECONDS,
   RESERVATION_REAP_AFTER_MS: ControlPlaneEnv.shape.RESERVATION_REAP_AFTER_MS,
@@ -51,6 +52,7 @@ export const OperatorConfig = OperatorEnv.superRefine(reapAfterDeadline) // `led
   .transform((e) => ({
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES ?? [],
     redisPrefix: e.REDIS_PREFIX,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
@@ -113,7 +115,7 @@ export function createOperatorContext(config: Readonly<OperatorConfig>, json: bo
   const pg = createDb(config.databaseUrl, { max: 2, applicationName: "operator" });
   // A one-shot command: a Redis that does not answer fails the command (one line, main.ts) rather than
   // printing each reconnect attempt.
-  const redis = createRedis(config.redisUrl, { name: "operator", logger: { warn: () => {} } });
+  const redis = createRedis(config, { name: "operator", logger: { warn: () => {} } });
   const keys = createRedisKeys(config.redisPrefix);
   const ctx: OperatorContext = {
     db: pg.db,

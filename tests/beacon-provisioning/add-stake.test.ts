@@ -235,7 +235,7 @@ describe("a failing job", () => {
         amountPerValidatorGwei: "32000000000",
       },
     });
-    const connection = createRedis(h.config.redisUrl, { name: "test-queue" });
+    const connection = createRedis(h.config, { name: "test-queue" });
     const queue = createProvisionQueue({
       connection,
       prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,

@@ -14,7 +14,7 @@ const pauseAfter = process.env.PAUSE_AFTER_STEP;
 const pg = createDb(config.databaseUrl, { max: 2, applicationName: "pausing-worker" });
 startSettlementLoop({
   db: pg.db,
-  redis: createRedis(config.redisUrl, { name: "pausing-worker" }),
+  redis: createRedis(config, { name: "pausing-worker" }),
   keys: createRedisKeys(config.redisPrefix),
   intervalMs: config.settlement.intervalMs,
   reapAfterMs: config.settlement.reapAfterMs,

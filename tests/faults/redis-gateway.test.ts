@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { scanKeys } from "@stake/db/redis/client";
 import { reservations } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
 import { request } from "undici";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
-import { assertBooks, kill, PREFIX, paidLoad, type Stack, settledCount, startStack } from "./stack.ts";
+import { assertBooks, kill, paidLoad, type Stack, settledCount, startStack } from "./stack.ts";
 
 // Fault tests, real processes and real signals (docs/gateway.md, "Faults and their runbooks").
 
@@ -84,7 +85,7 @@ test("a gateway SIGKILLed with requests in flight: those the provider had not an
     }
     // Kill only once Redis shows the state under test: the hanging ones in flight (or already failed by
     // the gateway's upstream timeout, released either way), the streaming ones registered (or settled).
-    const recordKeys = () => s.redis.keys(`${PREFIX}gw:{${partyId}}:rsv:*`);
+    const recordKeys = () => scanKeys(s.redis, s.keys.gateway.reservation(partyId, "*"));
     await eventually(
       async () => {
         const fields = await Promise.all((await recordKeys()).map((k) => s.redis.hmget(k, "i", "s")));

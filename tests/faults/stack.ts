@@ -16,8 +16,10 @@ import { createGatewayOperatorService } from "../../control-plane/src/features/g
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
 import { type Started, startProcess } from "../../scripts/lib/processes.ts";
+import { startRedisCluster } from "../../scripts/lib/redis-cluster.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { startProvider } from "../helpers/provider.ts";
+import { testRedisTarget } from "../helpers/redis.ts";
 import { freePort } from "./ports.ts";
 
 /**
@@ -73,12 +75,9 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
   mkdirSync(path.dirname(pgOptions.dir));
   execFileSync("cp", ["-a", await migratedCluster(), pgOptions.dir]);
   let pg = await startPostgres(pgOptions);
-  const redisPort = await freePort();
-  const redisDir = path.join(home, "redis");
-  const fsync = options.redisFsync ?? "always";
-  let redisServer = await startRedis({ dir: redisDir, port: redisPort, fsync });
+  const redisServer = await stackRedis(path.join(home, "redis"), options.redisFsync ?? "always");
   const database = createDb(pg.url, { max: 4, applicationName: "fault-test" });
-  const redis = createRedis(redisServer.url, { name: "fault-test" });
+  const redis = createRedis(redisServer, { name: "fault-test" });
   const keys = createRedisKeys(PREFIX);
   const operator = createGatewayOperatorService({ db: database.db, redis, keys });
   const provider = await startProvider();
@@ -87,7 +86,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     DATABASE_URL: pg.url,
-    REDIS_URL: redisServer.url,
+    REDIS_URL: redisServer.redisUrl,
+    REDIS_CLUSTER_NODES: redisServer.redisClusterNodes.join(","),
     REDIS_PREFIX: PREFIX,
     LOG_LEVEL: "error",
     GATEWAY_HOST: "127.0.0.1",
@@ -112,7 +112,6 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     get pg() {
       return pg;
     },
-    redisServer: () => redisServer,
     db: database.db,
     redis,
     keys,
@@ -123,14 +122,10 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     async startPostgres() {
       pg = await startPostgres(pgOptions);
     },
-    /** SIGKILLs Redis (no shutdown, no final AOF rewrite). */
-    killRedis() {
-      process.kill(redisServer.pid(), "SIGKILL");
-    },
-    /** Starts Redis again on the same port and folder: it loads its append-only file. */
-    async restartRedis() {
-      redisServer = await startRedis({ dir: redisDir, port: redisPort, fsync });
-    },
+    /** SIGKILLs Redis, every node of a cluster (no shutdown, no final AOF rewrite). */
+    killRedis: () => redisServer.kill(),
+    /** Starts Redis again on the same ports and folders: it loads its append-only file (a node its nodes.conf). */
+    restartRedis: () => redisServer.restart(),
     async gateway(name = "gateway", extra: Record<string, string> = {}) {
       const started = await startProcess({
         name,
@@ -209,7 +204,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       await provider.close();
       await Promise.allSettled([database.close(), redis.quit()]);
       pg.stop();
-      spawnSync("redis-cli", ["-p", String(redisPort), "shutdown", "nosave"]);
+      redisServer.stop();
       rmSync(home, { recursive: true, force: true });
     },
   };
@@ -217,6 +212,30 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/**
+ * The stack's Redis: one server, or, when the tests run on the cluster lane (tests/run.ts), a cluster of
+ * three masters of its own, killed and restarted whole.
+ */
+async function stackRedis(dir: string, fsync: RedisDurability) {
+  if (testRedisTarget().redisClusterNodes.length) {
+    const ports = [];
+    for (let i = 0; i < 3; i++) ports.push({ port: await freePort(), busPort: await freePort() });
+    const cluster = await startRedisCluster({ dir, ports, fsync });
+    return { ...cluster, redisUrl: cluster.url, redisClusterNodes: cluster.nodes };
+  }
+  const port = await freePort();
+  let server = await startRedis({ dir, port, fsync });
+  return {
+    redisUrl: server.url,
+    redisClusterNodes: [] as string[],
+    kill: () => process.kill(server.pid(), "SIGKILL"),
+    async restart() {
+      server = await startRedis({ dir, port, fsync });
+    },
+    stop: () => void spawnSync("redis-cli", ["-p", String(port), "shutdown", "nosave"]),
+  };
+}
 
 /** Resolves with the first stdout line of `started` that matches (bounded like `eventually`: 60 s). */
 export function waitForLine(started: Started, pattern: RegExp, timeoutMs = 60_000): Promise<string> {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
+import { scanKeys } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { coinRates, gatewayApiKeys, providers } from "@stake/db/schema/index";
 import { SignJWT } from "jose";
@@ -166,7 +167,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(list.body.reservations[0].cost, "0.5");
 
   // Postgres is the record: once the Redis record is gone (its idempotency window passed), it is still listed.
-  for (const k of await h.redis.keys(`${keys.gateway.reservation(partyId, "*")}`)) await h.redis.del(k);
+  for (const k of await scanKeys(h.redis, keys.gateway.reservation(partyId, "*"))) await h.redis.del(k);
   const later = await request(h.app).get("/api/reservations?page=1&pageSize=10").set(bearer);
   assert.equal(later.body.total, 1);
   assert.equal(later.body.reservations[0].idempotencyKey, "first");
@@ -253,7 +254,7 @@ test("usage API: the day range (default the last 7 days) and its validation, the
     assert.equal(paid.headers["gateway-cost"], "0.5");
   }
   // The worker's settlement pass closes them: charged, and in the roll-up.
-  await h.redis.sadd(keys.gateway.settleDirty, partyId);
+  await h.redis.sadd(keys.gateway.settleDirty(partyId), partyId);
   await runSettlementPass({ db: h.db, redis: h.redis, keys }, { reapAfterMs: 60_000, ttlSeconds: 172_800 });
 
   const today = new Date().toISOString().slice(0, 10);

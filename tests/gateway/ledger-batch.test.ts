@@ -4,7 +4,7 @@ import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { sleep } from "../helpers/eventually.ts";
-import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
+import { createTestRedis, testRedisTarget } from "../helpers/redis.ts";
 
 // The ledger batches one party's reservations (and finalizes) of one event-loop turn into one script call
 // and sends every batch of the turn in one write: the outcomes must be those of one call per request.
@@ -91,7 +91,7 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
 });
 
 test("a party is marked dirty when its events start a stream, not again while they wait to be drained", async () => {
-  const dirty = () => redis.sismember(keys.gateway.settleDirty, "party_f");
+  const dirty = () => redis.sismember(keys.gateway.settleDirty("party_f"), "party_f");
   // The ledger sends its SADD on this connection once the reply is in; Redis answers one connection's
   // commands in order, so a PING answered means any SADD sent before it is done (or was never sent).
   const marked = () => redis.ping();
@@ -100,7 +100,7 @@ test("a party is marked dirty when its events start a stream, not again while th
   assert.ok(first.ok);
   await marked();
   assert.equal(await dirty(), 1);
-  await redis.srem(keys.gateway.settleDirty, "party_f");
+  await redis.srem(keys.gateway.settleDirty("party_f"), "party_f");
   assert.ok((await ask("party_f", "m2", 1n)).ok);
   assert.ok((await ledger.finalize(first.reservation, "registered")).ok);
   await marked();
@@ -154,7 +154,7 @@ test("a Redis that does not know the scripts (restarted, SCRIPT FLUSH) gets thei
 
 test("per-party limit: the requests of one window past the limit are refused, across ledgers (gateway processes) and turns, and the window resets", async () => {
   // Two ledgers on two connections stand for two gateway processes: the count lives in Redis.
-  const second = createRedis(testRedisUrl(), { name: "tests-second-gateway" });
+  const second = createRedis(testRedisTarget(), { name: "tests-second-gateway" });
   const limited = [
     createLedger(redis, keys, 86_400, { ...NO_LIMITS, rate: { limit: 5, windowMs: 400 } }),
     createLedger(second, keys, 86_400, { ...NO_LIMITS, rate: { limit: 5, windowMs: 400 } }),
@@ -223,7 +223,7 @@ test("per-party limit: the requests of one window past the limit are refused, ac
 });
 
 test("spend caps: two ledgers (gateway processes) sharing one party's daily cap never reserve past it; a release frees room", async () => {
-  const second = createRedis(testRedisUrl(), { name: "tests-second-cap-gateway" });
+  const second = createRedis(testRedisTarget(), { name: "tests-second-cap-gateway" });
   const both = [ledger, createLedger(second, keys, 86_400, NO_LIMITS)];
   await fund("party_cap", 1_000n);
   // A cap of 95 units at 10 per request: 9 fit; the monthly cap is looser.

@@ -81,7 +81,7 @@ test("fund credits once per ref, in Postgres and in Redis; deactivation publishe
   await database.db
     .insert(gatewayApiKeys)
     .values({ id: keyId, userId, hash: "h".repeat(64), start: "gwk_abc" });
-  const sub = createRedis(redis.url, { name: "tests-sub" });
+  const sub = createRedis(redis.target, { name: "tests-sub" });
   const message = new Promise<string>((resolve) => sub.on("message", (_c: string, m: string) => resolve(m)));
   await sub.subscribe(ctx.keys.gateway.invalidations);
   const out = (await run("gateway-keys deactivate", [keyId])).data as Record<string, unknown>;

@@ -41,7 +41,7 @@ test("fix: the reaper outwaits the deadline a running gateway publishes, not the
   const settle = (aheadMs: number) => {
     const later = Date.now() + aheadMs;
     return h.redis
-      .sadd(h.keys.gateway.settleDirty, partyId)
+      .sadd(h.keys.gateway.settleDirty(partyId), partyId)
       .then(() =>
         runSettlementPass(
           { db: h.db, redis: h.redis, keys: h.keys },

@@ -106,9 +106,9 @@ test("replayed events and repeated passes debit once and never move a status bac
   const before = await readBalance(h.redis, h.keys, a.partyId);
   for (const [, fields] of events)
     await h.redis.xadd(h.keys.gateway.reservationLog(a.partyId), "*", ...fields);
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
   assert.deepEqual(await readBalance(h.redis, h.keys, a.partyId), before);
   assert.equal((await books.audit(a.partyId)).length, 4);
@@ -119,7 +119,7 @@ for (const step of SETTLEMENT_STEPS) {
   test(`a crash after ${step} is repaired by running the pass again`, async () => {
     const a = await account("10");
     for (let i = 0; i < 3; i++) assert.equal((await call(a.apiKey)).status, 200);
-    await h.redis.srem(h.keys.gateway.settleDirty, a.partyId);
+    await h.redis.srem(h.keys.gateway.settleDirty(a.partyId), a.partyId);
     // The last step belongs to charging what Postgres holds as registered: drained without charging
     // (as the account API drains), which the drain of a pass does not leave.
     if (step === "debited-in-postgres") await drainReservationLog(deps, a.partyId);
@@ -133,9 +133,9 @@ for (const step of SETTLEMENT_STEPS) {
       }),
       /crash/,
     );
-    await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+    await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
     await pass();
-    await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+    await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
     await pass();
     assert.ok((await books.rows(a.partyId)).every((r) => r.status === "settled"));
     assert.equal((await books.audit(a.partyId)).length, 3);
@@ -173,7 +173,7 @@ async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
     ],
   );
   assert.deepEqual(reply[0], ["OK", "", "", ""], "no request limit: no RateLimit state");
-  await h.redis.sadd(g.settleDirty, partyId);
+  await h.redis.sadd(g.settleDirty(partyId), partyId);
   return id;
 }
 
@@ -245,7 +245,7 @@ test("the reaper fails an old in-flight reservation and releases its funds; a yo
     balance: 10_0000000000n,
     reserved: COST,
   });
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   assert.equal((await pass()).reaped, 0, "never reaped twice");
   assert.equal((await h.account(a.partyId)).reserved, COST);
   assert.equal((await books.debits(a.partyId)).length, 0);
@@ -280,7 +280,7 @@ test("a request served after the reaper released its reservation is charged once
   assert.equal((await h.account(a.partyId)).reserved, COST);
 
   await pass();
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
   const byId = new Map((await books.rows(a.partyId)).map((r) => [r.id, r]));
   assert.equal(byId.get(late.id)?.status, "failed", "the reaped reservation stays failed");
@@ -302,7 +302,7 @@ test("end to end: a request the reaper released while its provider was still ans
   });
   // The worker, its clock past the reap age (as after a long Redis outage), releases it.
   const later = Date.now() + REAP_AFTER + 1_000;
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   const reaped = await runSettlementPass(deps, {
     reapAfterMs: REAP_AFTER,
     ttlSeconds: TTL,
@@ -314,7 +314,7 @@ test("end to end: a request the reaper released while its provider was still ans
   assert.equal((await pending).status, 200, "the provider answered: the request was served");
   await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "the late charge" });
   await pass();
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
   assert.deepEqual((await books.rows(a.partyId)).map((r) => r.status).sort(), ["failed", "settled"]);
   assert.equal((await books.audit(a.partyId)).length, 1, "charged once");
@@ -332,7 +332,7 @@ test("a late charge may take the balance below zero; the party's next requests a
   assert.equal((await call(a.apiKey)).status, 200);
   assert.ok((await late.finalize()).ok);
   await pass();
-  await h.redis.sadd(h.keys.gateway.settleDirty, partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(partyId), partyId);
   await pass();
   assert.deepEqual(await readBalance(h.redis, h.keys, partyId), { balance: -COST, reserved: 0n });
   assert.equal((await books.audit(partyId)).length, 2, "both served requests charged");
@@ -345,12 +345,12 @@ test("a party whose in-flight reservation turns reapable with no traffic left is
   const id = await orphan(a.partyId, Date.now());
   assert.equal((await pass()).reaped, 0, "young: drained, not reaped");
   const g = h.keys.gateway;
-  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 0, "nothing marks it again");
+  assert.equal(await h.redis.sismember(g.settleDirty(a.partyId), a.partyId), 0, "nothing marks it again");
   const later = Date.now() + REAP_AFTER + 1_000;
   assert.ok((await markStaleParties(deps, REAP_AFTER, Date.now())) >= 0);
-  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 0, "not stale yet");
+  assert.equal(await h.redis.sismember(g.settleDirty(a.partyId), a.partyId), 0, "not stale yet");
   assert.ok((await markStaleParties(deps, REAP_AFTER, later)) >= 1);
-  assert.equal(await h.redis.sismember(g.settleDirty, a.partyId), 1);
+  assert.equal(await h.redis.sismember(g.settleDirty(a.partyId), a.partyId), 1);
   const result = await runSettlementPass(deps, {
     reapAfterMs: REAP_AFTER,
     ttlSeconds: TTL,
@@ -408,8 +408,8 @@ test("ledger rebuild-redis restores balance, reserved, applied credits and recor
 test("a paid request landing while the worker drains (after its read, before its trim) is marked for the next pass", async () => {
   const a = await account("10");
   assert.equal((await call(a.apiKey)).status, 200);
-  const dirty = () => h.redis.sismember(h.keys.gateway.settleDirty, a.partyId);
-  await h.redis.srem(h.keys.gateway.settleDirty, a.partyId);
+  const dirty = () => h.redis.sismember(h.keys.gateway.settleDirty(a.partyId), a.partyId);
+  await h.redis.srem(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   let raced = false;
   const racing = new Proxy(h.redis, {
     get(target, prop) {
@@ -536,7 +536,7 @@ test("the usage roll-up and its CSV agree with ledger check to the base unit aft
   const release = provider.holdRequests();
   const pending = call(a.apiKey, "/held");
   await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "in flight" });
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   const later = Date.now() + REAP_AFTER + 1_000;
   assert.equal(
     (await runSettlementPass(deps, { reapAfterMs: REAP_AFTER, ttlSeconds: TTL, now: () => later })).reaped,
@@ -545,9 +545,9 @@ test("the usage roll-up and its CSV agree with ledger check to the base unit aft
   release();
   assert.equal((await pending).status, 200);
   await eventually(async () => (await h.account(a.partyId)).reserved === COST, { what: "the late charge" });
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
 
   // ledger check (the operator CLI) is clean, and gives the reference figures with the ledger itself.
@@ -616,7 +616,7 @@ test("the usage roll-up and its CSV agree with ledger check to the base unit aft
     formatCoins(COST * 7n),
   ]);
   // A replayed pass adds nothing: each reservation is counted when it closes, once.
-  await h.redis.sadd(h.keys.gateway.settleDirty, a.partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(a.partyId), a.partyId);
   await pass();
   const again = await createGatewayAccountRepo(h.db).listUsage(a.partyId, today, today);
   assert.equal(again[0]?.requests, 14);

@@ -103,7 +103,7 @@ test("fix: per-N-messages slices: the message past the paid slices is not forwar
   );
   assert.equal((await h.account(partyId)).reserved, 2n * SLICE);
   // Settled like any request: the used slices are debited.
-  await h.redis.sadd(h.keys.gateway.settleDirty, partyId);
+  await h.redis.sadd(h.keys.gateway.settleDirty(partyId), partyId);
   await runSettlementPass(
     { db: h.db, redis: h.redis, keys: h.keys },
     { reapAfterMs: 60_000, ttlSeconds: 172_800 },

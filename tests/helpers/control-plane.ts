@@ -3,7 +3,7 @@ import { createApp } from "../../control-plane/src/app.ts";
 import { type Config, loadConfig } from "../../control-plane/src/config.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { createTestDatabase } from "./pg.ts";
-import { createTestRedis } from "./redis.ts";
+import { createTestRedis, testRedisEnv } from "./redis.ts";
 
 /**
  * Boots the real control-plane app (real Postgres, real Redis) for supertest. `env` overrides config
@@ -14,7 +14,7 @@ export async function createControlPlaneHarness(env: Record<string, string> = {}
   const redis = createTestRedis();
   const config: Readonly<Config> = loadConfig({
     DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
+    ...testRedisEnv(),
     REDIS_PREFIX: redis.prefix,
     LOG_LEVEL: "silent",
     // Cheap hashing keeps tests fast; production defaults are in config.ts.

@@ -1,6 +1,7 @@
 // The service itself, not the operator entry (which loads every area's configuration): a gateway test file
 // starts faster.
 
+import { type RedisTarget, scanKeys } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { createGatewayOperatorService } from "../../control-plane/src/features/gateway-account/operator-service.ts";
 import { loadGatewayConfig } from "../../gateway/src/config.ts";
@@ -11,7 +12,7 @@ import { createTestRedis } from "./redis.ts";
 
 /** A real gateway on port 0 over the given Postgres and Redis prefix (e.g. a control-plane harness's). */
 export async function startGateway(
-  store: { databaseUrl: string; redisUrl: string; redisPrefix: string },
+  store: { databaseUrl: string; redisPrefix: string } & RedisTarget,
   env: Record<string, string> = {},
 ) {
   const config = loadGatewayConfig({
@@ -19,6 +20,7 @@ export async function startGateway(
     GATEWAY_HOST: "127.0.0.1",
     DATABASE_URL: store.databaseUrl,
     REDIS_URL: store.redisUrl,
+    REDIS_CLUSTER_NODES: (store.redisClusterNodes ?? []).join(","),
     REDIS_PREFIX: store.redisPrefix,
     LOG_LEVEL: "silent",
     ...env,
@@ -35,7 +37,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
   const redis = createTestRedis();
   const keys = createRedisKeys(redis.prefix);
   const gateway = await startGateway(
-    { databaseUrl: database.url, redisUrl: redis.url, redisPrefix: redis.prefix },
+    { databaseUrl: database.url, ...redis.target, redisPrefix: redis.prefix },
     env,
   );
 
@@ -75,18 +77,8 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
     /** All reservation records of a party (scan of its hash-tagged keys). */
     async reservations(partyId: string) {
       const found: Record<string, string>[] = [];
-      let cursor = "0";
-      do {
-        const [next, batch] = await redis.redis.scan(
-          cursor,
-          "MATCH",
-          `${keys.gateway.reservation(partyId, "*")}`,
-          "COUNT",
-          1000,
-        );
-        cursor = next;
-        for (const k of batch) found.push(await redis.redis.hgetall(k));
-      } while (cursor !== "0");
+      for (const k of await scanKeys(redis.redis, keys.gateway.reservation(partyId, "*")))
+        found.push(await redis.redis.hgetall(k));
       return found;
     },
     /** docs/architecture.md §6 invariant: reserved = Σ cost of in-flight, registered and queued reservations. */

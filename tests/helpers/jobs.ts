@@ -34,7 +34,7 @@ export async function startJobs(
   names: string[],
   options: { config?: Readonly<Config>; provisionConcurrency?: number } = {},
 ) {
-  const connection = createRedis(h.config.redisUrl, { name: "test-worker", forQueues: true });
+  const connection = createRedis(h.config, { name: "test-worker", forQueues: true });
   const jobs = (await rootOf(h, options.config))
     .jobs(connection, options)
     .filter((j) => names.includes(j.name));

@@ -1,7 +1,7 @@
 import { createAccountOperatorService, createGatewayOperatorService } from "@stake/control-plane/operator";
 import type { Db } from "@stake/db/client";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import { loadOperatorConfig, type OperatorContext } from "../../scripts/operator/context.ts";
 
 /**

@@ -3,11 +3,11 @@ import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { createHyperliquidRepo } from "../../control-plane/src/features/hyperliquid-delegation/repo.ts";
-import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
+import { createTestRedis, testRedisTarget } from "../helpers/redis.ts";
 
 // Two API processes (two Redis connections, one key layout) whose clocks disagree by 5 seconds.
 const shared = createTestRedis();
-const second = createRedis(testRedisUrl(), { name: "tests-second-process" });
+const second = createRedis(testRedisTarget(), { name: "tests-second-process" });
 after(async () => {
   await second.quit();
   await shared.cleanup();

@@ -378,7 +378,7 @@ test("provision.completed when a provision's validators are made; provision.fail
   });
 
   // A job whose every attempt is refused: FAILED after the last one, and the event with it.
-  const connection = createRedis(h.config.redisUrl, { name: "failing-provisioner", forQueues: true });
+  const connection = createRedis(h.config, { name: "failing-provisioner", forQueues: true });
   const failing = provisionJob({
     connection,
     prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,

@@ -1,6 +1,6 @@
 import { rateLimitPolicy, rateLimitState } from "@stake/db/ratelimit-fields";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "./client.ts";
 import type { RedisKeys } from "./keys.ts";
 
 /**

@@ -9,20 +9,38 @@ export function scopeHash(providerKey: string, idempotencyKey: string): string {
   return hash("sha256", `${providerKey}\0${idempotencyKey}`, "base64url");
 }
 
+/** How many buckets the settlement dirty set is sharded into (docs/operations.md, "Redis Cluster"). */
+export const SETTLE_DIRTY_BUCKETS = 16;
+
+/**
+ * The dirty-set bucket of a party: FNV-1a (32-bit) of its id, so every process, gateway or worker, of
+ * whatever release, puts a party in the same bucket.
+ */
+export function settleDirtyBucket(partyId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < partyId.length; i++) h = Math.imul(h ^ partyId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % SETTLE_DIRTY_BUCKETS;
+}
+
 /**
  * Every Redis key the platform uses, built in one place so the gateway (which debits) and the control
  * plane (which credits and reads) can never disagree on the layout. `prefix` separates deployments and
  * test runs sharing one Redis. Keys that one Lua script touches together share a `{hash tag}` so the
- * script runs on Redis Cluster.
+ * script runs on Redis Cluster. A key no script shares is tagged only where a MULTI or BullMQ's scripts take it
+ * with others; the cross-party dirty set is split into buckets, each in a slot of its own.
  */
 export function createRedisKeys(prefix: string) {
   const p = prefix;
+  const dirtyBucket = (bucket: number) => `${p}gw:settle:dirty:{settle-dirty-${bucket}}`;
   return {
     prefix: p,
     /** rate-limiter-flexible key prefix for one limiter. */
     rateLimit: (name: string) => `${p}rl:${name}`,
-    /** BullMQ queue prefix. */
-    queuePrefix: `${p}bull`,
+    /**
+     * BullMQ queue prefix, hash-tagged: BullMQ's scripts take several keys of a queue at once, so on Redis
+     * Cluster every key of every queue must share one slot.
+     */
+    queuePrefix: `{${p}bull}`,
     gateway: {
       /** Hash {balance, reserved} of one party, integer coin base units (int64 via HINCRBY). */
       account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
@@ -56,11 +74,16 @@ export function createRedisKeys(prefix: string) {
        */
       reservationLog: (partyId: string) => `${p}gw:{${partyId}}:log`,
       /**
-       * Set of parties with undrained events. Cross-party, so it cannot be touched by the party-tagged
-       * scripts: they answer MARK when they start an empty stream and the gateway then SADDs the party; a
-       * worker re-marks a party whose stream still holds events after its drain, and every party each minute.
+       * The bucket of the set of parties with undrained events that holds `partyId`
+       * (settleDirtyBucket). Cross-party, so it cannot be touched by the party-tagged scripts: they answer
+       * MARK when they start an empty stream and the gateway then SADDs the party; a worker re-marks a party
+       * whose stream still holds events after its drain, and every party each minute. Sharded in
+       * SETTLE_DIRTY_BUCKETS sets, each under a hash tag of its own, so on Redis Cluster the marks of every
+       * party do not all land on one node.
        */
-      settleDirty: `${p}gw:settle:dirty`,
+      settleDirty: (partyId: string) => dirtyBucket(settleDirtyBucket(partyId)),
+      /** Every bucket of the dirty set, which the settlement worker drains. */
+      settleDirtyBuckets: Array.from({ length: SETTLE_DIRTY_BUCKETS }, (_, i) => dirtyBucket(i)),
       /**
        * Hash of the running gateways' request deadlines (gateway-deadlines.ts), which the settlement
        * worker's reaper must outwait.
@@ -69,11 +92,12 @@ export function createRedisKeys(prefix: string) {
       /** Pub/sub channel: key, provider and rate changes that gateway caches must drop. */
       invalidations: `${p}gw:invalidate`,
     },
+    /** Sui follows share one hash tag: a follow updates an organisation's set and the global one in one MULTI. */
     tenancy: {
       /** Sorted set of the addresses an organisation had the Sui worker follow, scored by last query (ms). */
-      suiFollowsOf: (organisationId: string) => `${p}tn:sui:follows:${organisationId}`,
+      suiFollowsOf: (organisationId: string) => `${p}tn:{sui}:follows:${organisationId}`,
       /** Sorted set of every followed Sui address (outside scopes), scored by its last query by anyone (ms). */
-      suiFollowed: `${p}tn:sui:followed`,
+      suiFollowed: `${p}tn:{sui}:followed`,
     },
     /** Last Hyperliquid nonce (ms) handed out for one delegator address (lower-case hex). */
     hyperliquidNonce: (address: string) => `${p}hl:nonce:${address.toLowerCase()}`,

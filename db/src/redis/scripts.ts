@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { Command, type Redis } from "ioredis";
+import { Command } from "ioredis";
+import type { Redis } from "./client.ts";
 import type { RedisKeys } from "./keys.ts";
 import { luaScript } from "./lua.ts";
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "@stake/db/redis/client";
 
 interface Entry<V> {
   value: Promise<V>;

@@ -1,4 +1,5 @@
 import { newId } from "@stake/db/ids";
+import { masters, type Redis } from "@stake/db/redis/client";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
 import {
   finalizeScript,
@@ -7,9 +8,8 @@ import {
   repliesMark,
   reserveScript,
   runScript,
-  type ScriptClient,
 } from "@stake/db/redis/scripts";
-import type { Redis } from "ioredis";
+import { markDirty } from "@stake/db/redis/settle-dirty";
 import { type Batch, TurnBatcher } from "./batch.ts";
 
 export { scopeHash };
@@ -97,23 +97,25 @@ function pairs(flat: string[], from: number): Record<string, string> {
 }
 
 type ScriptName = "reserve" | "finalize";
-type LedgerClient = ScriptClient & Pick<Redis, "sadd" | "status" | "stream">;
 
 const BATCH_SCRIPTS = { reserve: reserveScript, finalize: finalizeScript } as const;
 
 /**
- * Sends a turn's batches as plain script commands on a corked socket, so the whole turn leaves in one
- * write (an ioredis pipeline object per turn cost more than the batching saved). A party whose call
- * appended to an empty event stream is then added to the settlement worker's dirty set, off the request's
- * path. That SADD is best effort: if it is lost, the worker's periodic re-mark of every party still
- * finds the events.
+ * Sends a turn's batches as plain script commands on corked sockets (a cluster's: each master's), so the
+ * whole turn leaves in one write per server (an ioredis pipeline object per turn cost more than the
+ * batching saved). A party whose call appended to an empty event stream is then added to the settlement
+ * worker's dirty set, off the request's path. That SADD is best effort: if it is lost, the worker's
+ * periodic re-mark of every party still finds the events.
  */
-function sender(redis: LedgerClient, dirtyKey: string) {
+function sender(redis: Redis, keys: RedisKeys) {
   return async (batches: Batch<ScriptName>[]): Promise<Array<string[][] | Error>> => {
     // Not ready: ioredis queues the commands and writes them itself once connected.
-    const cork = redis.status === "ready" && batches.length > 1;
+    const corked =
+      redis.status === "ready" && batches.length > 1
+        ? masters(redis).filter((server) => server.status === "ready")
+        : [];
     let replies: Promise<string[][] | Error>[];
-    if (cork) redis.stream.cork();
+    for (const server of corked) server.stream.cork();
     try {
       replies = batches.map((b) =>
         runScript<string[][]>(redis, BATCH_SCRIPTS[b.script].script, b.keys, b.args).catch(
@@ -121,14 +123,14 @@ function sender(redis: LedgerClient, dirtyKey: string) {
         ),
       );
     } finally {
-      if (cork) redis.stream.uncork();
+      for (const server of corked) server.stream.uncork();
     }
     const results = await Promise.all(replies);
     const mark = batches.filter((b, i) => {
       const items = results[i];
       return Array.isArray(items) && repliesMark(items, b.items);
     });
-    if (mark.length) redis.sadd(dirtyKey, ...new Set(mark.map((b) => b.partyId))).catch(() => {});
+    if (mark.length) markDirty(redis, keys, new Set(mark.map((b) => b.partyId))).catch(() => {});
     return results;
   };
 }
@@ -145,7 +147,7 @@ export const NO_PARTY_LIMITS: PartyLimits = {
   failures: { limit: 0, windowMs: 1000, unansweredTtlSeconds: 86_400 },
 };
 
-export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: number, limits: PartyLimits) {
+export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, limits: PartyLimits) {
   const g = keys.gateway;
   const batcher = new TurnBatcher<ScriptName>(
     {
@@ -158,7 +160,7 @@ export function createLedger(redis: LedgerClient, keys: RedisKeys, ttlSeconds: n
         shared: () => finalizeScript.shared(Date.now(), ttlSeconds, limits.failures),
       },
     },
-    sender(redis, g.settleDirty),
+    sender(redis, keys),
   );
 
   return {

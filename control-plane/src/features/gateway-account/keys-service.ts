@@ -1,8 +1,8 @@
 import { issueApiKey } from "@stake/db/api-key";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
-import type { Redis } from "ioredis";
 import { AppError } from "../../errors.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import {

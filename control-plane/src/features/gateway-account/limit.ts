@@ -1,6 +1,6 @@
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../../errors.ts";
 

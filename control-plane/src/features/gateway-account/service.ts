@@ -1,10 +1,10 @@
 import { issueApiKey } from "@stake/db/api-key";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
 import { formatUnits, parseUnits } from "@stake/db/units";
-import type { Redis } from "ioredis";
 import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";

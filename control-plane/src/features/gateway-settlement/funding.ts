@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import { applyCredit } from "./hot-repo.ts";
 import { insertCredit, markEntriesApplied } from "./repo.ts";
 

@@ -1,6 +1,6 @@
+import { type Redis, scanKeys } from "@stake/db/redis/client";
 import { type RedisKeys, scopeHash } from "@stake/db/redis/keys";
 import { type BatchScript, finalizeScript, runBatch, runCredit, settleScript } from "@stake/db/redis/scripts";
-import type { Redis } from "ioredis";
 import { OPEN_STATUSES, type Status } from "./types.ts";
 
 /**
@@ -48,13 +48,8 @@ export async function trimEvents(redis: Redis, keys: RedisKeys, partyId: string,
 export const eventCount = (redis: Redis, keys: RedisKeys, partyId: string) =>
   redis.xlen(keys.gateway.reservationLog(partyId));
 
-export async function markDirty(redis: Redis, keys: RedisKeys, partyIds: string[]) {
-  if (partyIds.length) await redis.sadd(keys.gateway.settleDirty, ...partyIds);
-}
-
-export async function takeDirty(redis: Redis, keys: RedisKeys, count: number): Promise<string[]> {
-  return (await redis.spop(keys.gateway.settleDirty, count)) ?? [];
-}
+/** The dirty set, sharded in buckets: written once in db/src/redis/settle-dirty.ts, which the gateway shares. */
+export { markDirty, takeDirty } from "@stake/db/redis/settle-dirty";
 
 /** One batch script over a party's reservation records, with `now` and the closed records' TTL. */
 function overRecords<S extends [number, number, ...unknown[]], I>(
@@ -176,24 +171,16 @@ export async function writeRecords(
 /** Every reservation record Redis holds for the party: id, status and cost. */
 export async function scanRecords(redis: Redis, keys: RedisKeys, partyId: string) {
   const found: { id: string; status: string; cost: string }[] = [];
-  let cursor = "0";
-  do {
-    const [next, batch] = await redis.scan(
-      cursor,
-      "MATCH",
-      keys.gateway.reservation(partyId, "*"),
-      "COUNT",
-      5000,
-    );
-    cursor = next;
+  const all = await scanKeys(redis, keys.gateway.reservation(partyId, "*"), 5000);
+  for (let at = 0; at < all.length; at += 5000) {
     const pipe = redis.pipeline();
-    for (const k of batch) pipe.hmget(k, "id", "s", "c");
+    for (const k of all.slice(at, at + 5000)) pipe.hmget(k, "id", "s", "c");
     for (const [err, reply] of (await pipe.exec()) ?? []) {
       if (err) throw err;
       const [id, status, cost] = reply as (string | null)[];
       if (id && status) found.push({ id, status, cost: cost ?? "0" });
     }
-  } while (cursor !== "0");
+  }
   return found;
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from "@stake/db/client";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import type { Logger } from "../../log.ts";
 import { markAllPartiesDirty, markStaleParties, runSettlementPass } from "./pass.ts";
 import type { SettlementOptions } from "./types.ts";

@@ -1,7 +1,7 @@
 import type { Db } from "@stake/db/client";
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { reservations } from "@stake/db/schema/gateway";
-import type { Redis } from "ioredis";
 
 /** What every settlement step runs on: Postgres (the ledger of record) and the hot copy in Redis. */
 export interface SettlementDeps {

@@ -1,6 +1,6 @@
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { runHyperliquidNonce } from "@stake/db/redis/scripts";
-import type { Redis } from "ioredis";
 
 /** Kept past Hyperliquid's nonce window (T − 2 days, T + 1 day) so a key never expires while it matters. */
 const NONCE_TTL_MS = 3 * 86_400_000;

@@ -1,5 +1,5 @@
+import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import type { Redis } from "ioredis";
 import { AppError } from "../../errors.ts";
 
 /**
