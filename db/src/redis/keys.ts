@@ -56,6 +56,11 @@ export function createRedisKeys(prefix: string) {
        */
       settleDirty: `${p}gw:settle:dirty`,
       /**
+       * The settlement worker's lease on one party (lease.ts in gateway-settlement): its holder's token,
+       * expiring unless renewed, so one worker at a time settles the party and a dead one's party is freed.
+       */
+      settleLease: (partyId: string) => `${p}gw:{${partyId}}:lease`,
+      /**
        * Hash of the running gateways' request deadlines (gateway-deadlines.ts), which the settlement
        * worker's reaper must outwait.
        */

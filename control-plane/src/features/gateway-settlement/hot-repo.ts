@@ -52,8 +52,16 @@ export async function markDirty(redis: Redis, keys: RedisKeys, partyIds: string[
   if (partyIds.length) await redis.sadd(keys.gateway.settleDirty, ...partyIds);
 }
 
-export async function takeDirty(redis: Redis, keys: RedisKeys, count: number): Promise<string[]> {
-  return (await redis.spop(keys.gateway.settleDirty, count)) ?? [];
+/**
+ * Up to `count` dirty parties, left in the set: a party leaves it only once settled (`unmarkDirty`), so
+ * the parties of a worker killed mid-pass are still there for the others.
+ */
+export async function sampleDirty(redis: Redis, keys: RedisKeys, count: number): Promise<string[]> {
+  return redis.srandmember(keys.gateway.settleDirty, count);
+}
+
+export async function unmarkDirty(redis: Redis, keys: RedisKeys, partyId: string) {
+  await redis.srem(keys.gateway.settleDirty, partyId);
 }
 
 /** One batch script over a party's reservation records, with `now` and the closed records' TTL. */
