@@ -140,12 +140,12 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       children.push(started);
       return started;
     },
-    async worker() {
+    async worker(extra: Record<string, string> = {}) {
       const port = await freePort();
       const started = await startProcess({
         name: "worker",
         entry: path.join(ROOT, "control-plane/src/worker.ts"),
-        env: env({ WORKER_PORT: String(port) }),
+        env: env({ WORKER_PORT: String(port), ...extra }),
         readyUrl: `http://127.0.0.1:${port}`,
       });
       children.push(started);
