@@ -8,7 +8,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { servedReservations } from "../helpers/reservations.ts";
 import { COST, kill, PREFIX, type Stack, startStack } from "./stack.ts";
 
-// Several settlement workers (docs/gateway.md §10), real processes and real signals.
+// docs/gateway.md, "Several settlement workers", with real processes and real signals.
 
 const PARTIES = 50;
 const PER_PARTY = 1_000;

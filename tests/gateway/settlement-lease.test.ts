@@ -14,7 +14,7 @@ import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts
 import { servedReservations } from "../helpers/reservations.ts";
 import { settlementBooks } from "./settlement-books.ts";
 
-// Several settlement workers (docs/gateway.md §10): one lease per party, and books exact whatever the timing.
+// docs/gateway.md, "Several settlement workers": one lease per party, and books exact whatever the timing.
 let h: GatewayHarness;
 let deps: SettlementDeps;
 let books: ReturnType<typeof settlementBooks>;
