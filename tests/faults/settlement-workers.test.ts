@@ -15,7 +15,6 @@ const PER_PARTY = 1_000;
 const TOTAL = PARTIES * PER_PARTY;
 const FUNDED_COINS = "100";
 const FUNDED = 100_0000000000n;
-const LEASE_MS = 2_000;
 
 /** The parties whose settlement lease names `pid` as its holder (tokens are `host:pid:random`). */
 async function leasesHeldBy(s: Stack, pid: number): Promise<string[]> {
@@ -80,7 +79,6 @@ test(`3 settlement workers, one SIGKILLed mid-pass, settle ${TOTAL} reservations
 
   const env = {
     CONTROL_PLANE_AREAS: "gateway-settlement",
-    SETTLEMENT_LEASE_MS: String(LEASE_MS),
     SETTLEMENT_INTERVAL_MS: "50",
   };
   const workers = await Promise.all([s.worker(env), s.worker(env), s.worker(env)]);

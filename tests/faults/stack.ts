@@ -96,6 +96,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     CACHE_TTL_MS: "1000",
     UPSTREAM_TIMEOUT_MS: "2000",
     SETTLEMENT_INTERVAL_MS: "200",
+    // A killed worker's party waits for its lease to expire: short here, so a takeover takes seconds.
+    SETTLEMENT_LEASE_MS: "2000",
     RESERVATION_REAP_AFTER_MS: String(options.reapAfterMs ?? REAP_AFTER_MS),
     // Below the shortest reap delay here (4 s) by more than the 1 s margin the worker's config requires.
     GATEWAY_REQUEST_DEADLINE_MS: "2500",
