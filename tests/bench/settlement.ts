@@ -12,8 +12,8 @@ import { servedReservations } from "../helpers/reservations.ts";
  * (control-plane/src/worker.ts, settlement only). The workers start on an empty dirty set and the requests
  * are made with their dirty marks held aside, so the clock runs from the moment every party is marked
  * until Postgres holds every reservation settled: start-up and generation are not in it. Prints
- * reservations/s, the workers' CPU per 1,000, and how busy the machine's cores were meanwhile, which is
- * what bounds the ratio (Postgres, Redis and the workers share the same cores).
+ * reservations/s, the CPU per 1,000 of the workers, of the Postgres backends serving them and of Redis, and
+ * how busy the machine's cores were meanwhile, which is what bounds the ratio (they all share the cores).
  */
 const TOTAL = Number(process.env.BENCH_RESERVATIONS ?? 50_000);
 const PARTIES = Number(process.env.BENCH_PARTIES ?? 50);
@@ -28,12 +28,23 @@ function cpuTimes() {
   return { busy, total: busy + (idle ?? 0) + (iowait ?? 0) };
 }
 
-/** CPU ms a process has used (utime + stime, at the usual 100 ticks a second). */
+/** CPU ms a process has used (utime + stime, at the usual 100 ticks a second); 0 once it is gone. */
 function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return 0;
+  }
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** CPU ms of each process, keyed by pid. */
+const cpuOf = (pids: number[]) => new Map(pids.map((pid) => [pid, processCpuMs(pid)]));
+/** CPU ms the processes used since `before` (a process absent then counts from its start). */
+const cpuSince = (before: Map<number, number>, pids: number[]) =>
+  pids.reduce((sum, pid) => sum + processCpuMs(pid) - (before.get(pid) ?? 0), 0);
 
 async function run(workerCount: number) {
   const s = await startStack();
@@ -54,7 +65,15 @@ async function run(workerCount: number) {
     );
     const total = PER_PARTY * partyIds.length;
     const pids = workers.map((w) => w.child.pid as number);
-    const cpuBefore = pids.map(processCpuMs);
+    // The Postgres backends serving the workers (their pools' connections; a backend gone by the end is missed).
+    const backends = async () =>
+      (
+        await s.db.execute<{ pid: number }>(
+          sql`select pid from pg_stat_activity where application_name = 'control-plane-worker'`,
+        )
+      ).map((r) => r.pid);
+    const redisPid = s.redisServer().pid();
+    const cpuBefore = cpuOf([...pids, ...(await backends()), redisPid]);
     const coresBefore = cpuTimes();
     const started = performance.now();
     await s.redis.sadd(dirty, ...partyIds);
@@ -69,7 +88,12 @@ async function run(workerCount: number) {
     );
     const ms = performance.now() - started;
     const coresAfter = cpuTimes();
-    const workerCpuMs = pids.reduce((sum, pid, i) => sum + processCpuMs(pid) - (cpuBefore[i] ?? 0), 0);
+    const per1000 = (ms: number) => (ms / total) * 1000;
+    const cpu = {
+      workers: per1000(cpuSince(cpuBefore, pids)),
+      postgres: per1000(cpuSince(cpuBefore, await backends())),
+      redis: per1000(cpuSince(cpuBefore, [redisPid])),
+    };
     const check = await s.ledgerCheck();
     if (check.code !== 0) throw new Error(`ledger check after ${workerCount} workers: ${check.output}`);
     return {
@@ -77,7 +101,7 @@ async function run(workerCount: number) {
       reservations: total,
       ms,
       perSecond: (total / ms) * 1000,
-      workerCpuPer1000: (workerCpuMs / total) * 1000,
+      cpu,
       coresBusy: (coresAfter.busy - coresBefore.busy) / (coresAfter.total - coresBefore.total),
     };
   } finally {
@@ -97,7 +121,8 @@ for (const count of COUNTS) {
   results.push(r);
   console.log(
     `${r.workers} worker${r.workers > 1 ? "s" : ""}: ${r.reservations} settled in ${f(r.ms)} ms = ${f(r.perSecond)}/s; ` +
-      `workers' CPU ${f(r.workerCpuPer1000)} ms per 1,000; cores busy ${f(r.coresBusy * 100)} % (ledger check clean)`,
+      `CPU ms per 1,000: workers ${f(r.cpu.workers)}, their Postgres backends ${f(r.cpu.postgres)}, Redis ${f(r.cpu.redis)}; ` +
+      `cores busy ${f(r.coresBusy * 100)} % (ledger check clean)`,
   );
 }
 const [one, many] = [results[0], results.at(-1)];
