@@ -60,6 +60,10 @@ export async function sampleDirty(redis: Redis, keys: RedisKeys, count: number):
   return redis.srandmember(keys.gateway.settleDirty, count);
 }
 
+export async function isDirty(redis: Redis, keys: RedisKeys, partyId: string): Promise<boolean> {
+  return (await redis.sismember(keys.gateway.settleDirty, partyId)) === 1;
+}
+
 export async function unmarkDirty(redis: Redis, keys: RedisKeys, partyId: string) {
   await redis.srem(keys.gateway.settleDirty, partyId);
 }

@@ -2,7 +2,7 @@ import { REAP_MARGIN_MS } from "@stake/db/env";
 import { longestGatewayDeadline } from "@stake/db/redis/gateway-deadlines";
 import { chargeParty } from "./charge.ts";
 import { drainReservationLog } from "./drain.ts";
-import { eventCount, markDirty, sampleDirty, unmarkDirty } from "./hot-repo.ts";
+import { eventCount, isDirty, markDirty, sampleDirty, unmarkDirty } from "./hot-repo.ts";
 import {
   acquireLease,
   DEFAULT_LEASE_MS,
@@ -88,6 +88,8 @@ export async function runSettlementPass(deps: SettlementDeps, given: SettlementO
         continue;
       }
       try {
+        // Sampled while another worker held it, and settled through since: nothing left to do.
+        if (!(await isDirty(deps.redis, deps.keys, partyId))) continue;
         const r = await settlePartyOnce(deps, partyId, options, lease);
         await leaveDirtySet(deps, partyId);
         total.parties++;
