@@ -19,6 +19,7 @@ import { z } from "zod";
 import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
 import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
+import { DEFAULT_LEASE_MS } from "./features/gateway-settlement/lease.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
 import { WebhooksConfig } from "./features/webhooks/config.ts";
@@ -205,6 +206,14 @@ export const ControlPlaneEnv = z.object({
     .min(10)
     .default(1000)
     .describe("Pause between two settlement passes of the worker (gateway reservations → ledger debits)."),
+  SETTLEMENT_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(DEFAULT_LEASE_MS)
+    .describe(
+      "How long a settlement worker's lease on a party lasts unless renewed (at every step of its settlement): the wait before another worker takes over the parties of a worker that died. Longer than any one step (a 5,000-row statement).",
+    ),
   RESERVATION_REAP_AFTER_MS: z.coerce
     .number()
     .int()
@@ -401,6 +410,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       intervalMs: e.SETTLEMENT_INTERVAL_MS,
       reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
       ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+      leaseMs: e.SETTLEMENT_LEASE_MS,
     },
     // An area's transform only reads the variables this schema has already parsed.
     dashboard: DashboardConfig.out.parse(e),

@@ -16,6 +16,8 @@ export interface LocalRedisCluster {
   /** Starts every node again from its folder (its AOF and nodes.conf) and waits until the cluster is ok. */
   restart(): Promise<void>;
   stop(): void;
+  /** The nodes' process ids (to read their CPU time). */
+  pids(): number[];
 }
 
 /**
@@ -70,6 +72,7 @@ export async function startRedisCluster(options: {
     stop() {
       for (const s of servers) s.stop();
     },
+    pids: () => servers.map((s) => s.pid()),
   };
 }
 

@@ -19,6 +19,7 @@ startSettlementLoop({
   intervalMs: config.settlement.intervalMs,
   reapAfterMs: config.settlement.reapAfterMs,
   ttlSeconds: config.settlement.ttlSeconds,
+  leaseMs: config.settlement.leaseMs,
   logger: createLogger({ level: config.logLevel, service: "pausing-worker" }),
   async afterStep(step) {
     if (step !== pauseAfter) return;

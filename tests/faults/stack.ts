@@ -96,6 +96,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     CACHE_TTL_MS: "1000",
     UPSTREAM_TIMEOUT_MS: "2000",
     SETTLEMENT_INTERVAL_MS: "200",
+    // A killed worker's party waits for its lease to expire: short here, so a takeover takes seconds.
+    SETTLEMENT_LEASE_MS: "2000",
     RESERVATION_REAP_AFTER_MS: String(options.reapAfterMs ?? REAP_AFTER_MS),
     // Below the shortest reap delay here (4 s) by more than the 1 s margin the worker's config requires.
     GATEWAY_REQUEST_DEADLINE_MS: "2500",
@@ -126,6 +128,8 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
     killRedis: () => redisServer.kill(),
     /** Starts Redis again on the same ports and folders: it loads its append-only file (a node its nodes.conf). */
     restartRedis: () => redisServer.restart(),
+    /** The Redis server's process ids (every node of a cluster). */
+    redisPids: () => redisServer.pids(),
     async gateway(name = "gateway", extra: Record<string, string> = {}) {
       const started = await startProcess({
         name,
@@ -135,12 +139,12 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       children.push(started);
       return started;
     },
-    async worker() {
+    async worker(extra: Record<string, string> = {}) {
       const port = await freePort();
       const started = await startProcess({
         name: "worker",
         entry: path.join(ROOT, "control-plane/src/worker.ts"),
-        env: env({ WORKER_PORT: String(port) }),
+        env: env({ WORKER_PORT: String(port), ...extra }),
         readyUrl: `http://127.0.0.1:${port}`,
       });
       children.push(started);
@@ -230,6 +234,7 @@ async function stackRedis(dir: string, fsync: RedisDurability) {
     redisUrl: server.url,
     redisClusterNodes: [] as string[],
     kill: () => process.kill(server.pid(), "SIGKILL"),
+    pids: () => [server.pid()],
     async restart() {
       server = await startRedis({ dir, port, fsync });
     },

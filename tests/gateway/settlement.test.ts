@@ -441,6 +441,7 @@ test("the worker's settlement loop settles paid requests on its own within a few
     intervalMs: 20,
     reapAfterMs: REAP_AFTER,
     ttlSeconds: TTL,
+    leaseMs: 15_000,
     logger: createLogger({ level: "silent", service: "test" }),
   });
   try {

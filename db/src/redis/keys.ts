@@ -85,6 +85,11 @@ export function createRedisKeys(prefix: string) {
       /** Every bucket of the dirty set, which the settlement worker drains. */
       settleDirtyBuckets: Array.from({ length: SETTLE_DIRTY_BUCKETS }, (_, i) => dirtyBucket(i)),
       /**
+       * The settlement worker's lease on one party (lease.ts in gateway-settlement): its holder's token,
+       * expiring unless renewed, so one worker at a time settles the party and a dead one's party is freed.
+       */
+      settleLease: (partyId: string) => `${p}gw:{${partyId}}:lease`,
+      /**
        * Hash of the running gateways' request deadlines (gateway-deadlines.ts), which the settlement
        * worker's reaper must outwait.
        */

@@ -296,3 +296,23 @@ export async function runHyperliquidNonce(
   );
   return Number(nonce);
 }
+
+const lease = load("lease");
+/**
+ * lease.lua: renews (for `ttlMs`) or releases a party's settlement lease if `token` still holds it.
+ * Returns whether it did.
+ */
+export async function runLease(
+  redis: ScriptClient,
+  keys: RedisKeys,
+  input: { partyId: string; token: string } & ({ op: "renew"; ttlMs: number } | { op: "release" }),
+): Promise<boolean> {
+  const ttl = input.op === "renew" ? String(input.ttlMs) : "";
+  const held = await runScript<number>(
+    redis,
+    lease,
+    [keys.gateway.settleLease(input.partyId)],
+    [input.op, input.token, ttl],
+  );
+  return held === 1;
+}

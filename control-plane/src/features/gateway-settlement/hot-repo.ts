@@ -49,7 +49,7 @@ export const eventCount = (redis: Redis, keys: RedisKeys, partyId: string) =>
   redis.xlen(keys.gateway.reservationLog(partyId));
 
 /** The dirty set, sharded in buckets: written once in db/src/redis/settle-dirty.ts, which the gateway shares. */
-export { markDirty, takeDirty } from "@stake/db/redis/settle-dirty";
+export { isDirty, markDirty, sampleDirty, unmarkDirty } from "@stake/db/redis/settle-dirty";
 
 /** One batch script over a party's reservation records, with `now` and the closed records' TTL. */
 function overRecords<S extends [number, number, ...unknown[]], I>(

@@ -12,8 +12,8 @@ const STALE_SCAN_EVERY_MS = 5_000;
 
 /**
  * The settlement loop of the worker process (docs/architecture.md §6 step 7): one pass every `intervalMs`, passes never
- * overlapping. A plain timer rather than a BullMQ repeatable job: the pass is idempotent and takes its
- * parties off a Redis set with SPOP, so several workers can run it side by side without a scheduler.
+ * overlapping. A plain timer rather than a BullMQ repeatable job: the pass is idempotent and settles each
+ * party under a lease (lease.ts), so any number of workers run it side by side without a scheduler.
  */
 export function startSettlementLoop(deps: {
   db: Db;
@@ -22,6 +22,8 @@ export function startSettlementLoop(deps: {
   intervalMs: number;
   reapAfterMs: number;
   ttlSeconds: number;
+  /** Length of the worker's lease on a party it settles (lease.ts). */
+  leaseMs: number;
   logger: Logger;
   /** Called between the steps of a party's settlement (the fault tests pause a worker there to kill it). */
   afterStep?: SettlementOptions["afterStep"];
@@ -54,6 +56,7 @@ export function startSettlementLoop(deps: {
       const result = await runSettlementPass(settlement, {
         reapAfterMs: deps.reapAfterMs,
         ttlSeconds: deps.ttlSeconds,
+        leaseMs: deps.leaseMs,
         ...(deps.afterStep ? { afterStep: deps.afterStep } : {}),
       });
       if (result.reapAfterMs !== reapAgeWarned) {

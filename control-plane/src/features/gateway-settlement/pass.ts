@@ -2,7 +2,15 @@ import { REAP_MARGIN_MS } from "@stake/db/env";
 import { longestGatewayDeadline } from "@stake/db/redis/gateway-deadlines";
 import { chargeParty } from "./charge.ts";
 import { drainReservationLog } from "./drain.ts";
-import { markDirty, takeDirty } from "./hot-repo.ts";
+import { eventCount, isDirty, markDirty, sampleDirty, unmarkDirty } from "./hot-repo.ts";
+import {
+  acquireLease,
+  DEFAULT_LEASE_MS,
+  fenced,
+  holdLease,
+  LeaseLostError,
+  type PartyLease,
+} from "./lease.ts";
 import { reapParty } from "./reap.ts";
 import { partiesWithStaleInFlight, partyIdsAfter } from "./repo.ts";
 import type { SettlementDeps, SettlementOptions } from "./types.ts";
@@ -16,17 +24,26 @@ export interface PartySettlement {
 /**
  * drain (charging what it drains) → charge what Postgres still holds as registered (drained by the
  * account API, or left by a crash) → reap → drain (so the events of this pass's own steps are committed
- * and trimmed).
+ * and trimmed). Under a `lease`, each step first renews it (lease.ts `fenced`), and a lost lease stops
+ * the settlement with LeaseLostError.
  */
 export async function settlePartyOnce(
   deps: SettlementDeps,
   partyId: string,
-  options: SettlementOptions,
+  given: SettlementOptions,
+  lease?: PartyLease,
 ): Promise<PartySettlement> {
+  const options = lease ? fenced(given, lease) : given;
+  const hold = async () => {
+    if (lease) await holdLease(lease);
+  };
   const drain = { ...options, charge: options };
   const first = await drainReservationLog(deps, partyId, drain);
+  await hold();
   const charged = await chargeParty(deps, partyId, options);
+  await hold();
   const reaped = await reapParty(deps, partyId, options);
+  await hold();
   const last = await drainReservationLog(deps, partyId, drain);
   return {
     drained: first.drained + last.drained,
@@ -46,40 +63,62 @@ export async function reapAgeInForce(deps: SettlementDeps, configuredMs: number)
 }
 
 /**
- * One pass: takes parties off the dirty set until it is empty and settles each. A party whose
- * settlement throws is put back for the next pass; the error is logged, not rethrown, so one party
- * cannot stall the others. `reapAfterMs` in the result is the reap age the pass used (reapAgeInForce).
+ * One pass: settles each party of the dirty set that no other worker holds, under its lease (lease.ts),
+ * until the set holds only parties this pass has seen. A party leaves the set only once settled, so one
+ * whose settlement throws, or whose worker dies, stays for the next pass or worker; the error is logged,
+ * not rethrown, so one party cannot stall the others. `reapAfterMs` in the result is the reap age the
+ * pass used (reapAgeInForce); `busy` counts the parties another worker held.
  */
 export async function runSettlementPass(deps: SettlementDeps, given: SettlementOptions) {
   const reapAfterMs = await reapAgeInForce(deps, given.reapAfterMs);
   const options = { ...given, reapAfterMs };
-  const total = { parties: 0, drained: 0, settled: 0, reaped: 0, errors: 0, reapAfterMs };
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const total = { parties: 0, drained: 0, settled: 0, reaped: 0, errors: 0, busy: 0, reapAfterMs };
+  // A party marked again while this pass runs waits for the next pass, so busy parties cannot pin it.
   const seen = new Set<string>();
   for (;;) {
-    const batch = await takeDirty(deps.redis, deps.keys, options.partyBatch ?? 100);
-    // A party marked again while this pass runs waits for the next pass, so busy parties cannot pin it.
-    await markDirty(
-      deps.redis,
-      deps.keys,
-      batch.filter((p) => seen.has(p)),
-    );
+    const batch = await sampleDirty(deps.redis, deps.keys, options.partyBatch ?? 100);
     const fresh = batch.filter((p) => !seen.has(p));
     if (!fresh.length) return total;
     for (const partyId of fresh) {
       seen.add(partyId);
+      const lease = await acquireLease(deps, partyId, leaseMs);
+      if (!lease) {
+        total.busy++;
+        continue;
+      }
       try {
-        const r = await settlePartyOnce(deps, partyId, options);
+        // Sampled while another worker held it, and settled through since: nothing left to do.
+        if (!(await isDirty(deps.redis, deps.keys, partyId))) continue;
+        const r = await settlePartyOnce(deps, partyId, options, lease);
+        await leaveDirtySet(deps, partyId);
         total.parties++;
         total.drained += r.drained;
         total.settled += r.settled;
         total.reaped += r.reaped;
       } catch (err) {
-        total.errors++;
-        await markDirty(deps.redis, deps.keys, [partyId]);
-        deps.logger?.error({ err: withoutQuery(err), partyId }, "settlement of party failed");
+        if (err instanceof LeaseLostError) {
+          total.busy++;
+          deps.logger?.warn({ partyId }, "settlement lease lost: another worker settles the party");
+        } else {
+          total.errors++;
+          deps.logger?.error({ err: withoutQuery(err), partyId }, "settlement of party failed");
+        }
+      } finally {
+        await lease.release().catch(() => {});
       }
     }
   }
+}
+
+/**
+ * Takes a settled party off the dirty set, then puts it back if its stream holds events: an append after
+ * the removal either found the stream empty (its gateway marks the party again) or is counted here.
+ */
+async function leaveDirtySet(deps: SettlementDeps, partyId: string) {
+  await unmarkDirty(deps.redis, deps.keys, partyId);
+  if ((await eventCount(deps.redis, deps.keys, partyId)) > 0)
+    await markDirty(deps.redis, deps.keys, [partyId]);
 }
 
 /**

@@ -24,6 +24,8 @@ export interface SettlementOptions {
   ttlSeconds: number;
   /** Parties taken from the dirty set at a time. */
   partyBatch?: number;
+  /** Length of a worker's lease on a party (lease.ts); DEFAULT_LEASE_MS when absent. */
+  leaseMs?: number;
   now?: () => number;
   /** Called after each step; throwing here simulates a crash at that point. */
   afterStep?: (step: SettlementStep, partyId: string) => void | Promise<void>;
