@@ -37,6 +37,7 @@ const AREAS = {
   "gateway-settlement": () => import("./areas/gateway-settlement.ts"),
   dashboard: () => import("./areas/dashboard.ts"),
   webhooks: () => import("./areas/webhooks.ts"),
+  partitions: () => import("./areas/partitions.ts"),
 } satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
 
 /** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */

@@ -18,6 +18,7 @@ import { z } from "zod";
 import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
 import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
+import { PartitionsConfig } from "./features/partitions/config.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
 import { WebhooksConfig } from "./features/webhooks/config.ts";
@@ -45,6 +46,7 @@ export const AREA_NAMES = [
   "gateway-settlement",
   "dashboard",
   "webhooks",
+  "partitions",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
@@ -324,6 +326,7 @@ export const ControlPlaneEnv = z.object({
   ...DashboardConfig.in.shape,
   ...BeaconDataConfig.in.shape,
   ...WebhooksConfig.in.shape,
+  ...PartitionsConfig.in.shape,
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -431,6 +434,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     polygon: PolygonRewardsConfig.out.parse(e),
     beaconData: BeaconDataConfig.out.parse(e),
     webhooks: WebhooksConfig.out.parse(e),
+    partitions: PartitionsConfig.out.parse(e),
   }));
 
 export type Config = z.output<typeof ControlPlaneConfig>;
