@@ -82,6 +82,22 @@ export const ControlPlaneEnv = z.object({
   CONTROL_PLANE_AREAS: AREAS,
   DATABASE_URL,
   DATABASE_POOL_SIZE,
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const urls = v
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean);
+      for (const u of urls)
+        if (!URL.canParse(u) || !/^postgres(ql)?:$/.test(new URL(u).protocol))
+          ctx.addIssue({ code: "custom", message: "a comma-separated list of postgres:// URLs" });
+      return urls;
+    })
+    .describe(
+      "Comma-separated Postgres read replicas (streaming replicas of DATABASE_URL) the beacon-data read endpoints query in turn; empty: the primary serves them.",
+    ),
   REDIS_URL,
   REDIS_PREFIX,
   NETWORK,
@@ -372,6 +388,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     workerPort: e.WORKER_PORT,
     areas: e.CONTROL_PLANE_AREAS,
     ...ConnectionConfig.out.parse(e),
+    databaseReplicaUrls: e.DATABASE_REPLICA_URLS,
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
