@@ -70,6 +70,12 @@ const AREAS = z
     "Comma-separated areas this process serves (API) or runs the jobs of (worker): all by default. An area left out is not loaded at all.",
   );
 
+const replicaUrls = (v: string) =>
+  v
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+
 /**
  * Every environment variable the control plane reads, described once (the pieces every process shares
  * come from @stake/db/env). `loadConfig` is called once, in main.ts and worker.ts; the frozen result is
@@ -85,18 +91,12 @@ export const ControlPlaneEnv = z.object({
   DATABASE_REPLICA_URLS: z
     .string()
     .default("")
-    .transform((v, ctx) => {
-      const urls = v
-        .split(",")
-        .map((u) => u.trim())
-        .filter(Boolean);
-      for (const u of urls)
-        if (!URL.canParse(u) || !/^postgres(ql)?:$/.test(new URL(u).protocol))
-          ctx.addIssue({ code: "custom", message: "a comma-separated list of postgres:// URLs" });
-      return urls;
-    })
+    .refine(
+      (v) => replicaUrls(v).every((u) => URL.canParse(u) && /^postgres(ql)?:$/.test(new URL(u).protocol)),
+      "a comma-separated list of postgres:// URLs",
+    )
     .describe(
-      "Comma-separated Postgres read replicas (streaming replicas of DATABASE_URL) the beacon-data read endpoints query in turn; empty: the primary serves them.",
+      "Comma-separated Postgres read replicas (streaming replicas of DATABASE_URL) the beacon-data read endpoints query in turn. Empty by default: the primary serves them.",
     ),
   REDIS_URL,
   REDIS_PREFIX,
@@ -388,7 +388,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     workerPort: e.WORKER_PORT,
     areas: e.CONTROL_PLANE_AREAS,
     ...ConnectionConfig.out.parse(e),
-    databaseReplicaUrls: e.DATABASE_REPLICA_URLS,
+    databaseReplicaUrls: replicaUrls(e.DATABASE_REPLICA_URLS),
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
