@@ -2,7 +2,7 @@ import type { Db, DbOrTx } from "@stake/db/client";
 import { beaconIndexerCursor } from "@stake/db/schema/beacon-data";
 import { sql } from "drizzle-orm";
 import type { Logger } from "../../log.ts";
-import { archiveReservationMonth } from "../gateway-settlement/archive.ts";
+import { archiveReservationMonth, holdsOpenReservations } from "../gateway-settlement/archive.ts";
 import { createRange, detachRange, disposeOf, type Range, rangesOf } from "./catalog-repo.ts";
 import type { PartitionsConfig } from "./config.ts";
 
@@ -53,6 +53,8 @@ interface Plan {
   detachBelow: number | null;
   /** Called in the detaching transaction; "holds-open" keeps the range attached (rolled back). */
   archive?: (tx: DbOrTx, name: string) => Promise<"archived" | "holds-open">;
+  /** Asked before detaching (without the lock), to skip a range `archive` would keep. */
+  mustStay?: (tx: DbOrTx, name: string) => Promise<boolean>;
 }
 
 export interface PassResult {
@@ -91,6 +93,7 @@ export function createPartitionMaintenance(deps: { db: Db; config: PartitionsCon
         current: now,
         detachBelow: months ? monthsBefore(now, months) : null,
         archive: archiveReservationMonth,
+        mustStay: holdsOpenReservations,
       },
       // The ledger of record: a party's balance is the sum of all its entries, so no month is detached.
       { scheme: monthly("ledger_entries"), current: now, detachBelow: null },
@@ -137,6 +140,7 @@ export function createPartitionMaintenance(deps: { db: Db; config: PartitionsCon
     const attached = await inTableTx(scheme.table, (tx) => rangesOf(tx, scheme.table));
     for (const range of attached.filter((r: Range) => r.to <= bound)) {
       try {
+        if (await plan.mustStay?.(db, range.name)) throw new KeepAttached();
         await inTableTx(scheme.table, async (tx) => {
           await detachRange(tx, scheme.table, range.name);
           if ((await plan.archive?.(tx, range.name)) === "holds-open") throw new KeepAttached();
