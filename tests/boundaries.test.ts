@@ -40,6 +40,11 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   ],
   "gateway-settlement": [
     { file: "funding.ts", users: ["gateway-account"], why: "a party's balance as settlement keeps it" },
+    {
+      file: "archive.ts",
+      users: ["partitions"],
+      why: "a month of reservations archived without breaking the ledger check",
+    },
   ],
   webhooks: [
     {
@@ -68,6 +73,11 @@ export const SCHEMA_PORTS: { module: string; users: string[]; why: string }[] = 
     module: "accounts",
     users: ["sui-rewards"],
     why: "the indexer follows every delegator in an organisation's scope",
+  },
+  {
+    module: "beacon-data",
+    users: ["partitions"],
+    why: "the indexer's cursor places the beacon_rewards ranges and bounds their retention",
   },
 ];
 

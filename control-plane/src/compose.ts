@@ -15,6 +15,8 @@ export interface RootDeps {
   config: Readonly<Config>;
   logger: Logger;
   db: Db;
+  /** Reads of the data endpoints (a read replica, `createReadDb`); the primary `db` when not given. */
+  reads?: Db;
   /** The process's Redis connection (in the worker: settlement's, which fails a pass rather than waiting). */
   redis: Redis;
 }
@@ -37,6 +39,7 @@ const AREAS = {
   "gateway-settlement": () => import("./areas/gateway-settlement.ts"),
   dashboard: () => import("./areas/dashboard.ts"),
   webhooks: () => import("./areas/webhooks.ts"),
+  partitions: () => import("./areas/partitions.ts"),
 } satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
 
 /** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */
@@ -61,6 +64,7 @@ export function createCore(deps: RootDeps) {
   const accountsRepo = createAccountsRepo(db);
   return {
     ...deps,
+    reads: deps.reads ?? db,
     keys,
     queuePrefix: keys.queuePrefix,
     passwords,

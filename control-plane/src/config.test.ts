@@ -56,7 +56,7 @@ test("every demo secret is refused wherever real funds can be involved, judged o
 });
 
 test("CONTROL_PLANE_AREAS: all areas by default, a subset in registration order, an unknown name refused", () => {
-  assert.equal(loadConfig({ ...base, ...real }).areas.length, 12);
+  assert.equal(loadConfig({ ...base, ...real }).areas.length, 13);
   assert.deepEqual(loadConfig({ ...base, ...real, CONTROL_PLANE_AREAS: " sui-rewards,account-v2 " }).areas, [
     "account-v2",
     "sui-rewards",

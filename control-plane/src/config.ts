@@ -20,6 +20,7 @@ import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
 import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
 import { DEFAULT_LEASE_MS } from "./features/gateway-settlement/lease.ts";
+import { PartitionsConfig } from "./features/partitions/config.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
 import { WebhooksConfig } from "./features/webhooks/config.ts";
@@ -47,6 +48,7 @@ export const AREA_NAMES = [
   "gateway-settlement",
   "dashboard",
   "webhooks",
+  "partitions",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
@@ -70,6 +72,12 @@ const AREAS = z
     "Comma-separated areas this process serves (API) or runs the jobs of (worker): all by default. An area left out is not loaded at all.",
   );
 
+const replicaUrls = (v: string) =>
+  v
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+
 /**
  * Every environment variable the control plane reads, described once (the pieces every process shares
  * come from @stake/db/env). `loadConfig` is called once, in main.ts and worker.ts; the frozen result is
@@ -82,6 +90,16 @@ export const ControlPlaneEnv = z.object({
   CONTROL_PLANE_AREAS: AREAS,
   DATABASE_URL,
   DATABASE_POOL_SIZE,
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .default("")
+    .refine(
+      (v) => replicaUrls(v).every((u) => URL.canParse(u) && /^postgres(ql)?:$/.test(new URL(u).protocol)),
+      "a comma-separated list of postgres:// URLs",
+    )
+    .describe(
+      "Comma-separated Postgres read replicas (streaming replicas of DATABASE_URL) the beacon-data read endpoints query in turn. Empty by default: the primary serves them.",
+    ),
   REDIS_URL,
   REDIS_CLUSTER_NODES,
   REDIS_PREFIX,
@@ -335,6 +353,7 @@ export const ControlPlaneEnv = z.object({
   ...DashboardConfig.in.shape,
   ...BeaconDataConfig.in.shape,
   ...WebhooksConfig.in.shape,
+  ...PartitionsConfig.in.shape,
 });
 
 export type ControlPlaneEnv = z.infer<typeof ControlPlaneEnv>;
@@ -380,6 +399,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     workerPort: e.WORKER_PORT,
     areas: e.CONTROL_PLANE_AREAS,
     ...ConnectionConfig.out.parse(e),
+    databaseReplicaUrls: replicaUrls(e.DATABASE_REPLICA_URLS),
     network: e.NETWORK,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
@@ -443,6 +463,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     polygon: PolygonRewardsConfig.out.parse(e),
     beaconData: BeaconDataConfig.out.parse(e),
     webhooks: WebhooksConfig.out.parse(e),
+    partitions: PartitionsConfig.out.parse(e),
   }));
 
 export type Config = z.output<typeof ControlPlaneConfig>;

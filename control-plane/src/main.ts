@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { createDb } from "@stake/db/client";
+import { createDb, createReadDb } from "@stake/db/client";
 import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { createApp } from "./app.ts";
@@ -12,8 +12,12 @@ import { createLogger, type Logger } from "./log.ts";
 export async function start(options: { config: Readonly<Config>; logger: Logger }) {
   const { config, logger } = options;
   const pg = createDb(config.databaseUrl, { max: config.databasePoolSize, applicationName: "control-plane" });
+  const replicas = createReadDb(pg.db, config.databaseReplicaUrls, {
+    max: config.databasePoolSize,
+    applicationName: "control-plane-reads",
+  });
   const redis = createRedis(config, { name: "control-plane", logger });
-  const root = await compose({ config, logger, db: pg.db, redis });
+  const root = await compose({ config, logger, db: pg.db, reads: replicas.reads, redis });
   const app = await createApp({ config, logger, db: pg.db, redis, root });
   await prepareDashboard();
   const server: Server = await new Promise((resolve) => {
@@ -27,7 +31,7 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await Promise.allSettled([pg.close(), redis.quit()]);
+      await Promise.allSettled([pg.close(), replicas.close(), redis.quit()]);
     },
   };
 }

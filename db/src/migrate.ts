@@ -5,11 +5,14 @@ import postgres from "postgres";
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../migrations", import.meta.url));
 
-/** Applies every pending drizzle-kit migration. Run by deploy and by scripts, never on app boot. */
-export async function runMigrations(url: string): Promise<void> {
+/**
+ * Applies every pending drizzle-kit migration. Run by deploy and by scripts, never on app boot. `folder`
+ * is for the migration tests, which stop at an older migration first.
+ */
+export async function runMigrations(url: string, folder = MIGRATIONS_FOLDER): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(drizzle(sql), { migrationsFolder: folder });
   } finally {
     await sql.end({ timeout: 5 });
   }

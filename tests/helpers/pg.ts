@@ -71,19 +71,24 @@ export async function resetTestTemplate(url = adminUrl()): Promise<void> {
   }
 }
 
-/** A fresh migrated database for one test file; call `drop()` in `after`. */
-export async function createTestDatabase() {
+/**
+ * A fresh migrated database for one test file; call `drop()` in `after`. `{ empty: true }`: no tables at
+ * all, for the migration tests.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}) {
   const url = adminUrl();
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   const name = `staking_test_${Date.now().toString(36)}_${randomBytes(6).toString("hex")}`;
-  await withTemplateLock(admin, async () => {
-    const [found] = await admin`select 1 from pg_database where datname = ${TEMPLATE}`;
-    if (!found) {
-      await admin.unsafe(`create database ${TEMPLATE}`);
-      await runMigrations(withDatabase(url, TEMPLATE));
-    }
-    await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
-  });
+  if (options.empty) await admin.unsafe(`create database ${name}`);
+  else
+    await withTemplateLock(admin, async () => {
+      const [found] = await admin`select 1 from pg_database where datname = ${TEMPLATE}`;
+      if (!found) {
+        await admin.unsafe(`create database ${TEMPLATE}`);
+        await runMigrations(withDatabase(url, TEMPLATE));
+      }
+      await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+    });
   const databaseUrl = withDatabase(url, name);
   const client = createDb(databaseUrl, { max: 10, applicationName: "tests" });
   return {

@@ -10,7 +10,7 @@ import { createBeaconDataService } from "../features/beacon-data/service.ts";
 import { resolveNetwork } from "../features/beacon-provisioning/networks.ts";
 import { createKeyRateLimit } from "../http/abuse-limits.ts";
 
-export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Core) {
+export function composeArea({ config, db, reads, redis, keys, logger, queuePrefix }: Core) {
   const beacon = createBeaconApi({
     url: config.eth.beaconUrl,
     timeoutMs: config.eth.beaconTimeoutMs,
@@ -40,7 +40,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     perMinute: config.beaconData.registerPerMinute,
   });
   const service = createBeaconDataService({
-    repo: createBeaconDataRepo(db),
+    repo: createBeaconDataRepo(db, reads),
     network: config.eth.network,
     provider: config.beaconData.provider,
     registrations: createRegistrationsQueue({ connection: redis, prefix: queuePrefix }),

@@ -142,15 +142,18 @@ export const coinRates = pgTable("coin_rates", {
 export const ledgerEntryKind = pgEnum("ledger_entry_kind", ["credit", "debit"]);
 
 /**
- * The ledger of record: credits from funding, debits from settlement. `externalRef` is unique so a
- * retried funding (same `--ref`) is recorded once; a settlement debit charges a batch of one party's
- * reservations (each lists it as `debitId`) and is its own ref. `appliedAt` marks that the entry reached
- * the Redis balance (the credit Lua is itself idempotent by entry id; a debit is written after Redis).
+ * The ledger of record: credits from funding, debits from settlement. A settlement debit charges a batch
+ * of one party's reservations (each lists it as `debitId`) and is its own ref; a credit's ref is unique
+ * through `ledger_credit_refs` (a retried funding with the same `--ref` is recorded once). `appliedAt`
+ * marks that the entry reached the Redis balance (the credit Lua is itself idempotent by entry id; a
+ * debit is written after Redis). Partitioned by month of `createdAt` (migration 0018, docs/deployment.md
+ * "Partitioned history"), so the key carries it; the retention job never detaches a ledger month: the
+ * balance is the sum of every entry.
  */
 export const ledgerEntries = pgTable(
   "ledger_entries",
   {
-    id: text().primaryKey(),
+    id: text().notNull(),
     partyId: text()
       .notNull()
       .references(() => parties.id),
@@ -162,10 +165,22 @@ export const ledgerEntries = pgTable(
     appliedAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
-    uniqueIndex("ledger_entries_ref_key").on(t.externalRef),
+    primaryKey({ columns: [t.id, t.createdAt] }),
+    index("ledger_entries_ref").on(t.externalRef),
     index("ledger_entries_party").on(t.partyId, t.createdAt),
   ],
 );
+
+/**
+ * A credit's external ref, claimed before its entry is written: a unique index on a partitioned table
+ * must carry the partition key, which would let the same ref land in two months. Points at its entry
+ * (id and month), so the lookup by ref reads one partition.
+ */
+export const ledgerCreditRefs = pgTable("ledger_credit_refs", {
+  externalRef: text().primaryKey(),
+  entryId: text().notNull(),
+  createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull(),
+});
 
 export const reservationStatus = pgEnum("reservation_status", [
   "request_in_flight",
@@ -175,11 +190,15 @@ export const reservationStatus = pgEnum("reservation_status", [
   "settled",
 ]);
 
-/** Durable record of a reservation, upserted by id off the request path (the hot copy lives in Redis). */
+/**
+ * Durable record of a reservation, upserted by id off the request path (the hot copy lives in Redis).
+ * Partitioned by month of `createdAt` (migration 0018), so the key is (id, createdAt): every event of a
+ * reservation carries the time it was taken (`t` of its Redis record), so the upsert finds its row.
+ */
 export const reservations = pgTable(
   "reservations",
   {
-    id: text().primaryKey(),
+    id: text().notNull(),
     partyId: text().notNull(),
     providerKey: text().notNull(),
     idempotencyKey: text().notNull(),
@@ -198,6 +217,7 @@ export const reservations = pgTable(
     ...timestamps(),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.createdAt] }),
     // No index on the idempotency scope: duplicates are refused by Redis, nothing here looks a scope up,
     // and a long key would only make each row's index entry (and its write) heavier.
     index("reservations_party_recent").on(t.partyId, sql`${t.createdAt} desc`),
@@ -210,6 +230,16 @@ export const reservations = pgTable(
       .where(sql`${t.status} in ('request_in_flight', 'registered', 'queued')`),
   ],
 );
+
+/**
+ * What the reservations of detached (archived) months listed per debit, written by the retention job as
+ * it detaches a month, so the ledger check still finds each debit = Σ the reservations listing it.
+ */
+export const archivedDebitListings = pgTable("archived_debit_listings", {
+  debitId: text().primaryKey(),
+  partyId: text().notNull(),
+  listed: numeric({ precision: 38, scale: 0 }).notNull(),
+});
 
 /**
  * Upper bounds (ms, inclusive) of the upstream-latency histogram buckets of the usage roll-up; one more

@@ -44,11 +44,23 @@ const arr = (xs: string[]) =>
     sql`, `,
   )}]::text[]`;
 
-export function createBeaconDataRepo(db: Db) {
-  const one = async <T>(q: SQL) => (await db.execute<T & Record<string, unknown>>(q))[0] as T | undefined;
+/**
+ * `reads` serves the data endpoints' reads (a read replica when DATABASE_REPLICA_URLS is set, so a page may
+ * lag the primary by the replication delay); registration and its checks stay on the primary `db`.
+ */
+export function createBeaconDataRepo(db: Db, reads: Db = db) {
+  const first =
+    (h: Db) =>
+    async <T>(q: SQL) =>
+      (await h.execute<T & Record<string, unknown>>(q))[0] as T | undefined;
+  const one = first(db);
+  const readOne = first(reads);
   return {
     async cursor() {
-      const [row] = await db.select().from(beaconIndexerCursor).where(eq(beaconIndexerCursor.id, "beacon"));
+      const [row] = await reads
+        .select()
+        .from(beaconIndexerCursor)
+        .where(eq(beaconIndexerCursor.id, "beacon"));
       return row ?? null;
     },
 
@@ -119,7 +131,7 @@ export function createBeaconDataRepo(db: Db) {
         left join beacon_tracked_validators v on v.pubkey = m.pubkey and v.source = 'provisioned'
           and v.organisation_id = ${organisationId}
         where ${where}`;
-      const rows = await db.execute<{
+      const rows = await reads.execute<{
         pubkey: string;
         validator_index: number | null;
         beacon_status: string | null;
@@ -138,13 +150,13 @@ export function createBeaconDataRepo(db: Db) {
                   from (select status::text as status, time from beacon_status_history where pubkey = m.pubkey
                         union all select 'CREATED', v.created_at where v.created_at is not null) h) as history
         ${base} order by b.validator_index nulls last, m.pubkey limit ${page.limit} offset ${page.offset}`);
-      const total = await one<{ n: number }>(sql`select count(*)::int as n ${base}`);
+      const total = await readOne<{ n: number }>(sql`select count(*)::int as n ${base}`);
       return { rows, total: total?.n ?? 0 };
     },
 
     /** Validator indices of the organisation (those the chain has assigned one), with pubkeys. */
     async indices(organisationId: string) {
-      return db.execute<{ pubkey: string; validator_index: number }>(sql`
+      return reads.execute<{ pubkey: string; validator_index: number }>(sql`
         select b.pubkey, b.validator_index from ${myValidators.probe(organisationId)} b
         where b.validator_index is not null order by 2`);
     },
@@ -154,7 +166,7 @@ export function createBeaconDataRepo(db: Db) {
      * a tenth of the rows to decode, which for 100 validators × 100 epochs takes 9 ms instead of 13 (bench).
      */
     async epochRewards(indices: number[], from: number, to: number) {
-      return db.execute<{
+      return reads.execute<{
         epoch: number;
         indices: number[];
         cl: string[];
@@ -190,7 +202,7 @@ export function createBeaconDataRepo(db: Db) {
           : []),
       ];
       if (!sums.length) return NO_TOTALS;
-      const r = await one<Record<"cl" | "el" | "mev" | "fees", string | null>>(sql`
+      const r = await readOne<Record<"cl" | "el" | "mev" | "fees", string | null>>(sql`
         select sum(cl)::text as cl, sum(el)::text as el, sum(mev)::text as mev, sum(fees)::text as fees
         from (${sql.join(sums, sql` union all `)}) s`);
       return {
@@ -203,7 +215,7 @@ export function createBeaconDataRepo(db: Db) {
 
     /** Per bucket of `days` days from `start` to `end`, per validator sums from the daily rollup. */
     async dayBuckets(indices: number[], start: string, end: string, days: number) {
-      return db.execute<{
+      return reads.execute<{
         bucket: number;
         validator_index: number;
         cl: string;
@@ -227,7 +239,7 @@ export function createBeaconDataRepo(db: Db) {
       const windows = (n: number) => sql`
         coalesce(sum(d.cl_reward_gwei + d.el_reward_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as r${sql.raw(String(n))},
         coalesce(sum(d.balance_sum_gwei) filter (where d.day > ${lastDay}::date - ${n}::int), 0)::text as s${sql.raw(String(n))}`;
-      const row = await one<Record<string, string>>(sql`
+      const row = await readOne<Record<string, string>>(sql`
         select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
                coalesce(sum(d.mev_reward_gwei), 0)::text as mev, coalesce(sum(d.priority_fee_gwei), 0)::text as fees,
                ${windows(7)}, ${windows(30)}, ${windows(365)},
@@ -251,10 +263,10 @@ export function createBeaconDataRepo(db: Db) {
       page: { limit: number; offset: number },
     ) {
       const where = sql`t.pubkey in ${mine(organisationId)}${pubkeys ? sql` and t.pubkey = any(${arr(pubkeys)})` : sql``}`;
-      const rows = await db.execute<Record<string, unknown>>(sql`
+      const rows = await reads.execute<Record<string, unknown>>(sql`
         select t.* from beacon_transactions t where ${where}
         order by t.block_number desc, t.uid desc limit ${page.limit} offset ${page.offset}`);
-      const total = await one<{ n: number }>(
+      const total = await readOne<{ n: number }>(
         sql`select count(*)::int as n from beacon_transactions t where ${where}`,
       );
       return { rows, total: total?.n ?? 0 };

@@ -41,7 +41,9 @@ export async function chargeParty(
         );
     });
     await options.afterStep?.("settled-in-redis", partyId);
-    await recordSettled(deps.db, partyId, done, new Date(settledAt));
+    // Rows come oldest first: the first one's time bounds the months the update reads.
+    const takenFrom = (rows[0] as (typeof rows)[number]).createdAt;
+    await recordSettled(deps.db, partyId, { ids: done, takenFrom }, new Date(settledAt));
     await options.afterStep?.("debited-in-postgres", partyId);
     settled += done.length;
     if (rows.length < SETTLE_BATCH) return settled;

@@ -2,7 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { applyCredit } from "./hot-repo.ts";
-import { insertCredit, markEntriesApplied } from "./repo.ts";
+import { insertCredit, markEntriesApplied } from "./ledger-repo.ts";
 
 export { readBalance } from "./hot-repo.ts";
 

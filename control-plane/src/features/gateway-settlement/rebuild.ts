@@ -1,6 +1,7 @@
 import { drainReservationLog } from "./drain.ts";
 import { writeAccount, writeRecords } from "./hot-repo.ts";
-import { liveReservationsAfter, markEntriesApplied, partyTotals } from "./repo.ts";
+import { markEntriesApplied } from "./ledger-repo.ts";
+import { liveReservationsAfter, partyTotals } from "./repo.ts";
 import type { SettlementDeps } from "./types.ts";
 
 /**

@@ -2,13 +2,14 @@ import type { Db, DbOrTx } from "@stake/db/client";
 import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import {
+  archivedDebitListings,
   gatewayUsageDaily,
   ledgerEntries,
   parties,
   reservations,
   USAGE_LATENCY_BOUNDS_MS,
 } from "@stake/db/schema/gateway";
-import { and, asc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
 import { emitEvent } from "../webhooks/outbox.ts";
 import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
 
@@ -133,7 +134,7 @@ async function upsert(db: DbOrTx, partyId: string, rows: ReservationRow[], debit
         ${column((r) => text(r.upstreamMs))}::integer[],
         ${column((r) => r.createdAt.toISOString())}::timestamptz[],
         ${column((r) => r.updatedAt.toISOString())}::timestamptz[])
-      on conflict (id) do update
+      on conflict (id, created_at) do update
         set status = excluded.status, updated_at = excluded.updated_at, debit_id = excluded.debit_id,
           key_id = coalesce(excluded.key_id, ${reservations.keyId}),
           http_status = coalesce(excluded.http_status, ${reservations.httpStatus}),
@@ -177,22 +178,34 @@ export function chargeable(db: Db, partyId: string, after: { at: Date; id: strin
  * Redis has already debited. A reservation already settled in Postgres is skipped (the status guard), so
  * re-running after a crash never charges twice, and a batch of free requests writes no debit.
  */
-export async function recordSettled(db: Db, partyId: string, ids: string[], settledAt: Date) {
-  if (!ids.length) return;
+export async function recordSettled(
+  db: Db,
+  partyId: string,
+  batch: { ids: string[]; takenFrom: Date },
+  settledAt: Date,
+) {
+  if (!batch.ids.length) return;
   const debitId = newId("ledgerEntry");
   await db.transaction(async (tx) => {
-    await debit(tx, partyId, ids, settledAt, debitId);
+    await debit(tx, { partyId, ...batch }, settledAt, debitId);
     await tellLowBalance(tx, partyId);
   });
 }
 
-async function debit(tx: DbOrTx, partyId: string, ids: string[], settledAt: Date, debitId: string) {
+async function debit(
+  tx: DbOrTx,
+  { partyId, ids, takenFrom }: { partyId: string; ids: string[]; takenFrom: Date },
+  settledAt: Date,
+  debitId: string,
+) {
   await tx.execute(sql`
     with charged as (
       update ${reservations}
       set status = 'settled', updated_at = ${settledAt.toISOString()}::timestamptz,
         debit_id = case when cost > 0 then ${debitId} end
       where id = any(${pgArray(ids)}::text[]) and party_id = ${partyId} and ${statusIn(["registered", "queued"])}
+        -- The batch's oldest reservation bounds the months read (reservations are partitioned by month).
+        and created_at >= ${takenFrom.toISOString()}::timestamptz
       returning ${ROLLED_UP}
     ),
     debit as (
@@ -313,11 +326,6 @@ export async function partyTotals(db: Db, partyId: string) {
   return { credits, debited: BigInt(debited?.sum ?? "0"), open: BigInt(open?.sum ?? "0") };
 }
 
-export async function markEntriesApplied(db: DbOrTx, ids: string[]) {
-  if (ids.length)
-    await db.update(ledgerEntries).set({ appliedAt: new Date() }).where(inArray(ledgerEntries.id, ids));
-}
-
 /**
  * A page of a party's reservations that Redis must hold (open, or closed after `closedSince`: inside the
  * idempotency window) after the (createdAt, id) cursor, oldest first.
@@ -343,22 +351,6 @@ export function liveReservationsAfter(
     .limit(limit);
 }
 
-/** Records a credit (unique `ref`; a repeat inserts nothing) and returns the entry holding that ref. */
-export async function insertCredit(db: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
-  await db
-    .insert(ledgerEntries)
-    .values({
-      id: newId("ledgerEntry"),
-      partyId: input.partyId,
-      kind: "credit",
-      amount: input.amount.toString(),
-      externalRef: input.ref,
-    })
-    .onConflictDoNothing({ target: ledgerEntries.externalRef });
-  const [entry] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.externalRef, input.ref));
-  return entry;
-}
-
 /** A party's open reservations (the ones Redis must hold and count in `reserved`). */
 export function openReservations(db: Db, partyId: string) {
   return db
@@ -378,7 +370,7 @@ export function statusesOf(db: Db, ids: string[]) {
 
 /**
  * The audit trail's breaks for one party: debits whose amount is not the sum of the reservations listing
- * them (or that no reservation lists), reservations listing a debit that does not exist, settled paid
+ * them (those of archived months counted from `archived_debit_listings`; or that no reservation lists), reservations listing a debit that does not exist, settled paid
  * reservations listing none, and credits never applied to Redis.
  */
 export async function auditBreaks(db: Db, partyId: string) {
@@ -386,8 +378,11 @@ export async function auditBreaks(db: Db, partyId: string) {
     select coalesce(e.id, s.debit_id) as id, e.amount::text as amount, s.total::text as listed
     from (select * from ${ledgerEntries} where party_id = ${partyId} and kind = 'debit') e
     full join (
-      select debit_id, sum(cost) as total from ${reservations}
-      where party_id = ${partyId} and debit_id is not null group by debit_id
+      select debit_id, sum(cost) as total from (
+        select debit_id, cost from ${reservations} where party_id = ${partyId} and debit_id is not null
+        union all
+        select debit_id, listed from ${archivedDebitListings} where party_id = ${partyId}
+      ) l group by debit_id
     ) s on s.debit_id = e.id
     where e.amount is distinct from s.total`);
   const [counts] = await db.execute<{ unlisted: string; unapplied: string }>(sql`
