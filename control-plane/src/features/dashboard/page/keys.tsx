@@ -5,6 +5,14 @@ import { CopyButton, FormError, formatTime, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];
 
+/** A key as its owner knows it: the label they gave and its first characters; the id when unknown. */
+export function keyName(keys: readonly Key[], keyId: string | null): string {
+  if (!keyId) return "no key";
+  const key = keys.find((k) => k.id === keyId);
+  if (!key) return keyId;
+  return key.label ? `${key.label} (${key.start}…)` : `${key.start}…`;
+}
+
 const focusHeading = () => document.getElementById("keys-title")?.focus();
 
 export function Keys(props: {

@@ -1,22 +1,13 @@
 import type { Api } from "./account.tsx";
 import type { KeyList, ReservationPage } from "./api.ts";
+import { keyName } from "./keys.tsx";
 import { Pager, usePaged } from "./paged.tsx";
 import { FormError, formatTime, Section } from "./ui.tsx";
 
 const PAGE_SIZE = 10;
 
-type Key = KeyList["keys"][number];
-
-/** A key as its owner knows it: the label they gave, else its first characters; the id when unknown. */
-function keyName(keys: readonly Key[], keyId: string | null): string {
-  if (!keyId) return "—";
-  const key = keys.find((k) => k.id === keyId);
-  if (!key) return keyId;
-  return key.label ? `${key.label} (${key.start}…)` : `${key.start}…`;
-}
-
 /** Every request through the gateway, newest first: one reservation each (GET /api/reservations). */
-export function RequestLog(props: { api: Api; version: number; keys: readonly Key[] }) {
+export function RequestLog(props: { api: Api; version: number; keys: KeyList["keys"] }) {
   const { list, page, pages, setPage, reload, error } = usePaged<ReservationPage>(
     props.api,
     "/api/reservations",

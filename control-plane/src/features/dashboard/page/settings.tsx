@@ -53,6 +53,23 @@ function useSave(save: () => Promise<void>) {
   return { busy, saved, error, submit };
 }
 
+/** The submit button, then "Saved." or why not. */
+function SaveActions(props: { form: ReturnType<typeof useSave>; label: string }) {
+  return (
+    <>
+      <div class="actions">
+        <button type="submit" disabled={props.form.busy}>
+          {props.label}
+        </button>
+        <span class="status" aria-live="polite">
+          {props.form.saved}
+        </span>
+      </div>
+      <FormError message={props.form.error} />
+    </>
+  );
+}
+
 /**
  * The party's spend caps (past one the gateway answers 402 until the next UTC day or month) and the
  * balance under which settlement sends `gateway.balance_low` to the user's webhook endpoints.
@@ -138,15 +155,7 @@ export function Settings(props: { api: Api; version: number }) {
             onInput={setMonthly}
           />
         </div>
-        <div class="actions">
-          <button type="submit" disabled={capsForm.busy}>
-            Save caps
-          </button>
-          <span class="status" aria-live="polite">
-            {capsForm.saved}
-          </span>
-        </div>
-        <FormError message={capsForm.error} />
+        <SaveActions form={capsForm} label="Save caps" />
       </form>
       <form onSubmit={alertForm.submit} aria-labelledby="alert-title">
         <h3 id="alert-title">Low-balance alert</h3>
@@ -164,15 +173,7 @@ export function Settings(props: { api: Api; version: number }) {
               ? "None of your webhook endpoints receives gateway.balance_low yet: add one through the webhook API."
               : `${listening} of your webhook endpoints ${listening === 1 ? "receives" : "receive"} it.`}
         </p>
-        <div class="actions">
-          <button type="submit" disabled={alertForm.busy}>
-            Save alert
-          </button>
-          <span class="status" aria-live="polite">
-            {alertForm.saved}
-          </span>
-        </div>
-        <FormError message={alertForm.error} />
+        <SaveActions form={alertForm} label="Save alert" />
       </form>
     </Section>
   );

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Api } from "./account.tsx";
 import { explain, type KeyList, type Usage } from "./api.ts";
 import { fromUnits, toUnits } from "./coins.ts";
+import { keyName } from "./keys.tsx";
 import { FormError, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];
@@ -51,10 +52,6 @@ export function UsageView(props: { api: Api; version: number; keys: readonly Key
     );
   }, [api, days, version]);
 
-  const keyName = (id: string) => {
-    const k = keys.find((key) => key.id === id);
-    return !id ? "no key" : !k ? id : k.label ? `${k.label} (${k.start}…)` : `${k.start}…`;
-  };
   return (
     <Section title="Usage" id="usage-title">
       <div class="field narrow-field">
@@ -75,17 +72,17 @@ export function UsageView(props: { api: Api; version: number; keys: readonly Key
           </p>
           <Chart usage={usage} />
           <Breakdown
-            title="Spend per provider"
+            caption="Spend per provider"
             column="Provider"
             testId="per-provider"
-            sums={sumBy(usage.rows, (r) => r.providerKey)}
+            entries={bySpend(sumBy(usage.rows, (r) => r.providerKey))}
           />
           <Breakdown
-            title="Spend per key"
+            caption="Spend per key"
             column="Key"
             testId="per-key"
-            sums={sumBy(usage.rows, (r) => r.keyId)}
-            name={keyName}
+            entries={bySpend(sumBy(usage.rows, (r) => r.keyId))}
+            name={(id) => keyName(keys, id)}
           />
         </>
       )}
@@ -94,19 +91,19 @@ export function UsageView(props: { api: Api; version: number; keys: readonly Key
   );
 }
 
+/** Requests, failures and coins charged per provider, key or day, in the order given. */
 function Breakdown(props: {
-  title: string;
+  caption?: string;
   column: string;
-  testId: string;
-  sums: Map<string, Sum>;
+  testId?: string;
+  entries: [string, Sum][];
   name?: (id: string) => string;
 }) {
-  const entries = [...props.sums].sort((a, b) => (b[1].charged > a[1].charged ? 1 : -1));
-  if (!entries.length) return null;
+  if (!props.entries.length) return null;
   return (
     <div class="scroll">
       <table data-testid={props.testId}>
-        <caption>{props.title}</caption>
+        {props.caption && <caption>{props.caption}</caption>}
         <thead>
           <tr>
             <th scope="col">{props.column}</th>
@@ -122,7 +119,7 @@ function Breakdown(props: {
           </tr>
         </thead>
         <tbody>
-          {entries.map(([id, s]) => (
+          {props.entries.map(([id, s]) => (
             <tr key={id}>
               <td>{props.name ? props.name(id) : id}</td>
               <td class="num">{s.requests}</td>
@@ -135,6 +132,9 @@ function Breakdown(props: {
     </div>
   );
 }
+
+/** The largest spender first. */
+const bySpend = (sums: Map<string, Sum>) => [...sums].sort((a, b) => (b[1].charged > a[1].charged ? 1 : -1));
 
 const W = 400;
 const H = 160;
@@ -208,30 +208,10 @@ function Chart(props: { usage: Usage }) {
       </svg>
       <details>
         <summary>Daily figures</summary>
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col" class="num">
-                  Requests
-                </th>
-                <th scope="col" class="num">
-                  Charged (coins)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d, i) => (
-                <tr key={d}>
-                  <td>{d}</td>
-                  <td class="num">{perDay.get(d)?.requests ?? 0}</td>
-                  <td class="num">{fromUnits(charged[i] ?? 0n)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Breakdown
+          column="Day (UTC)"
+          entries={days.map((d) => [d, perDay.get(d) ?? { requests: 0, failed: 0, charged: 0n }])}
+        />
       </details>
     </figure>
   );
