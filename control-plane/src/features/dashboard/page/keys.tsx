@@ -118,7 +118,7 @@ export function Keys(props: {
                   {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
                   <td>
                     <code data-testid="key-id">{k.id}</code>{" "}
-                    <CopyButton text={k.id} label={`Copy id of key ${k.label ?? k.start}`} />
+                    <CopyButton text={k.id} label="Copy id" context={`of key ${k.label ?? k.start}`} />
                   </td>
                   <td>{formatTime(k.createdAt)}</td>
                   <td>
