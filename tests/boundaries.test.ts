@@ -52,6 +52,11 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
       users: ["beacon-provisioning", "beacon-data", "gateway-account", "gateway-settlement"],
       why: "events written in the transaction of their cause",
     },
+    {
+      file: "schemas.ts",
+      users: ["dashboard"],
+      why: "the dashboard page lists the user's webhook endpoints",
+    },
   ],
 };
 

@@ -188,7 +188,7 @@ export function createHandler(deps: HandleDeps) {
     // outlive the reaper's threshold. A provider that breaks mid-body after a 2xx/3xx releases it again.
     let early: { outcome: Outcome; done: Promise<void> } | undefined;
     let outcome: Outcome = "failed-unanswered";
-    const facts: ServedFacts = {};
+    const facts: ServedFacts = { path: target.path };
     const sent = process.hrtime.bigint();
     try {
       const result = await forward({

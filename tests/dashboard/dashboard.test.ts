@@ -4,7 +4,8 @@ import { mkdirSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { SignJWT } from "jose";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { eventually } from "../helpers/eventually.ts";
 import { send } from "../helpers/http-client.ts";
 import { contrastFailures, unlabelledControls } from "./a11y.ts";
 import { ensureChromium, launchChromium } from "./browser.ts";
@@ -18,10 +19,11 @@ if ("missing" in chromium) {
 }
 const SHOTS =
   process.env.DASHBOARD_SCREENSHOTS === "1" ? new URL("../../docs/dashboard/", import.meta.url) : null;
-const shot = async (page: Page, name: string, fullPage = true) => {
+const shot = async (page: Page | Locator, name: string, fullPage = true) => {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
+  const path = new URL(`${name}.png`, SHOTS).pathname;
+  await ("goto" in page ? page.screenshot({ path, fullPage }) : page.screenshot({ path }));
 };
 const password = "Sup3rSecret";
 /** Runs browser-side source in the page (a string: this file is type-checked without the DOM library). */
@@ -49,7 +51,7 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     await stack?.close();
   });
 
-  test("sign-up → log-in → party → key → paid request through the gateway → balance and reservation; deactivation", async () => {
+  test("sign-up → log-in → party → key → paid request through the gateway → balance, request log, usage, funding, caps; deactivation", async () => {
     const { page, errors } = await open({ permissions: ["clipboard-read", "clipboard-write"] });
     const email = "journey@example.com";
     await page.goto(`${stack.url}/dashboard`);
@@ -77,6 +79,7 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     await stack.fund(partyId, "10", "journey-funding");
     await page.locator("[data-testid=balance]", { hasText: /^10$/ }).waitFor();
 
+    await page.getByLabel("Label (optional)").fill("laptop");
     await page.getByRole("button", { name: "Create API key" }).click();
     const key = await page.getByRole("textbox", { name: "New API key" }).inputValue();
     assert.match(key, /^gwk_/);
@@ -93,11 +96,16 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     );
     const row = page.getByTestId("key-row");
     assert.equal(await row.count(), 1);
-    assert.match((await row.textContent()) ?? "", new RegExp(`^${key.slice(0, 8)}.*active`));
+    assert.match((await row.textContent()) ?? "", new RegExp(`^laptop${key.slice(0, 8)}.*active`));
     // Issue 25: the id the operator CLI takes was nowhere on the page.
+    // The first characters of the key, as the page names the key beside its label.
+    const start = ((await row.locator("td").nth(1).textContent()) ?? "").replace(/…$/, "");
+    assert.ok(start.length >= 8 && key.startsWith(start), start);
     const keyId = (await row.getByTestId("key-id").textContent()) ?? "";
     assert.equal(keyId, await row.getAttribute("data-key-id"));
     assert.match(keyId, /^gkid_/);
+    await row.getByRole("button", { name: "Copy id of key laptop" }).click();
+    assert.equal(await inPage(page, "navigator.clipboard.readText()"), keyId, "the key id is copyable");
 
     // The try-it box's command, run as printed: a paid request through the real gateway with the new key.
     const curl = (await page.getByTestId("curl").textContent()) ?? "";
@@ -110,13 +118,113 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     // Shown by the page's own refresh: 0.25 USD at 0.5 USD a coin is 0.5 coins reserved.
     await page.locator("[data-testid=reserved]", { hasText: /^0\.5$/ }).waitFor({ timeout: 5000 });
     assert.equal(await page.getByTestId("spendable").textContent(), "9.5");
-    const reservation = page.getByTestId("reservation");
-    await reservation.first().waitFor({ timeout: 5000 });
-    assert.equal(await reservation.count(), 1);
-    const cells = await reservation.first().locator("td").allTextContents();
-    assert.deepEqual(cells.slice(1, 5), ["demo", "registered", "0.5", "0.25"]);
-    assert.match(cells[5] ?? "", /^try-[0-9a-f]{16}$/);
+    // The request log: time, path, HTTP status, latency, status, cost, key (by its label), idempotency key.
+    const logged = page.getByTestId("request");
+    await logged.first().waitFor({ timeout: 5000 });
+    assert.equal(await logged.count(), 1);
+    const cells = await logged.first().locator("td").allTextContents();
+    assert.deepEqual(cells.slice(1, 3), ["/gateway/demo/", "200"]);
+    assert.match(cells[3] ?? "", /^\d+ ms$/);
+    assert.deepEqual(cells.slice(4, 7), ["registered", "0.5", `laptop (${start}…)`]);
+    assert.match(cells[7] ?? "", /^try-[0-9a-f]{16}$/);
+    // A request the provider refuses: logged with its path and 404, released, so it costs nothing.
+    const missing = await send(`${stack.gatewayUrl}/gateway/demo/missing?token=secret`, {
+      headers: ["x-gateway-api-key", key, "idempotency-key", "missing-1"],
+    });
+    assert.equal(missing.status, 404);
+    // Reserved and released within the request: the balance did not move, so the user refreshes the log.
+    await page.getByRole("button", { name: "Refresh request log" }).click();
+    await page.locator("[data-testid=request]", { hasText: "/missing" }).waitFor();
+    const failedCells = await logged.first().locator("td").allTextContents();
+    assert.deepEqual(
+      [failedCells[1], failedCells[2], failedCells[4], failedCells[5]],
+      ["/gateway/demo/missing", "404", "failed", "0"],
+    );
+
+    // Funding history, the coin price and how to get funded.
+    const credit = page.getByTestId("credit");
+    assert.deepEqual((await credit.first().locator("td").allTextContents()).slice(1, 3), [
+      "10",
+      "journey-funding",
+    ]);
+    assert.equal(await page.getByTestId("coin-rate").textContent(), "0.5 USD");
+    const howTo = (await page.getByTestId("how-to-fund").textContent()) ?? "";
+    assert.ok(howTo.startsWith("To get funded, send the operator") && howTo.includes(partyId), howTo);
+
+    // Usage counts a request once settled or failed: the worker's settlement pass charges the paid one.
+    await stack.settle(partyId);
+    await page.locator("[data-testid=balance]", { hasText: /^9\.5$/ }).waitFor();
+    await page
+      .getByTestId("usage-totals")
+      .filter({ hasText: /^2 requests from .*: 0\.5 coins charged, 1 failed and released\.$/ })
+      .waitFor();
+    assert.deepEqual(await page.getByTestId("per-provider").locator("tbody td").allTextContents(), [
+      "demo",
+      "2",
+      "1",
+      "0.5",
+    ]);
+    assert.deepEqual(await page.getByTestId("per-key").locator("tbody td").allTextContents(), [
+      `laptop (${start}…)`,
+      "2",
+      "1",
+      "0.5",
+    ]);
+    const chart = page.getByTestId("usage-chart");
+    assert.equal(await chart.locator("rect").count(), 1, "one day with a charge: one bar");
+    assert.match(
+      (await chart.locator("desc").textContent()) ?? "",
+      /the most, 0\.5 coins, on \d{4}-\d{2}-\d{2}\./,
+    );
+    await page.getByText("Daily figures").click();
+    await page.locator("[data-testid=request]", { hasText: "settled" }).waitFor();
+
+    // Spend caps: a daily cap of what was spent today stops the next paid request with 402.
+    await page
+      .getByTestId("spent-today")
+      .filter({ hasText: /^0\.5$/ })
+      .waitFor();
+    await page.getByLabel("Daily cap (coins)").fill("0.5");
+    await page.getByRole("button", { name: "Save caps" }).click();
+    const settings = page.getByRole("region", { name: "Limits and alerts" });
+    await settings.getByText("Saved.").waitFor();
+    const capped = await eventually(
+      async () => {
+        const r = await send(`${stack.gatewayUrl}/gateway/demo/`, {
+          headers: ["x-gateway-api-key", key, "idempotency-key", `capped-${Date.now()}`],
+        });
+        return r.status === 402 && r;
+      },
+      { what: "the gateway applies the daily cap" },
+    );
+    assert.equal(capped.body.toString(), JSON.stringify({ message: "Spend cap reached" }));
+    await page.getByLabel("Alert below (coins)").fill("9.25");
+    await page.getByRole("button", { name: "Save alert" }).click();
+    await page.getByLabel("Alert below (coins)").press("Tab");
+    await page.getByLabel("Monthly cap (coins)").fill("not a number");
+    await page.getByRole("button", { name: "Save caps" }).click();
+    await settings
+      .getByRole("alert")
+      .filter({ hasText: /Invalid monthly/i })
+      .waitFor();
+    assert.deepEqual(await unlabelledControls(page), []);
+    assert.deepEqual(await contrastFailures(page), []);
     await shot(page, "5-account");
+    await shot(page.getByRole("region", { name: "Usage" }), "10-usage");
+    await shot(page.getByRole("region", { name: "Request log" }), "11-request-log");
+    await shot(settings, "12-limits");
+    // Read back after a reload: what the API holds, not what the form kept.
+    await page.reload();
+    await page.getByTestId("spent-today").waitFor();
+    await eventually(async () => (await page.getByLabel("Daily cap (coins)").inputValue()) === "0.5", {
+      what: "the daily cap read back",
+    });
+    assert.equal(await page.getByLabel("Alert below (coins)").inputValue(), "9.25");
+    assert.equal(await page.getByLabel("Monthly cap (coins)").inputValue(), "");
+    await page.setViewportSize({ width: 375, height: 740 });
+    const width = await inPage<number>(page, "document.documentElement.scrollWidth");
+    assert.ok(width <= 375, `no sideways scrolling on a phone with every view filled (${width}px)`);
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     await page.getByRole("button", { name: /^Deactivate key gwk_/ }).click();
     const dialog = page.getByRole("dialog", { name: /Deactivate key gwk_/ });
@@ -135,12 +243,18 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
       refused = await send(`${stack.gatewayUrl}/gateway/demo/`, {
         headers: ["x-gateway-api-key", key, "idempotency-key", `after-${Date.now()}`],
       });
-    } while (refused.status === 200 && Date.now() < deadline);
+    } while (refused.status !== 403 && Date.now() < deadline);
     assert.deepEqual(
       [refused.status, refused.body.toString()],
       [403, JSON.stringify({ message: "API Key is no longer active" })],
     );
-    assert.deepEqual(errors, []);
+    // Chromium logs every 4xx answer; the one to the invalid cap above was asked for (the API validates).
+    const invalidCap = /status of 400 \(Bad Request\) @ .*\/api\/party\/spend-caps$/;
+    assert.equal(errors.filter((e) => invalidCap.test(e)).length, 1, errors.join("\n"));
+    assert.deepEqual(
+      errors.filter((e) => !invalidCap.test(e)),
+      [],
+    );
   });
 
   test("wrong password, duplicate sign-up, weak password and an expired token each show their message", async () => {
@@ -242,7 +356,7 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     for (let i = 0; i < 10 && (await focused()) !== "Create party"; i++) await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await page.getByTestId("party-id").waitFor();
-    for (let i = 0; i < 15 && (await focused()) !== "Create API key"; i++) await page.keyboard.press("Tab");
+    for (let i = 0; i < 40 && (await focused()) !== "Create API key"; i++) await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await page.getByRole("textbox", { name: "New API key" }).waitFor();
     assert.equal(await focused(), "new-key", "focus moves to the new key");

@@ -6,6 +6,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import type { ConsoleMessage, Page } from "playwright-core";
 import { createApp } from "../../control-plane/src/app.ts";
 import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
+import { settlePartyOnce } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
@@ -21,11 +22,14 @@ const listen = (server: Server) =>
 /**
  * What a gateway user's browser talks to: the real control plane on a socket (dashboard and account API),
  * a real gateway on the same Postgres and Redis, and a provider behind it priced 0.25 USD at 0.5 USD a coin
- * (0.5 coins a request).
+ * (0.5 coins a request) that answers 404 under /missing (a failed, released request).
  */
 export async function startDashboardStack(env: Record<string, string> = {}) {
   const h = await createControlPlaneHarness({ DASHBOARD_REFRESH_SECONDS: "1", ...env });
-  const upstream = createServer((_req, res) => res.end("paid response"));
+  const upstream = createServer((req, res) => {
+    if (req.url?.startsWith("/missing")) res.statusCode = 404;
+    res.end("paid response");
+  });
   const providerUrl = await listen(upstream);
   const gateway = await startGateway(h.config);
   // The gateway's port is known only now: the app the browser sees gets it as its public gateway URL.
@@ -34,11 +38,8 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
   const app = await createApp({ config, logger, db: h.db, redis: h.redis, checkResponses: true });
   const server = createServer(app);
   const url = await listen(server);
-  const operator = createGatewayOperatorService({
-    db: h.db,
-    redis: h.redis,
-    keys: createRedisKeys(h.config.redisPrefix),
-  });
+  const keys = createRedisKeys(h.config.redisPrefix);
+  const operator = createGatewayOperatorService({ db: h.db, redis: h.redis, keys });
   await operator.addProvider({ key: "demo", originUrl: providerUrl, costInUsd: "0.25" });
   await operator.setCoinRate("0.5");
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
@@ -51,6 +52,9 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
     /** The operator funding a party (Postgres ledger credit, applied to Redis once per ref). */
     fund: (partyId: string, coins: string, ref: string) =>
       operator.fundParty({ partyId, amount: coinsToBaseUnits(coins), ref }),
+    /** One settlement pass over the party, as the worker runs it each interval: charges what was served. */
+    settle: (partyId: string) =>
+      settlePartyOnce({ db: h.db, redis: h.redis, keys }, partyId, { reapAfterMs: 60_000, ttlSeconds: 3600 }),
     /** A user made through the API, as another browser tab or a script would. */
     async signup(email: string, password: string) {
       const res = await fetch(`${url}/api/onboarding/signup`, {

@@ -157,6 +157,7 @@ test("0017 → 0018 with data: every row kept and placed in its range, the same 
     keyId: "key_a",
     httpStatus: 502,
     upstreamMs: null,
+    path: null,
     createdAt: new Date(open?.created_at),
     updatedAt: new Date(),
   };

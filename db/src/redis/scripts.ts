@@ -66,6 +66,9 @@ export interface BatchScript<Shared extends unknown[], Item> {
 
 const DAY_MS = 86_400_000;
 
+/** Characters of a request's path kept for the request log (reservations.path). */
+export const RESERVATION_PATH_MAX = 256;
+
 /**
  * The UTC day and month a time falls in, as the spend counters name them, when each ends, and when its
  * counter expires (a day after its end, so a release landing just after midnight still finds it).
@@ -209,6 +212,8 @@ export const finalizeScript: BatchScript<
     httpStatus?: number;
     /** The provider's latency to its response headers, ms (absent: it did not answer). */
     upstreamMs?: number;
+    /** The path asked of the provider, without its query (absent: unknown, the reaper's). */
+    path?: string;
   }
 > = {
   script: load("finalize"),
@@ -234,6 +239,8 @@ export const finalizeScript: BatchScript<
     i.newId ?? "",
     i.httpStatus ? String(i.httpStatus) : "",
     i.upstreamMs === undefined ? "" : String(i.upstreamMs),
+    // Bounded here, the one place every finalize passes: a long path must not grow each stream event.
+    (i.path ?? "").slice(0, RESERVATION_PATH_MAX),
   ],
 };
 

@@ -214,6 +214,11 @@ export const reservations = pgTable(
     httpStatus: smallint(),
     /** The provider's latency to its response headers, ms; null: it did not answer. */
     upstreamMs: integer(),
+    /**
+     * The path asked of the provider, without the query (a query may carry a secret), cut to
+     * RESERVATION_PATH_MAX characters; null: not recorded (the reaper's release, or before issue 29).
+     */
+    path: text(),
     ...timestamps(),
   },
   (t) => [

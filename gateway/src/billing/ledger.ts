@@ -66,10 +66,14 @@ function windowOf(remaining: string | undefined, resetMs: string | undefined): R
  */
 export type FinalizeOutcome = "registered" | "failed" | "failed-unanswered" | "failed-mid-body";
 
-/** What the usage roll-up keeps of a request: the status the client got, the provider's latency (ms). */
+/**
+ * What the usage roll-up and the request log keep of a request: the status the client got, the
+ * provider's latency (ms), the path asked of the provider (no query: it may carry a secret).
+ */
 export interface ServedFacts {
   httpStatus?: number;
   upstreamMs?: number;
+  path?: string;
 }
 
 /** `lateCharge`: the reservation had been failed by the reaper; this new one charges the request. */

@@ -1,8 +1,8 @@
 import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
-import { and, asc, desc, eq } from "drizzle-orm";
-import { DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
+import { and, asc, eq } from "drizzle-orm";
+import { currentCoinRate, DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
 export type ProviderRow = typeof providers.$inferSelect;
@@ -37,10 +37,7 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       return rate!;
     },
     /** The rate in force: the newest, as the gateway reads it. */
-    async currentCoinRate() {
-      const [rate] = await db.select().from(coinRates).orderBy(desc(coinRates.createdAt)).limit(1);
-      return rate ?? null;
-    },
+    currentCoinRate: () => currentCoinRate(db),
     async findParty(partyId: string) {
       const [party] = await db.select().from(parties).where(eq(parties.id, partyId)).limit(1);
       return party ?? null;

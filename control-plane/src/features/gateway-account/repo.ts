@@ -1,9 +1,11 @@
 import type { DbOrTx } from "@stake/db/client";
 import {
+  coinRates,
   gatewayApiKeys,
   gatewayUsageDaily,
   gatewayUsers,
   type KeyLimit,
+  ledgerEntries,
   parties,
   providers,
   reservations,
@@ -42,6 +44,18 @@ export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined) 
     );
     return rows;
   });
+}
+
+/** The coin rate in force: the newest row, as the gateway reads it (null before the operator sets one). */
+export async function currentCoinRate(db: DbOrTx) {
+  const [rate] = await db.select().from(coinRates).orderBy(desc(coinRates.createdAt)).limit(1);
+  return rate ?? null;
+}
+
+/** One page of rows and the count of all of them, read side by side. */
+async function paged<T>(rows: Promise<T[]>, total: Promise<{ n: number }[]>) {
+  const [page, [all]] = await Promise.all([rows, total]);
+  return { rows: page, total: all?.n ?? 0 };
 }
 
 export function createGatewayAccountRepo(db: DbOrTx) {
@@ -129,8 +143,8 @@ export function createGatewayAccountRepo(db: DbOrTx) {
         .orderBy(asc(providers.key));
     },
     /** One page of a party's reservations, newest first, and how many there are. */
-    async listReservations(partyId: string, page: number, pageSize: number) {
-      const [rows, [total]] = await Promise.all([
+    listReservations(partyId: string, page: number, pageSize: number) {
+      return paged(
         db
           .select()
           .from(reservations)
@@ -139,9 +153,23 @@ export function createGatewayAccountRepo(db: DbOrTx) {
           .limit(pageSize)
           .offset((page - 1) * pageSize),
         db.select({ n: count() }).from(reservations).where(eq(reservations.partyId, partyId)),
-      ]);
-      return { rows, total: total?.n ?? 0 };
+      );
     },
+    /** One page of a party's funding credits (ledger entries of kind credit), newest first. */
+    listCredits(partyId: string, page: number, pageSize: number) {
+      const mine = and(eq(ledgerEntries.partyId, partyId), eq(ledgerEntries.kind, "credit"));
+      return paged(
+        db
+          .select()
+          .from(ledgerEntries)
+          .where(mine)
+          .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
+          .limit(pageSize)
+          .offset((page - 1) * pageSize),
+        db.select({ n: count() }).from(ledgerEntries).where(mine),
+      );
+    },
+    currentCoinRate: () => currentCoinRate(db),
     /** A party's usage roll-up rows for a UTC day range (both ends included), oldest day first. */
     async listUsage(partyId: string, from: string, to: string) {
       const u = gatewayUsageDaily;

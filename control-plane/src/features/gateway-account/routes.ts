@@ -5,9 +5,11 @@ import { gatewayKeyRoutes } from "./key-routes.ts";
 import type { GatewayKeyService } from "./keys-service.ts";
 import {
   BalanceResponse,
+  CoinRateResponse,
   CreateKeyRequest,
   CreateKeyResponse,
   DeactivateKeyResponse,
+  FundingResponse,
   HealthResponse,
   KeyIdParams,
   KeyListResponse,
@@ -145,6 +147,40 @@ export function gatewayAccountArea(deps: {
         handler: async ({ auth }) => ({ status: 200, body: await accounts.balance(auth.userId) }),
       }),
       route({
+        method: "get",
+        path: "/api/balance/low-threshold",
+        summary: "The balance under which settlement sends gateway.balance_low (null: never; our addition)",
+        security: "bearer",
+        responses: {
+          200: { description: "the threshold in force", body: LowBalanceThresholdResponse },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth }) => ({ status: 200, body: await accounts.lowBalanceThreshold(auth.userId) }),
+      }),
+      route({
+        method: "get",
+        path: "/api/funding",
+        summary: "The party's funding credits with their reference, newest first (our addition)",
+        security: "bearer",
+        query: PageQuery,
+        responses: {
+          200: { description: "a page of credits", body: FundingResponse },
+          403: error("User does not have a party"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await accounts.funding(auth.userId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/coin-rate",
+        summary: "The coin→USD rate requests are priced at (our addition)",
+        security: "bearer",
+        responses: { 200: { description: "the rate in force, or null", body: CoinRateResponse } },
+        handler: async () => ({ status: 200, body: await accounts.coinRate() }),
+      }),
+      route({
         method: "post",
         path: "/api/balance/low-threshold",
         summary:
@@ -163,7 +199,7 @@ export function gatewayAccountArea(deps: {
       route({
         method: "get",
         path: "/api/reservations",
-        summary: "The party's reservations, newest first",
+        summary: "The party's reservations, newest first: the request log (key, path, status, latency, cost)",
         security: "bearer",
         query: PageQuery,
         responses: {

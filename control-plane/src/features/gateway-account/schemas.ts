@@ -85,6 +85,7 @@ export const PageQuery = z.object({
 export type PageQuery = z.infer<typeof PageQuery>;
 
 const Timestamp = z.iso.datetime();
+const Paging = { page: z.number().int(), pageSize: z.number().int(), total: z.number().int() };
 /** A ledger-coin amount as an exact decimal string (10 decimals do not survive a JS number). */
 const Coins = z.string().regex(/^-?\d+(\.\d+)?$/);
 
@@ -181,14 +182,40 @@ export const ReservationsResponse = z.object({
       status: z.enum(["request_in_flight", "registered", "failed", "queued", "settled"]),
       createdAt: Timestamp,
       updatedAt: Timestamp,
+      /** The gateway key the request came with (null: none recorded). */
+      keyId: z.string().nullable(),
+      /** The path asked of the provider, without its query, at most 256 characters (null: not recorded). */
+      path: z.string().nullable(),
+      /** The HTTP status the client got (null: none, it left before the answer, or still open). */
+      httpStatus: z.number().int().nullable(),
+      /** The provider's latency to its response headers, ms (null: it did not answer). */
+      upstreamMs: z.number().int().nullable(),
     }),
   ),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  total: z.number().int(),
+  ...Paging,
 });
 export const HealthResponse = z.object({ status: z.literal("ok") });
 
+/** The party's funding: the operator's credits to its ledger, newest first. */
+export const FundingResponse = z.object({
+  credits: z.array(
+    z.object({
+      id: z.string(),
+      amount: Coins,
+      /** The reference the operator funded with (a payment's id, say); unique, so a retry is credited once. */
+      reference: z.string(),
+      createdAt: Timestamp,
+      /** When the credit reached the spendable balance (null: not yet, within a moment). */
+      appliedAt: Timestamp.nullable(),
+    }),
+  ),
+  ...Paging,
+});
+
+/** The rate the gateway prices requests at (null before the operator sets one). */
+export const CoinRateResponse = z.object({
+  rate: z.object({ usdPerCoin: z.string().regex(/^\d+(\.\d+)?$/), since: Timestamp }).nullable(),
+});
 export const SpendCapsResponse = z.object({
   daily: Coins.nullable(),
   monthly: Coins.nullable(),

@@ -25,6 +25,10 @@ import { presentUsage } from "./usage.ts";
 
 /** Decimals of `providers.cost_in_usd`. */
 const USD_SCALE = 10;
+/** Decimals of `coin_rates.usd_per_coin`. */
+const RATE_SCALE = 12;
+/** An exact numeric column as read back ("0.0010000000"): the same value, trailing zeros dropped. */
+const exact = (v: string, scale: number) => formatUnits(parseUnits(v, scale), scale);
 
 export function createGatewayAccountService(deps: {
   repo: GatewayAccountRepo;
@@ -118,9 +122,20 @@ export function createGatewayAccountService(deps: {
 
     async providers() {
       const rows = await repo.listCallableProviders();
-      // numeric(20,10) reads back as "0.0010000000": the same exact value, trailing zeros dropped.
-      const usd = (v: string) => formatUnits(parseUnits(v, USD_SCALE), USD_SCALE);
-      return { providers: rows.map((p) => ({ key: p.key, costInUSD: usd(p.costInUsd), status: p.status })) };
+      return {
+        providers: rows.map((p) => ({
+          key: p.key,
+          costInUSD: exact(p.costInUsd, USD_SCALE),
+          status: p.status,
+        })),
+      };
+    },
+
+    async coinRate() {
+      const rate = await repo.currentCoinRate();
+      return {
+        rate: rate && { usdPerCoin: exact(rate.usdPerCoin, RATE_SCALE), since: rate.createdAt.toISOString() },
+      };
     },
 
     async createKey(userId: string, input: CreateKeyRequest = undefined) {
@@ -201,6 +216,11 @@ export function createGatewayAccountService(deps: {
       return { balance: formatCoins(balance), reservedBalance: formatCoins(reserved) };
     },
 
+    async lowBalanceThreshold(userId: string) {
+      const { lowBalanceThreshold: t } = await partyOf(userId);
+      return { threshold: t === null ? null : formatCoins(BigInt(t)) };
+    },
+
     async setLowBalanceThreshold(userId: string, input: LowBalanceThresholdRequest) {
       const party = await partyOf(userId);
       const units = input.threshold === null ? null : coinsToBaseUnits(input.threshold);
@@ -227,8 +247,26 @@ export function createGatewayAccountService(deps: {
         status: r.status,
         createdAt: r.createdAt.toISOString(),
         updatedAt: r.updatedAt.toISOString(),
+        keyId: r.keyId,
+        path: r.path,
+        httpStatus: r.httpStatus,
+        upstreamMs: r.upstreamMs,
       }));
       return { reservations, page: q.page, pageSize: q.pageSize, total };
+    },
+
+    /** The party's funding credits, newest first: what the operator credited, with its reference. */
+    async funding(userId: string, q: PageQuery) {
+      const party = await partyOf(userId);
+      const { rows, total } = await repo.listCredits(party.id, q.page, q.pageSize);
+      const credits = rows.map((e) => ({
+        id: e.id,
+        amount: formatCoins(BigInt(e.amount)),
+        reference: e.externalRef,
+        createdAt: e.createdAt.toISOString(),
+        appliedAt: e.appliedAt?.toISOString() ?? null,
+      }));
+      return { credits, page: q.page, pageSize: q.pageSize, total };
     },
 
     /**

@@ -86,6 +86,7 @@ function collapse(partyId: string, events: { fields: Record<string, string> }[])
       keyId: e.a || null,
       httpStatus: e.x ? Number(e.x) : null,
       upstreamMs: e.l ? Number(e.l) : null,
+      path: e.p || null,
       createdAt: new Date(Number(e.t)),
       updatedAt: new Date(Number(e.m)),
     });

@@ -124,21 +124,22 @@ async function upsert(db: DbOrTx, partyId: string, rows: ReservationRow[], debit
     with moved as (
       insert into ${reservations}
         (id, party_id, provider_key, idempotency_key, cost_in_usd, cost, status, debit_id, key_id, http_status,
-          upstream_ms, created_at, updated_at)
+          upstream_ms, path, created_at, updated_at)
       select * from unnest(
         ${column((r) => r.id)}::text[], ${column((r) => r.partyId)}::text[],
         ${column((r) => r.providerKey)}::text[], ${column((r) => r.idempotencyKey)}::text[],
         ${column((r) => r.costInUsd)}::numeric[], ${column((r) => r.cost)}::numeric[],
         ${column((r) => r.status)}::reservation_status[], ${column((r) => r.debitId)}::text[],
         ${column((r) => r.keyId)}::text[], ${column((r) => text(r.httpStatus))}::smallint[],
-        ${column((r) => text(r.upstreamMs))}::integer[],
+        ${column((r) => text(r.upstreamMs))}::integer[], ${column((r) => r.path)}::text[],
         ${column((r) => r.createdAt.toISOString())}::timestamptz[],
         ${column((r) => r.updatedAt.toISOString())}::timestamptz[])
       on conflict (id, created_at) do update
         set status = excluded.status, updated_at = excluded.updated_at, debit_id = excluded.debit_id,
           key_id = coalesce(excluded.key_id, ${reservations.keyId}),
           http_status = coalesce(excluded.http_status, ${reservations.httpStatus}),
-          upstream_ms = coalesce(excluded.upstream_ms, ${reservations.upstreamMs})
+          upstream_ms = coalesce(excluded.upstream_ms, ${reservations.upstreamMs}),
+          path = coalesce(excluded.path, ${reservations.path})
         where ${rankSql(sql`excluded.status`)} > ${rankSql(sql`${reservations.status}`)}
       returning debit_id, ${ROLLED_UP}
     ),

@@ -12,12 +12,13 @@
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
 -- ARGV[5], ARGV[6] ms since epoch when KEYS[4], KEYS[5] expire (for a late charge that starts them)
--- ARGV[7+5(i-1)] .. ARGV[11+5(i-1)] item i: outcome "registered" | "failed" |
+-- ARGV[7+6(i-1)] .. ARGV[12+6(i-1)] item i: outcome "registered" | "failed" |
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation), for
 --   "late-registered" the new reservation's id (else ""), the HTTP status the client got and the provider's
---   latency to its response headers in ms (each "" when unknown: the reaper's), carried by the event with
---   the record's API key id for the usage roll-up (not kept in the record: nothing in Redis reads them)
+--   latency to its response headers in ms, the path asked of the provider (each "" when unknown: the
+--   reaper's), carried by the event with the record's API key id for the usage roll-up and the request log
+--   (not kept in the record: nothing in Redis reads them)
 -- Returns one reply per item: {"OK"} | {"NOT_FOUND"} | {"NOT_IN_FLIGHT", status}, then {"MARK"} when this
 --   call appended to an empty stream (the caller marks the party dirty; see reserve.lua)
 -- Only an in-flight (or, for failed-mid-body, a registered) reservation moves, so a repeated finalize can
@@ -65,8 +66,9 @@ local failures = 0
 local replies = {}
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 7 + 5 * (i - FIRST)
+  local a = 7 + 6 * (i - FIRST)
   local outcome, expected, newId, http, upstreamMs = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  local path = ARGV[a + 5]
   local recordTtl = ttl
   if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
   local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a", "d", "n")
@@ -111,8 +113,8 @@ for i = FIRST, #KEYS do
       failures = failures + 1
     end
     redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
-      "k", rec[4], "u", rec[5], "c", rec[6], "a", rec[8] or "", "x", http, "l", upstreamMs, "s", outcome,
-      "t", created, "m", now)
+      "k", rec[4], "u", rec[5], "c", rec[6], "a", rec[8] or "", "x", http, "l", upstreamMs, "p", path,
+      "s", outcome, "t", created, "m", now)
     added = true
     replies[#replies + 1] = {"OK"}
   end

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { Activity } from "./activity.tsx";
-import { type Action, ApiError, call, explain, type Party, type PartyLookup } from "./api.ts";
+import { type Action, ApiError, call, explain, type KeyList, type Party, type PartyLookup } from "./api.ts";
 import type { Settings } from "./app.tsx";
 import { Keys } from "./keys.tsx";
 import type { Session } from "./session.ts";
@@ -8,7 +8,7 @@ import { TryIt } from "./try-it.tsx";
 import { CopyButton, FormError, formatTime, ScreenTitle, Section } from "./ui.tsx";
 
 /** An API call with the session's token; a 401 (expired or invalid token) ends the session with a message. */
-export type Api = <T>(method: "GET" | "POST", path: string, action: Action) => Promise<T>;
+export type Api = <T>(method: "GET" | "POST", path: string, action: Action, body?: unknown) => Promise<T>;
 
 export function Account(props: {
   session: Session;
@@ -17,8 +17,8 @@ export function Account(props: {
 }) {
   const { session, settings, onLogOut } = props;
   const api: Api = useCallback(
-    <T,>(method: "GET" | "POST", path: string, action: Action) =>
-      call<T>(method, path, session.token).catch((err: unknown) => {
+    <T,>(method: "GET" | "POST", path: string, action: Action, body?: unknown) =>
+      call<T>(method, path, session.token, body).catch((err: unknown) => {
         if (err instanceof ApiError && err.status === 401) onLogOut(explain(err, action));
         throw err;
       }),
@@ -30,6 +30,8 @@ export function Account(props: {
   const [busy, setBusy] = useState(false);
   // The raw key created in this tab, for the try-it box; kept in memory only, like the API shows it: once.
   const [rawKey, setRawKey] = useState<string | null>(null);
+  // The key list, kept by the keys section; the usage and request log name keys by their labels.
+  const [keys, setKeys] = useState<KeyList["keys"]>([]);
 
   useEffect(() => {
     api<PartyLookup>("GET", "/api/party", "read").then(
@@ -85,8 +87,8 @@ export function Account(props: {
           )}
           <FormError message={error} />
         </Section>
-        {party && <Activity api={api} refreshSeconds={settings.refreshSeconds} />}
-        <Keys api={api} onCreated={setRawKey} />
+        {party && <Activity api={api} refreshSeconds={settings.refreshSeconds} party={party} keys={keys} />}
+        <Keys api={api} onCreated={setRawKey} onLoaded={setKeys} />
         {party && <TryIt api={api} gatewayUrl={settings.gatewayUrl} rawKey={rawKey} />}
       </main>
     </div>

@@ -1,46 +1,35 @@
-import { DECIMALS, formatUnits, parseUnits } from "@stake/db/units";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Api } from "./account.tsx";
-import { ApiError, type Balance, explain, type ReservationPage } from "./api.ts";
-import { formatTime, Section } from "./ui.tsx";
-
-const PAGE_SIZE = 10;
-
-/** Balance minus reserved, exactly (decimal strings → integers of base units → decimal string). */
-function spendable(b: Balance): string {
-  try {
-    return formatUnits(
-      parseUnits(b.balance, DECIMALS.coin) - parseUnits(b.reservedBalance, DECIMALS.coin),
-      DECIMALS.coin,
-    );
-  } catch {
-    return "—";
-  }
-}
+import { ApiError, type Balance, type CoinRate, explain, type KeyList, type Party } from "./api.ts";
+import { subtractCoins } from "./coins.ts";
+import { FundingHistory, HowToFund } from "./funding.tsx";
+import { RequestLog } from "./request-log.tsx";
+import { Settings } from "./settings.tsx";
+import { Section } from "./ui.tsx";
+import { UsageView } from "./usage.tsx";
 
 /**
- * Balance and reservations, kept fresh by polling: the balance every `refreshSeconds` while the tab is
- * visible, the reservation page only when the balance changed (every paid request moves the reserved
- * balance), so an open page costs one request per period against the API's per-client limit.
+ * Balance and what moves it, kept fresh by polling: the balance every `refreshSeconds` while the tab is
+ * visible; the views below (request log, usage, spend caps, funding) are read again only when the balance
+ * changed (every paid request and every credit moves it), so an open page costs one request per period
+ * against the API's per-client limit.
  */
-export function Activity(props: { api: Api; refreshSeconds: number }) {
-  const { api, refreshSeconds } = props;
+export function Activity(props: { api: Api; refreshSeconds: number; party: Party; keys: KeyList["keys"] }) {
+  const { api, refreshSeconds, keys } = props;
   const [balance, setBalance] = useState<Balance | null>(null);
-  const [list, setList] = useState<ReservationPage | null>(null);
+  // Bumped when the balance changed: the views below read again.
+  const [version, setVersion] = useState(0);
+  const [rate, setRate] = useState<CoinRate["rate"] | undefined>(undefined);
   const [status, setStatus] = useState("");
   const [updated, setUpdated] = useState<Date | null>(null);
-  const page = useRef(1);
   const last = useRef("");
 
-  const loadPage = async (p: number) => {
-    const next = await api<ReservationPage>(
-      "GET",
-      `/api/reservations?page=${p}&pageSize=${PAGE_SIZE}`,
-      "read",
+  useEffect(() => {
+    api<CoinRate>("GET", "/api/coin-rate", "read").then(
+      (r) => setRate(r.rate),
+      () => {},
     );
-    page.current = p;
-    setList(next);
-  };
+  }, [api]);
 
   useEffect(() => {
     let timer: number | undefined;
@@ -56,7 +45,7 @@ export function Activity(props: { api: Api; refreshSeconds: number }) {
         if (seen !== last.current) {
           last.current = seen;
           setBalance(b);
-          await loadPage(page.current);
+          setVersion((v) => v + 1);
         }
         setUpdated(new Date());
         setStatus("");
@@ -83,10 +72,6 @@ export function Activity(props: { api: Api; refreshSeconds: number }) {
     };
   }, [api, refreshSeconds]);
 
-  const pages = list ? Math.max(1, Math.ceil(list.total / PAGE_SIZE)) : 1;
-  const goTo = (p: number) => {
-    loadPage(p).catch((err: unknown) => setStatus(explain(err, "read")));
-  };
   return (
     <>
       <Section title="Balance" id="balance-title">
@@ -102,8 +87,14 @@ export function Activity(props: { api: Api; refreshSeconds: number }) {
             </div>
             <div>
               <dt>Spendable</dt>
-              <dd data-testid="spendable">{spendable(balance)}</dd>
+              <dd data-testid="spendable">{subtractCoins(balance.balance, balance.reservedBalance)}</dd>
             </div>
+            {rate && (
+              <div>
+                <dt>Coin price</dt>
+                <dd data-testid="coin-rate">{rate.usdPerCoin} USD</dd>
+              </div>
+            )}
           </dl>
         ) : (
           <p>Loading…</p>
@@ -113,70 +104,17 @@ export function Activity(props: { api: Api; refreshSeconds: number }) {
           {status ||
             (updated && `Updated ${updated.toLocaleTimeString()}; refreshed every ${refreshSeconds} s.`)}
         </p>
+        <HowToFund partyId={props.party.partyId} rate={rate} />
       </Section>
-      <Section title="Reservations" id="reservations-title">
-        {list && list.total === 0 && (
-          <p>No reservations yet: each paid request through the gateway adds one.</p>
-        )}
-        {list && list.total > 0 && (
-          <>
-            <div class="scroll">
-              <table>
-                <caption>
-                  Newest first. A reservation is charged when it settles; a failed one is released.
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Provider</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Cost (coins)</th>
-                    <th scope="col">Cost (USD)</th>
-                    <th scope="col">Idempotency key</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.reservations.map((r) => (
-                    <tr key={r.id} data-testid="reservation">
-                      <td>{formatTime(r.createdAt)}</td>
-                      <td>{r.providerKey}</td>
-                      <td>
-                        <span class={`badge ${r.status}`}>{r.status.replaceAll("_", " ")}</span>
-                      </td>
-                      <td class="num">{r.cost}</td>
-                      <td class="num">{r.costInUSD}</td>
-                      <td>
-                        <code>{r.idempotencyKey}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <nav class="pager" aria-label="Reservation pages">
-              <button
-                type="button"
-                class="secondary"
-                disabled={page.current <= 1}
-                onClick={() => goTo(page.current - 1)}
-              >
-                Newer
-              </button>
-              <span>
-                Page {page.current} of {pages} ({list.total} in all)
-              </span>
-              <button
-                type="button"
-                class="secondary"
-                disabled={page.current >= pages}
-                onClick={() => goTo(page.current + 1)}
-              >
-                Older
-              </button>
-            </nav>
-          </>
-        )}
-      </Section>
+      {/* Shown from the first balance on, so their first read is not repeated by the first bump. */}
+      {version > 0 && (
+        <>
+          <UsageView api={api} version={version} keys={keys} />
+          <RequestLog api={api} version={version} keys={keys} />
+          <FundingHistory api={api} version={version} />
+          <Settings api={api} version={version} />
+        </>
+      )}
     </>
   );
 }

@@ -1,14 +1,20 @@
 import type { z } from "zod";
 import type {
   BalanceResponse,
+  CoinRateResponse,
   CreateKeyResponse,
+  FundingResponse,
   KeyListResponse,
   LoginResponse,
+  LowBalanceThresholdResponse,
   PartyLookupResponse,
   PartyResponse,
   ProvidersResponse,
   ReservationsResponse,
+  SpendCapsResponse,
+  UsageResponse,
 } from "../../gateway-account/schemas.ts";
+import type { EndpointListResponse } from "../../webhooks/schemas.ts";
 
 // The wire types come from the API's own response schemas (type-only imports: nothing of zod is bundled).
 export type Balance = z.output<typeof BalanceResponse>;
@@ -19,6 +25,12 @@ export type Party = z.output<typeof PartyResponse>;
 export type PartyLookup = z.output<typeof PartyLookupResponse>;
 export type Providers = z.output<typeof ProvidersResponse>;
 export type ReservationPage = z.output<typeof ReservationsResponse>;
+export type FundingPage = z.output<typeof FundingResponse>;
+export type CoinRate = z.output<typeof CoinRateResponse>;
+export type SpendCaps = z.output<typeof SpendCapsResponse>;
+export type Threshold = z.output<typeof LowBalanceThresholdResponse>;
+export type Usage = z.output<typeof UsageResponse>;
+export type Webhooks = z.output<typeof EndpointListResponse>;
 
 /** A refused or failed API call: the status, the API's own `{message}` and, on 429, when to try again. */
 export class ApiError extends Error {
@@ -55,7 +67,7 @@ export async function call<T>(
 }
 
 /** What the user did when an error came back: the same status reads differently per form. */
-export type Action = "login" | "signup" | "party" | "key" | "deactivate" | "read";
+export type Action = "login" | "signup" | "party" | "key" | "deactivate" | "read" | "settings";
 
 /** The API's refusals as sentences a user can act on (the raw API message when it already is one). */
 export function explain(error: unknown, action: Action): string {

@@ -5,16 +5,33 @@ import { CopyButton, FormError, formatTime, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];
 
+/** A key as its owner knows it: the label they gave and its first characters; the id when unknown. */
+export function keyName(keys: readonly Key[], keyId: string | null): string {
+  if (!keyId) return "no key";
+  const key = keys.find((k) => k.id === keyId);
+  if (!key) return keyId;
+  return key.label ? `${key.label} (${key.start}…)` : `${key.start}…`;
+}
+
 const focusHeading = () => document.getElementById("keys-title")?.focus();
 
-export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
-  const { api, onCreated } = props;
+export function Keys(props: {
+  api: Api;
+  onCreated: (rawKey: string) => void;
+  onLoaded: (keys: Key[]) => void;
+}) {
+  const { api, onCreated, onLoaded } = props;
   const [keys, setKeys] = useState<Key[] | null>(null);
   const [fresh, setFresh] = useState<NewKey | null>(null);
   const [confirming, setConfirming] = useState<Key | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api<KeyList>("GET", "/api/api-key/list", "read").then((r) => setKeys(r.keys));
+  const [label, setLabel] = useState("");
+  const load = () =>
+    api<KeyList>("GET", "/api/api-key/list", "read").then((r) => {
+      setKeys(r.keys);
+      onLoaded(r.keys);
+    });
 
   useEffect(() => {
     load().catch((err: unknown) => setError(explain(err, "read")));
@@ -24,7 +41,9 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const key = await api<NewKey>("POST", "/api/api-key/create", "key");
+      const body = label.trim() ? { label: label.trim() } : undefined;
+      const key = await api<NewKey>("POST", "/api/api-key/create", "key", body);
+      setLabel("");
       setFresh(key);
       onCreated(key.key);
       await load();
@@ -49,9 +68,25 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
           }}
         />
       ) : (
-        <button type="button" onClick={create} disabled={busy}>
-          {busy ? "Creating…" : "Create API key"}
-        </button>
+        <div class="row end">
+          <div class="field">
+            <label for="key-label">Label (optional)</label>
+            <input
+              id="key-label"
+              maxLength={64}
+              autoComplete="off"
+              aria-describedby="key-label-hint"
+              value={label}
+              onInput={(e) => setLabel(e.currentTarget.value)}
+            />
+            <p class="hint" id="key-label-hint">
+              A name for the key (up to 64 characters), shown in the usage and the request log.
+            </p>
+          </div>
+          <button type="button" onClick={create} disabled={busy}>
+            {busy ? "Creating…" : "Create API key"}
+          </button>
+        </div>
       )}
       <FormError message={error} />
       {keys && keys.length === 0 && <p>No keys yet.</p>}
@@ -63,6 +98,7 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
             </caption>
             <thead>
               <tr>
+                <th scope="col">Label</th>
                 <th scope="col">Key</th>
                 <th scope="col">Key id</th>
                 <th scope="col">Created</th>
@@ -75,12 +111,14 @@ export function Keys(props: { api: Api; onCreated: (rawKey: string) => void }) {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
+                  <td data-testid="key-label">{k.label ?? "—"}</td>
                   <td>
                     <code>{k.start}…</code>
                   </td>
                   {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
                   <td>
-                    <code data-testid="key-id">{k.id}</code>
+                    <code data-testid="key-id">{k.id}</code>{" "}
+                    <CopyButton text={k.id} label="Copy id" context={`of key ${k.label ?? k.start}`} />
                   </td>
                   <td>{formatTime(k.createdAt)}</td>
                   <td>

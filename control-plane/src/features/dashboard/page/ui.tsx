@@ -56,7 +56,12 @@ export function FormError(props: { message: string | null }) {
 }
 
 /** Copies `text`; says so in a live region, since a button's own change is not announced. */
-export function CopyButton(props: { text: string; label: string }) {
+export function CopyButton(props: {
+  text: string;
+  label: string;
+  /** Read by screen readers after the label, for a button repeated on each row of a table. */
+  context?: string;
+}) {
   const [done, setDone] = useState<string>("");
   const copy = async () => {
     try {
@@ -70,6 +75,7 @@ export function CopyButton(props: { text: string; label: string }) {
     <span class="copy">
       <button type="button" class="secondary" onClick={copy}>
         {props.label}
+        {props.context && <span class="visually-hidden"> {props.context}</span>}
       </button>
       <span class="status" aria-live="polite">
         {done}

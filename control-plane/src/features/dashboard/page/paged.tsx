@@ -1,0 +1,57 @@
+import { useEffect, useState } from "preact/hooks";
+import type { Api } from "./account.tsx";
+import { explain } from "./api.ts";
+
+interface Page {
+  page: number;
+  pageSize: number;
+  total: number;
+}
+
+/**
+ * One page of a paginated list of the account API, read again whenever `version` changes (the balance
+ * moved: something new to show) and on paging.
+ */
+export function usePaged<T extends Page>(api: Api, path: string, pageSize: number, version: number) {
+  const [list, setList] = useState<T | null>(null);
+  const [page, setPage] = useState(1);
+  const [error, setError] = useState<string | null>(null);
+  const [asked, setAsked] = useState(0);
+  useEffect(() => {
+    api<T>("GET", `${path}?page=${page}&pageSize=${pageSize}`, "read").then(
+      (next) => {
+        setList(next);
+        setError(null);
+      },
+      (err: unknown) => setError(explain(err, "read")),
+    );
+  }, [api, path, page, pageSize, version, asked]);
+  const pages = list ? Math.max(1, Math.ceil(list.total / pageSize)) : 1;
+  /** Reads the page again now (the user asked: something the balance does not show may have changed). */
+  const reload = () => setAsked((n) => n + 1);
+  return { list, page, pages, setPage, reload, error };
+}
+
+/** Newer / Older buttons and where the reader is. */
+export function Pager(props: {
+  label: string;
+  page: number;
+  pages: number;
+  total: number;
+  onPage: (p: number) => void;
+}) {
+  const { page, pages } = props;
+  return (
+    <nav class="pager" aria-label={props.label}>
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => props.onPage(page - 1)}>
+        Newer
+      </button>
+      <span>
+        Page {page} of {pages} ({props.total} in all)
+      </span>
+      <button type="button" class="secondary" disabled={page >= pages} onClick={() => props.onPage(page + 1)}>
+        Older
+      </button>
+    </nav>
+  );
+}
