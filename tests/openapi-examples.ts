@@ -13,29 +13,28 @@ import { resetTestTemplate } from "./helpers/pg.ts";
  */
 const OUT = path.join(ROOT, "control-plane", "src", "openapi-examples.json");
 const RECORDED = path.join(stateDir(), "openapi-examples");
-/**
- * Random input makes odd examples, so the fuzzer's exchanges are not shown to readers; the browser, CLI
- * and process-killing files call apps of other processes, which record nothing.
- */
-const SKIPPED = /^tests\/(control-plane\/fuzz|dashboard\/|scripts\/|webhooks\/worker-kill)/;
+/** The browser, CLI and process-killing files call apps of other processes, which record nothing. */
+const SKIPPED = /^tests\/(dashboard\/|scripts\/|webhooks\/worker-kill)/;
 const DRIVES_APP = /createControlPlaneHarness|createApp\(/;
 
-/** Test files that build a control-plane app, directly or through a helper of their folder. */
+/** Test files that build a control-plane app, directly or through a helper of their folder, on real input. */
 function testFiles(): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
       const rel = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(rel);
-      else if (rel.endsWith(".test.ts") && !SKIPPED.test(rel) && drivesApp(rel)) files.push(rel);
+      else if (rel.endsWith(".test.ts") && !SKIPPED.test(rel) && recordsExamples(rel)) files.push(rel);
     }
   };
   walk("tests");
   return files.sort();
 }
 
-function drivesApp(file: string): boolean {
+function recordsExamples(file: string): boolean {
   const text = readFileSync(path.join(ROOT, file), "utf8");
+  // Property-based files (the fuzzer among them) send random input, which makes odd examples.
+  if (text.includes('from "fast-check"')) return false;
   const helpers = [...text.matchAll(/from "\.\/([\w-]+\.ts)"/g)].map((m) =>
     readFileSync(path.join(ROOT, path.dirname(file), m[1]!), "utf8"),
   );
@@ -48,7 +47,8 @@ let code = 1;
 try {
   await resetTestTemplate(infra.databaseUrl);
   rmSync(RECORDED, { recursive: true, force: true });
-  const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles();
+  const named = process.argv.slice(2);
+  const files = named.length ? named : testFiles();
   console.log(`recording examples from ${files.length} test files, one at a time`);
   const child = spawnOwned(
     process.execPath,
@@ -65,13 +65,16 @@ try {
     },
   );
   const testsCode = await new Promise<number>((resolve) => child.once("close", (c) => resolve(c ?? 1)));
-  const merged: Examples = {};
+  const fresh: Examples = {};
   for (const file of readdirSync(RECORDED).sort()) {
     const recorded: Examples = JSON.parse(readFileSync(path.join(RECORDED, file), "utf8"));
     for (const [op, byStatus] of Object.entries(recorded))
       for (const [status, example] of Object.entries(byStatus))
-        keepExample(merged, op, status, example as Example);
+        keepExample(fresh, op, status, example as Example);
   }
+  // Named files refresh what they recorded and leave the other examples as they were.
+  const merged: Examples = named.length ? JSON.parse(readFileSync(OUT, "utf8")) : {};
+  for (const [op, byStatus] of Object.entries(fresh)) merged[op] = { ...merged[op], ...byStatus };
   // Sorted, so a refresh shows in a diff as changed values, not as moved entries.
   const sorted = Object.fromEntries(
     Object.keys(merged)

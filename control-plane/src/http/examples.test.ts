@@ -35,13 +35,20 @@ test("redact replaces every kind of secret, wherever it sits, and keeps ids and 
       address: "0x1111111111111111111111111111111111111111",
     },
   });
-  // What is redacted stays so: the check on the committed examples relies on it.
+  // A refused request's password does not pass the password rules, so it never reads as acceptable.
+  assert.deepEqual(redact({ password: "short" }, true), { password: "<redacted>" });
+  // What is redacted stays so, whichever placeholder: the check on the committed examples relies on it.
   assert.deepEqual(redact(redact(recorded)), redact(recorded));
+  assert.deepEqual(redact(redact({ password: "short" }, true)), { password: "<redacted>" });
 });
 
 test("keepExample keeps the richest example that stays readable, the first on a tie", () => {
   const kept: Examples = {};
-  const example = (n: number) => ({ request: {}, response: { items: "x".repeat(n) } });
+  const example = (n: number) => ({
+    at: "2026-01-01T00:00:00Z",
+    request: {},
+    response: { items: "x".repeat(n) },
+  });
   keepExample(kept, "get /a", "200", example(10));
   keepExample(kept, "get /a", "200", example(5));
   assert.equal((kept["get /a"]!["200"]!.response as { items: string }).items.length, 10);

@@ -9,9 +9,12 @@ import type { ResponseSpec, Route } from "./route.ts";
  * writes them to `control-plane/src/openapi-examples.json`, which openapi.ts merges into the document.
  */
 export interface Example {
+  /** When it was recorded: a request valid then (an `expiresAt` in the future) is checked as of then. */
+  at: string;
   /** The request as the client sent it, before validation. */
   request: { params?: unknown; query?: unknown; body?: unknown };
-  response: unknown;
+  /** The JSON reply; absent when the reply has none (204, a CSV export). */
+  response?: unknown;
 }
 
 /** Per operation (`"post /user/api-keys"`), per status: one example. */
@@ -38,8 +41,9 @@ export function keepExample(into: Examples, op: string, status: string, candidat
 
 /**
  * Secrets never reach the examples (nor the recorder's file): issued keys, JWTs and webhook secrets by
- * their shape, whatever field carries them, and passwords by name. The placeholders still satisfy the
- * schemas, so the examples stay checkable.
+ * their shape, whatever field carries them, and passwords by name. A success's placeholder passes the
+ * password rules, so the examples stay checkable; a refusal's does not, so a refused password never
+ * reads as an acceptable one. Placeholders are left as they are: redacting twice changes nothing.
  */
 const SECRET_SHAPES: [RegExp, string][] = [
   [/\b(stk|gwk)_[1-9A-HJ-NP-Za-km-z]{32,44}\b/g, "$1_REDACTED"],
@@ -47,28 +51,35 @@ const SECRET_SHAPES: [RegExp, string][] = [
   [/\beyJ[\w-]*\.[\w-]+\.[\w-]+/g, "REDACTED.JWT.TOKEN"],
 ];
 const SECRET_NAMES = /password|private|mnemonic/i;
+const PASSWORD = { accepted: "Redacted-passw0rd", refused: "<redacted>" };
 
-export function redact(value: unknown, name = ""): unknown {
-  if (typeof value === "string") {
-    if (SECRET_NAMES.test(name)) return "Redacted-passw0rd";
-    return SECRET_SHAPES.reduce((s, [shape, placeholder]) => s.replace(shape, placeholder), value);
-  }
-  if (Array.isArray(value)) return value.map((v) => redact(v, name));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, k)]));
-  return value;
+export function redact(value: unknown, refused = false): unknown {
+  const walk = (v: unknown, name: string): unknown => {
+    if (typeof v === "string") {
+      if (!SECRET_NAMES.test(name))
+        return SECRET_SHAPES.reduce((s, [shape, placeholder]) => s.replace(shape, placeholder), v);
+      if (v === PASSWORD.accepted || v === PASSWORD.refused) return v;
+      return refused ? PASSWORD.refused : PASSWORD.accepted;
+    }
+    if (Array.isArray(v)) return v.map((item) => walk(item, name));
+    if (v && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(value, "");
 }
 
 const nonEmpty = (o: unknown) => (o && typeof o === "object" && Object.keys(o).length ? o : undefined);
 
-function requestOf(req: Request): Example["request"] {
+function requestOf(req: Request, refused: boolean): Example["request"] {
   const request = { params: nonEmpty(req.params), query: nonEmpty(req.query), body: req.body };
-  return redact(JSON.parse(JSON.stringify(request))) as Example["request"];
+  return redact(JSON.parse(JSON.stringify(request)), refused) as Example["request"];
 }
 
 /**
- * A recorder that keeps, per operation and declared status, the preferred JSON reply seen in this process,
- * and writes them to a file of its own under `dir` when the process exits (test processes exit normally).
+ * A recorder that keeps, per operation and declared status, the preferred exchange seen in this process
+ * (its JSON reply, if any), and writes them to a file of its own under `dir` when the process exits (test
+ * processes exit normally).
  */
 export function createExampleRecorder(dir: string): ExampleRecorder {
   const kept: Examples = {};
@@ -78,14 +89,21 @@ export function createExampleRecorder(dir: string): ExampleRecorder {
     writeFileSync(file, JSON.stringify(kept));
   });
   return (r, declared) => (req, res, next) => {
+    let body: unknown;
     const json = res.json.bind(res);
-    res.json = (body) => {
-      if (declared[res.statusCode]?.body) {
-        const response = redact(JSON.parse(JSON.stringify(body)));
-        keepExample(kept, operationKey(r), String(res.statusCode), { request: requestOf(req), response });
-      }
-      return json(body);
+    res.json = (b) => {
+      body = b;
+      return json(b);
     };
+    res.once("finish", () => {
+      const spec = declared[res.statusCode];
+      // A status the route does not declare is a bug the tests report, not an example.
+      if (!spec || (spec.body && body === undefined)) return;
+      const refused = res.statusCode >= 400;
+      const example: Example = { at: new Date().toISOString(), request: requestOf(req, refused) };
+      if (body !== undefined) example.response = redact(JSON.parse(JSON.stringify(body)), refused);
+      keepExample(kept, operationKey(r), String(res.statusCode), example);
+    });
     next();
   };
 }

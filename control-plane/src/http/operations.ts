@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { presentStandard } from "../errors.ts";
 import { DOCS_HEADERS, DOCS_INIT, DOCS_PAGE } from "../openapi.ts";
-import { type Area, route } from "./route.ts";
+import { type Area, errorResponses, route } from "./route.ts";
 
 const Status = z.object({ status: z.literal("ok") });
 const Readiness = z.object({
@@ -49,8 +49,9 @@ export function operationsArea(deps: {
         security: "metrics",
         responses: {
           200: { description: "text exposition format" },
-          401: { description: "METRICS_TOKEN set and not presented" },
-          403: { description: "no METRICS_TOKEN set and the client is not on loopback" },
+          // The refusals are JSON in the standard error body, like every other (the recorded examples showed it).
+          401: errorResponses(presentStandard.body)("METRICS_TOKEN set and not presented"),
+          403: errorResponses(presentStandard.body)("no METRICS_TOKEN set and the client is not on loopback"),
         },
         handler: async () => ({ status: 200, ...(await deps.metrics()) }),
       }),
