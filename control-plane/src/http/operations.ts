@@ -4,6 +4,7 @@ import { DOCS_HEADERS, DOCS_INIT, DOCS_PAGE } from "../openapi.ts";
 import { type Area, errorResponses, route } from "./route.ts";
 
 const Status = z.object({ status: z.literal("ok") });
+const error = errorResponses(presentStandard.body);
 const Readiness = z.object({
   status: z.enum(["ok", "unavailable"]),
   postgres: z.enum(["ok", "unreachable"]),
@@ -49,9 +50,9 @@ export function operationsArea(deps: {
         security: "metrics",
         responses: {
           200: { description: "text exposition format" },
-          // The refusals are JSON in the standard error body, like every other (the recorded examples showed it).
-          401: errorResponses(presentStandard.body)("METRICS_TOKEN set and not presented"),
-          403: errorResponses(presentStandard.body)("no METRICS_TOKEN set and the client is not on loopback"),
+          // Refused in the standard error body, like every route (the recorded examples showed it).
+          401: error("METRICS_TOKEN set and not presented"),
+          403: error("no METRICS_TOKEN set and the client is not on loopback"),
         },
         handler: async () => ({ status: 200, ...(await deps.metrics()) }),
       }),
