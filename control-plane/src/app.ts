@@ -12,6 +12,7 @@ import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
+import type { ExampleRecorder } from "./http/examples.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
 import { operationsArea } from "./http/operations.ts";
 import { type Area, assertAllDeclared, registerAreas, registerWrongMethods } from "./http/route.ts";
@@ -25,6 +26,8 @@ export interface AppDeps {
   redis: Redis;
   /** Check every reply against its declared schema (the tests turn this on). */
   checkResponses?: boolean;
+  /** Records real exchanges as OpenAPI examples (the tests, under `npm run openapi:examples`). */
+  recordExamples?: ExampleRecorder | undefined;
   /** The composition root's output (main.ts passes it; built from the rest when absent). */
   root?: Root;
 }
@@ -130,7 +133,13 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(metrics.track);
   // Any content type is read as JSON, so `curl -d '{...}'` works without a Content-Type header.
   const json = express.json({ limit: deps.config.jsonBodyLimit, type: () => true });
-  registerAreas(app, areas, { authenticators, json, logger, checkResponses: deps.checkResponses ?? false });
+  registerAreas(app, areas, {
+    authenticators,
+    json,
+    logger,
+    checkResponses: deps.checkResponses ?? false,
+    recordExamples: deps.recordExamples,
+  });
   registerWrongMethods(app, areas, logger);
   app.use("/docs/assets", docsAssets);
   app.use(() => {

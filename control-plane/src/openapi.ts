@@ -1,9 +1,11 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import express, { type RequestHandler } from "express";
 import { z } from "zod";
 import { openApiWebhooks } from "./features/webhooks/events.ts";
 import { SECURITY } from "./http/auth.ts";
+import { type Example, type Examples, operationKey } from "./http/examples.ts";
 import { type Area, type Route, responsesOf } from "./http/route.ts";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -25,7 +27,22 @@ function parameters(schema: z.ZodType, where: "query" | "path") {
   }));
 }
 
-function operation(area: Area, r: Route) {
+/** The examples recorded from the tests (docs/testing.md, "OpenAPI examples"), keyed by operation and status. */
+export function recordedExamples(): Examples {
+  return JSON.parse(readFileSync(new URL("./openapi-examples.json", import.meta.url), "utf8"));
+}
+
+/** What a reader sees beside an example: which reply the request got (and its error code, if any). */
+function summary(status: string, e: Example): string {
+  const code = (e.response as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? `${status} ${code}` : status;
+}
+
+function operation(area: Area, r: Route, examples: Record<string, Example> = {}) {
+  const example = (status: string) => {
+    const e = examples[status];
+    return e && { examples: { [status]: { summary: summary(status, e), value: e.response } } };
+  };
   const op: Record<string, unknown> = {
     tags: [area.tag],
     summary: r.summary,
@@ -36,21 +53,42 @@ function operation(area: Area, r: Route) {
         spec.body
           ? {
               description: spec.description,
-              content: { "application/json": { schema: jsonSchema(spec.body, "output") } },
+              content: {
+                "application/json": { schema: jsonSchema(spec.body, "output"), ...example(status) },
+              },
             }
           : { description: spec.description },
       ]),
     ),
   };
+  // The parameters' examples are those of the first success recorded.
+  const success = Object.entries(examples).find(([status]) => status.startsWith("2"))?.[1]?.request;
+  const withExample = (given: unknown) => (p: { name: string }) => {
+    const value = (given as Record<string, unknown> | undefined)?.[p.name];
+    return value === undefined ? p : { ...p, example: value };
+  };
   const params = [
-    ...(r.params ? parameters(r.params, "path") : []),
-    ...(r.query ? parameters(r.query, "query") : []),
+    ...(r.params ? parameters(r.params, "path").map(withExample(success?.params)) : []),
+    ...(r.query ? parameters(r.query, "query").map(withExample(success?.query)) : []),
   ];
   if (params.length) op.parameters = params;
   if (r.body) {
+    const requests = Object.entries(examples).filter(([, e]) => e.request.body !== undefined);
     op.requestBody = {
       required: true,
-      content: { "application/json": { schema: jsonSchema(r.body, "input") } },
+      content: {
+        "application/json": {
+          schema: jsonSchema(r.body, "input"),
+          ...(requests.length && {
+            examples: Object.fromEntries(
+              requests.map(([status, e]) => [
+                status,
+                { summary: `answered ${summary(status, e)}`, value: e.request.body },
+              ]),
+            ),
+          }),
+        },
+      },
     };
   }
   if (r.security) op.security = [{ [r.security]: [] }];
@@ -60,8 +98,10 @@ function operation(area: Area, r: Route) {
 /** The OpenAPI 3.1 document of the control plane, generated from the route declarations. */
 export function openApiDocument(areas: readonly Area[]) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const examples = recordedExamples();
   for (const area of areas)
-    for (const r of area.routes) paths[r.path] = { ...paths[r.path], [r.method]: operation(area, r) };
+    for (const r of area.routes)
+      paths[r.path] = { ...paths[r.path], [r.method]: operation(area, r, examples[operationKey(r)]) };
   return {
     openapi: "3.1.0",
     info: {

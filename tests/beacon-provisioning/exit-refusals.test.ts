@@ -6,7 +6,11 @@ import { createApp } from "../../control-plane/src/app.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
-import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import {
+  type ControlPlaneHarness,
+  createControlPlaneHarness,
+  recordExamples,
+} from "../helpers/control-plane.ts";
 import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
@@ -45,6 +49,7 @@ before(async () => {
     db: h.db,
     redis: h.redis,
     checkResponses: true,
+    recordExamples,
   });
   a = await makeOrganisation(h.db);
   b = await makeOrganisation(h.db);

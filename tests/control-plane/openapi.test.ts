@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, before, mock, test } from "node:test";
 import express from "express";
 import request from "supertest";
 import { z } from "zod";
 import { createAreas } from "../../control-plane/src/app.ts";
 import { presentStandard } from "../../control-plane/src/errors.ts";
 import type { Authenticators } from "../../control-plane/src/http/auth.ts";
-import { assertAllDeclared, registerAreas, route } from "../../control-plane/src/http/route.ts";
+import { operationKey, redact } from "../../control-plane/src/http/examples.ts";
+import { operationsArea } from "../../control-plane/src/http/operations.ts";
+import { assertAllDeclared, registerAreas, responsesOf, route } from "../../control-plane/src/http/route.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { recordedExamples } from "../../control-plane/src/openapi.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 
 let h: Awaited<ReturnType<typeof createControlPlaneHarness>>;
@@ -16,18 +19,24 @@ before(async () => {
 });
 after(() => h.close());
 
-test("/openapi.json documents every declared route with its request and response schemas", async () => {
-  const res = await request(h.app).get("/openapi.json");
-  assert.equal(res.status, 200);
-  assert.match(res.headers["content-type"] ?? "", /application\/json/);
-  const doc = res.body;
-  assert.equal(doc.openapi, "3.1.0");
+/** The areas the harness's app serves, as declared (their routes and error bodies). */
+async function declaredAreas() {
   const { areas } = await createAreas({
     config: h.config,
     logger: createLogger({ level: "silent", service: "test" }),
     db: h.db,
     redis: h.redis,
   });
+  return areas;
+}
+
+test("/openapi.json documents every declared route with its request and response schemas", async () => {
+  const res = await request(h.app).get("/openapi.json");
+  assert.equal(res.status, 200);
+  assert.match(res.headers["content-type"] ?? "", /application\/json/);
+  const doc = res.body;
+  assert.equal(doc.openapi, "3.1.0");
+  const areas = await declaredAreas();
   let count = 0;
   for (const r of areas.flatMap((a) => a.routes)) {
     count++;
@@ -154,12 +163,7 @@ test("OpenAPI gives the APY's unit and documents both API-key header names", asy
 // Issue 25 item 6: every refusal a route can give is declared, and a wrong method is 405 with Allow.
 test("every authenticated route declares 401, every limited route 429", async () => {
   const doc = (await request(h.app).get("/openapi.json")).body;
-  const { areas } = await createAreas({
-    config: h.config,
-    logger: createLogger({ level: "silent", service: "test" }),
-    db: h.db,
-    redis: h.redis,
-  });
+  const areas = await declaredAreas();
   // Listed here, not taken from the declarations: the schemes whose check counts calls per caller
   // (password attempts, requests per staking key) and the routes behind the sign-up and log-in limits.
   const limitedSchemes = new Set(["basic", "api-key", "x-api-key", "stake-key"]);
@@ -221,4 +225,60 @@ test("a known path asked with a wrong method is 405 with Allow, in its area's er
   assert.equal(options.headers.allow, "POST, OPTIONS");
   // An unknown path stays 404.
   assert.equal((await request(h.app).put("/api/nowhere")).status, 404);
+});
+
+// Issue 25 item 6: examples on every operation, taken from the tests (docs/testing.md, "OpenAPI examples").
+test("every operation has a recorded success example, and every example fits its operation", async () => {
+  const examples = recordedExamples();
+  // Declarations only: the operations area's dependencies are never called here.
+  const operations = operationsArea({
+    readiness: async () => ({}) as never,
+    metrics: async () => ({}) as never,
+    openapi: () => "",
+  });
+  const problems: string[] = [];
+  const known = new Set<string>();
+  const check = (where: string, schema: z.ZodType | undefined, value: unknown) => {
+    const issue = schema?.safeParse(value).error?.issues[0];
+    if (issue)
+      problems.push(`${where}: ${issue.path.join(".")} ${issue.message} in ${JSON.stringify(value)}`);
+  };
+  for (const area of [...(await declaredAreas()), operations])
+    for (const r of area.routes) {
+      const key = operationKey(r);
+      known.add(key);
+      const declared = responsesOf(r, area);
+      const recorded = examples[key] ?? {};
+      for (const [status, spec] of Object.entries(declared))
+        if (status.startsWith("2") && spec.body && !recorded[status])
+          problems.push(`${key} ${status}: no example (refresh with npm run openapi:examples)`);
+      for (const [status, e] of Object.entries(recorded)) {
+        const spec = declared[Number(status)];
+        if (!spec) problems.push(`${key} ${status}: not a declared status`);
+        else if (spec.body) check(`${key} ${status} reply`, spec.body, e.response);
+        else if (e.response !== undefined) problems.push(`${key} ${status}: declared without a JSON body`);
+        if (!status.startsWith("2")) continue;
+        // The request that got a success was a valid one when it was sent.
+        mock.timers.enable({ apis: ["Date"], now: Date.parse(e.at) });
+        try {
+          check(`${key} ${status} body`, r.body, e.request.body);
+          check(`${key} ${status} query`, r.query, e.request.query ?? {});
+          check(`${key} ${status} params`, r.params, e.request.params ?? {});
+        } finally {
+          mock.timers.reset();
+        }
+      }
+    }
+  for (const key of Object.keys(examples)) if (!known.has(key)) problems.push(`${key}: no such operation`);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(redact(examples), examples, "a secret in the recorded examples");
+
+  // The document carries them where a reader looks: beside the request body, each reply and each parameter.
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const create = doc.paths["/user/api-keys"].post;
+  const created = create.responses["201"].content["application/json"].examples["201"];
+  assert.equal(created.value.apiKey, "stk_REDACTED", JSON.stringify(created));
+  assert.ok(create.requestBody.content["application/json"].examples["201"].value, "request example");
+  const endpoint = doc.paths["/api/webhooks/endpoints/{id}"].get;
+  assert.match(endpoint.parameters[0].example, /^whep_/, JSON.stringify(endpoint.parameters));
 });

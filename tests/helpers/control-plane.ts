@@ -1,9 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../control-plane/src/app.ts";
 import { type Config, loadConfig } from "../../control-plane/src/config.ts";
+import { createExampleRecorder } from "../../control-plane/src/http/examples.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { createTestDatabase } from "./pg.ts";
 import { createTestRedis, testRedisEnv } from "./redis.ts";
+
+/**
+ * Under `npm run openapi:examples` (tests/openapi-examples.ts) every app the tests build records its
+ * exchanges as the OpenAPI document's examples; one recorder per test process, off otherwise.
+ */
+const examplesDir = process.env.OPENAPI_EXAMPLES_OUT;
+export const recordExamples = examplesDir ? createExampleRecorder(examplesDir) : undefined;
 
 /**
  * Boots the real control-plane app (real Postgres, real Redis) for supertest. `env` overrides config
@@ -27,7 +35,14 @@ export async function createControlPlaneHarness(env: Record<string, string> = {}
     ...env,
   });
   const logger = createLogger({ level: config.logLevel, service: "control-plane" });
-  const app = await createApp({ config, logger, db: database.db, redis: redis.redis, checkResponses: true });
+  const app = await createApp({
+    config,
+    logger,
+    db: database.db,
+    redis: redis.redis,
+    checkResponses: true,
+    recordExamples,
+  });
   return {
     app,
     config,

@@ -327,6 +327,27 @@ test("gateway users manage endpoints with their bearer token, in the gateway acc
   assert.equal(test.status, 202, JSON.stringify(test.body));
   const got = await eventually(() => r.received[0], { what: "the gateway user's test event" });
   new Webhook(created.body.secret).verify(got.body, got.headers as Record<string, string>);
+  // The rest of an endpoint's life under the bearer token: read, edit, replay a delivery, a new secret.
+  const endpoint = `/api/webhook/${created.body.id}`;
+  const read = await request(h.app).get(endpoint).set(bearer);
+  assert.equal(read.status, 200, JSON.stringify(read.body));
+  assert.equal(read.body.url, r.url);
+  const updated = await request(h.app).post(`${endpoint}/update`).set(bearer).send({ description: "orders" });
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  assert.equal(updated.body.description, "orders");
+  const delivered = await eventually(
+    async () => {
+      const res = await request(h.app).get(`${endpoint}/deliveries`).set(bearer);
+      return (res.body.deliveries as { id: string; status: string }[]).find((d) => d.status === "delivered");
+    },
+    { what: "the test event's delivery recorded" },
+  );
+  const replay = await request(h.app).post(`/api/webhook/delivery/${delivered.id}/replay`).set(bearer);
+  assert.equal(replay.status, 202, JSON.stringify(replay.body));
+  await eventually(() => r.received.length >= 2, { what: "the replayed event" });
+  const rotated = await request(h.app).post(`${endpoint}/rotate-secret`).set(bearer);
+  assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+  assert.notEqual(rotated.body.secret, created.body.secret);
   const del = await request(h.app).post(`/api/webhook/${created.body.id}/delete`).set(bearer);
   assert.equal(del.status, 204);
 });

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { presentStandard } from "../errors.ts";
 import { DOCS_HEADERS, DOCS_INIT, DOCS_PAGE } from "../openapi.ts";
-import { type Area, route } from "./route.ts";
+import { type Area, errorResponses, route } from "./route.ts";
 
 const Status = z.object({ status: z.literal("ok") });
+const error = errorResponses(presentStandard.body);
 const Readiness = z.object({
   status: z.enum(["ok", "unavailable"]),
   postgres: z.enum(["ok", "unreachable"]),
@@ -49,8 +50,9 @@ export function operationsArea(deps: {
         security: "metrics",
         responses: {
           200: { description: "text exposition format" },
-          401: { description: "METRICS_TOKEN set and not presented" },
-          403: { description: "no METRICS_TOKEN set and the client is not on loopback" },
+          // Refused in the standard error body, like every route (the recorded examples showed it).
+          401: error("METRICS_TOKEN set and not presented"),
+          403: error("no METRICS_TOKEN set and the client is not on loopback"),
         },
         handler: async () => ({ status: 200, ...(await deps.metrics()) }),
       }),

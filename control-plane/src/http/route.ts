@@ -10,6 +10,7 @@ import {
 } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
+import type { ExampleRecorder } from "./examples.ts";
 
 /**
  * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
@@ -160,6 +161,8 @@ export interface RegisterOptions {
   logger: Logger;
   /** Check every reply against its declared schema (tests): a mismatch is a 500 with the reason logged. */
   checkResponses?: boolean;
+  /** Records real exchanges as the OpenAPI document's examples (`npm run openapi:examples`); off: absent. */
+  recordExamples?: ExampleRecorder | undefined;
 }
 
 function handle(r: Route, declared: Record<number, ResponseSpec>, options: RegisterOptions): RequestHandler {
@@ -237,6 +240,7 @@ export function registerAreas(app: Express, areas: readonly Area[], options: Reg
       const declared = responsesOf(r, area);
       const onError = options.checkResponses ? checkErrors(r, declared, errors) : errors;
       const handlers = [options.json, ...(area.use ?? []), handle(r, declared, options), onError];
+      if (options.recordExamples) handlers.unshift(options.recordExamples(r, declared));
       for (const path of [r.path, ...(r.aliases ?? [])]) app[r.method](expressPath(path), ...handlers);
     }
   }
