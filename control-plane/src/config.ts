@@ -19,7 +19,8 @@ import { z } from "zod";
 import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
 import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
-import { DEFAULT_LEASE_MS } from "./features/gateway-settlement/lease.ts";
+import { DEMO_GATEWAY_JWT_SECRET, GatewayAccountConfig } from "./features/gateway-account/config.ts";
+import { SettlementConfig } from "./features/gateway-settlement/config.ts";
 import { PartitionsConfig } from "./features/partitions/config.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
@@ -29,7 +30,6 @@ import { NETWORK } from "./network.ts";
 /** Public, well-known values so `npm start` works out of the box. Never for real funds. */
 export const DEMO_ETH_OPERATOR_SEED = "0x" + "de".repeat(32);
 export const DEMO_ETH_KEY_ENCRYPTION_KEY = "0x" + "0d".repeat(32);
-export const DEMO_GATEWAY_JWT_SECRET = "dev-only-gateway-jwt-secret-change-me-in-production";
 
 /**
  * The control plane's areas, named as their folders under `features/`, in the order their routes are
@@ -179,13 +179,6 @@ export const ControlPlaneEnv = z.object({
     .min(1)
     .default(900)
     .describe("Window of the sign-up and auth-failure limits."),
-  GATEWAY_JWT_SECRET: z
-    .string()
-    .min(32)
-    .default(DEMO_GATEWAY_JWT_SECRET)
-    .describe(
-      "HS256 secret of gateway account bearer tokens. The default is a public DEMO secret, refused unless DEMO_MODE=1, and always on mainnet.",
-    ),
   METRICS_TOKEN: z
     .string()
     .min(32)
@@ -193,53 +186,8 @@ export const ControlPlaneEnv = z.object({
     .describe(
       "Bearer token that /metrics requires. Unset: /metrics answers loopback clients only (a scraper on the same host).",
     ),
-  GATEWAY_JWT_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(86_400)
-    .default(900)
-    .describe("Lifetime of a gateway account bearer token."),
-  GATEWAY_KEYS_PER_USER: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .describe("Active gateway API keys a gateway user may hold; creating one more is 409."),
-  GATEWAY_ACCOUNT_RATE_LIMIT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(300)
-    .describe("Gateway account API requests allowed per client address per window."),
-  GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(900)
-    .describe("Window of the gateway account API rate limit."),
-  SETTLEMENT_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .default(1000)
-    .describe("Pause between two settlement passes of the worker (gateway reservations → ledger debits)."),
-  SETTLEMENT_LEASE_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .default(DEFAULT_LEASE_MS)
-    .describe(
-      "How long a settlement worker's lease on a party lasts unless renewed (at every step of its settlement): the wait before another worker takes over the parties of a worker that died. Longer than any one step (a 5,000-row statement).",
-    ),
-  RESERVATION_REAP_AFTER_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .default(60_000)
-    .describe(
-      "Age after which a reservation still in flight is failed and its funds released; must exceed GATEWAY_REQUEST_DEADLINE_MS + 1 s (start-up refuses less). A request served after all is then charged late.",
-    ),
+  ...GatewayAccountConfig.in.shape,
+  ...SettlementConfig.in.shape,
   GATEWAY_REQUEST_DEADLINE_MS,
   IDEMPOTENCY_TTL_SECONDS,
   ETH_NETWORK: z
@@ -419,19 +367,8 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     },
     /** Secret: never log it. */
     metricsToken: e.METRICS_TOKEN,
-    gatewayAccount: {
-      jwtSecret: e.GATEWAY_JWT_SECRET,
-      jwtTtlSeconds: e.GATEWAY_JWT_TTL_SECONDS,
-      rateLimit: e.GATEWAY_ACCOUNT_RATE_LIMIT,
-      keysPerUser: e.GATEWAY_KEYS_PER_USER,
-      rateWindowSeconds: e.GATEWAY_ACCOUNT_RATE_WINDOW_SECONDS,
-    },
-    settlement: {
-      intervalMs: e.SETTLEMENT_INTERVAL_MS,
-      reapAfterMs: e.RESERVATION_REAP_AFTER_MS,
-      ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
-      leaseMs: e.SETTLEMENT_LEASE_MS,
-    },
+    gatewayAccount: GatewayAccountConfig.out.parse(e),
+    settlement: { ...SettlementConfig.out.parse(e), ttlSeconds: e.IDEMPOTENCY_TTL_SECONDS },
     // An area's transform only reads the variables this schema has already parsed.
     dashboard: DashboardConfig.out.parse(e),
     eth: {

@@ -20,9 +20,6 @@ import type { SettlementDeps, SettlementOptions } from "./types.ts";
  * moved), so such a late commit charges nothing twice; the fence (`fenced`) only stops it early.
  */
 
-/** Default lease length: how long a dead worker's party waits for another (SETTLEMENT_LEASE_MS). */
-export const DEFAULT_LEASE_MS = 15_000;
-
 /** This process in its lease tokens, so `GET …:lease` shows who settles a party. */
 const HOLDER = `${hostname()}:${process.pid}`;
 

@@ -1,16 +1,10 @@
 import { REAP_MARGIN_MS } from "@stake/db/env";
 import { longestGatewayDeadline } from "@stake/db/redis/gateway-deadlines";
 import { chargeParty } from "./charge.ts";
+import { DEFAULT_LEASE_MS } from "./config.ts";
 import { drainReservationLog } from "./drain.ts";
 import { eventCount, isDirty, markDirty, sampleDirty, unmarkDirty } from "./hot-repo.ts";
-import {
-  acquireLease,
-  DEFAULT_LEASE_MS,
-  fenced,
-  holdLease,
-  LeaseLostError,
-  type PartyLease,
-} from "./lease.ts";
+import { acquireLease, fenced, holdLease, LeaseLostError, type PartyLease } from "./lease.ts";
 import { reapParty } from "./reap.ts";
 import { partiesWithStaleInFlight, partyIdsAfter } from "./repo.ts";
 import type { SettlementDeps, SettlementOptions } from "./types.ts";
