@@ -344,8 +344,9 @@ export function liveReservationsAfter(
 }
 
 /** Records a credit (unique `ref`; a repeat inserts nothing) and returns the entry holding that ref. */
+/** The credit entry of `ref`, `created` when this call wrote it (not a re-run finding it). */
 export async function insertCredit(db: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
-  await db
+  const inserted = await db
     .insert(ledgerEntries)
     .values({
       id: newId("ledgerEntry"),
@@ -354,9 +355,10 @@ export async function insertCredit(db: DbOrTx, input: { partyId: string; amount:
       amount: input.amount.toString(),
       externalRef: input.ref,
     })
-    .onConflictDoNothing({ target: ledgerEntries.externalRef });
+    .onConflictDoNothing({ target: ledgerEntries.externalRef })
+    .returning({ id: ledgerEntries.id });
   const [entry] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.externalRef, input.ref));
-  return entry;
+  return entry && { ...entry, created: inserted.length > 0 };
 }
 
 /** A party's open reservations (the ones Redis must hold and count in `reserved`). */
