@@ -7,6 +7,10 @@
  * throughput against the gateway's best c100 round, and checks the books: nothing left in flight,
  * `reserved` back to exactly 0, and `ledger check` clean (balance = credits − debits, each debit = Σ the
  * reservations listing it).
+ * The gateway runs with its metrics endpoint on (BENCH_METRICS=off to leave it off), scraped every second
+ * during each of its runs; at the end a few of its figures are printed and its count of served requests
+ * must equal the bench's own (else exit 1). BENCH_GATEWAY_PROCESSES=2 adds a gateway of two processes
+ * (GATEWAY_PROCESSES) and prints req/s of 1 and 2 side by side.
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
  * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
