@@ -4,7 +4,7 @@
  * CPU ns, and what one scrape costs, measured in-process: on a shared machine a whole-gateway A/B
  * comparison cannot resolve a cost this small.
  */
-import { createMetrics, noMetrics } from "../../gateway/src/metrics.ts";
+import { createMetrics, noMetrics } from "@stake/gateway/metrics";
 
 const N = Number(process.env.N ?? "2000000");
 const outcomes = ["registered", "registered", "registered", "failed", "INSUFFICIENT_BALANCE"];
