@@ -93,7 +93,7 @@ class TallyHistogram extends Histogram<string> {
   }
 }
 
-/** Get-or-create in a Map, for the nested tables below. */
+/** Get-or-create in a Map; `make` is a module-level function, so a call allocates nothing once filled. */
 function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
   let v = m.get(k);
   if (v === undefined) {
@@ -102,6 +102,8 @@ function at<K, V>(m: Map<K, V>, k: K, make: () => V): V {
   }
   return v;
 }
+const newMap = <K, V>() => new Map<K, V>();
+const newUpstreamTally = () => new Tally(UPSTREAM_BUCKETS);
 
 /**
  * The gateway's metrics: requests by provider and outcome (and party, only with `partyLabels`: one series
@@ -186,8 +188,12 @@ export function createMetrics(opts: { partyLabels: boolean }): GatewayMetrics & 
     },
     finished(party, provider, outcome) {
       inFlight--;
-      const byProvider = at(requests, opts.partyLabels ? (party ?? "") : "", () => new Map());
-      const byOutcome = at(byProvider, provider ?? "", () => new Map<string, number>());
+      const byProvider = at(
+        requests,
+        opts.partyLabels ? (party ?? "") : "",
+        newMap<string, Map<string, number>>,
+      );
+      const byOutcome = at(byProvider, provider ?? "", newMap<string, number>);
       const o = outcome ?? "unknown";
       byOutcome.set(o, (byOutcome.get(o) ?? 0) + 1);
     },
@@ -195,7 +201,7 @@ export function createMetrics(opts: { partyLabels: boolean }): GatewayMetrics & 
       reserve.add(ms / 1000);
     },
     upstreamMs(provider, ms) {
-      at(upstream, provider, () => new Tally(UPSTREAM_BUCKETS)).add(ms / 1000);
+      at(upstream, provider, newUpstreamTally).add(ms / 1000);
     },
     redisError(op) {
       redisErrors[op]++;
