@@ -15,6 +15,13 @@ const FEATURES = path.join(ROOT, "control-plane/src/features");
 
 /** Each feature's declared ports: the only files of it another feature may import, and who does. */
 export const PORTS: Record<string, { file: string; users: string[]; why: string }[]> = {
+  audit: [
+    {
+      file: "repo.ts",
+      users: ["account-v2", "gateway-account", "gateway-settlement"],
+      why: "audit entries written in the transaction of the change they record",
+    },
+  ],
   "account-v2": [
     { file: "repo.ts", users: ["account-v1"], why: "v1 is an edge over v2's tables and repository (§3)" },
     {
@@ -63,6 +70,7 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
 /** Which features own each schema module of db/src/schema (the tables they may query). */
 export const SCHEMA_OWNERS: Record<string, string[]> = {
   accounts: ["account-v2", "account-v1"],
+  audit: ["audit"],
   "beacon-data": ["beacon-data"],
   provisioning: ["beacon-provisioning"],
   gateway: ["gateway-account", "gateway-settlement"],

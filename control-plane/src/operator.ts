@@ -10,6 +10,7 @@ export {
   createAccountOperatorService,
   type OrganisationStatus,
 } from "./features/account-v2/operator-service.ts";
+export { listAudit } from "./features/audit/repo.ts";
 export { createKeystoreExport } from "./features/beacon-provisioning/keystore-export.ts";
 export {
   createGatewayOperatorService,

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { GatewayConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
+import { joinCluster, METRICS_CONTENT_TYPE, serveMetrics } from "./metrics.ts";
 
 /** What a gateway process started by the primary sends it once it listens. */
 export interface ReadyMessage {
@@ -12,7 +13,8 @@ export interface ReadyMessage {
  * (node:cluster hands each connection to one of them), and does nothing else. It prints `READY <url>`
  * once every process listens; a process that dies later is replaced; one that dies before it ever listened
  * stops them all (a start that fails once fails every time). SIGTERM or SIGINT drains every process (each
- * answers what it received, main.ts) and exits when the last has, 0 if each drained cleanly.
+ * answers what it received, main.ts) and exits when the last has, 0 if each drained cleanly. With
+ * GATEWAY_METRICS_PORT the primary serves the metrics, summed over its processes.
  */
 export function runPrimary(config: Readonly<GatewayConfig>, logger: Logger): void {
   let stopping = false;
@@ -55,6 +57,15 @@ export function runPrimary(config: Readonly<GatewayConfig>, logger: Logger): voi
   };
 
   for (let i = 0; i < config.processes; i++) fork();
+  if (config.metrics)
+    void serveMetrics({ ...config.metrics, render: joinCluster(), contentType: METRICS_CONTENT_TYPE }).then(
+      ({ url }) => logger.info({ url }, "gateway metrics listening (the sum of every process)"),
+      (err: unknown) => {
+        logger.error({ err }, "the metrics endpoint could not listen");
+        failed = true;
+        stop();
+      },
+    );
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }

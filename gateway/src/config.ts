@@ -26,6 +26,25 @@ export const GatewayEnv = z.object({
     .describe(
       "Gateway processes behind the one port (node:cluster; a primary that only forks, restarts and drains them). One per core the gateway may use.",
     ),
+  GATEWAY_METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe(
+      "Port of the gateway's Prometheus endpoint (GET /metrics), apart from the public port so it is never exposed with it. Unset: no endpoint and nothing counted. 0: any free port (logged). Under GATEWAY_PROCESSES > 1 the primary serves the sum of its processes.",
+    ),
+  GATEWAY_METRICS_HOST: z
+    .string()
+    .default("127.0.0.1")
+    .describe("Interface of the metrics endpoint: loopback unless the scraper runs on another host."),
+  GATEWAY_METRICS_PARTY_LABELS: z
+    .stringbool()
+    .default(false)
+    .describe(
+      "Label gateway_requests_total by party too: one series per party, provider and outcome, so only where the number of parties is small enough for the Prometheus server.",
+    ),
   ...ConnectionEnv,
   UPSTREAM_TIMEOUT_MS: z.coerce
     .number()
@@ -108,6 +127,14 @@ export const GatewayConfig = GatewayEnv.transform((e) => ({
   port: e.GATEWAY_PORT,
   host: e.GATEWAY_HOST,
   processes: e.GATEWAY_PROCESSES,
+  metrics:
+    e.GATEWAY_METRICS_PORT === undefined
+      ? undefined
+      : {
+          port: e.GATEWAY_METRICS_PORT,
+          host: e.GATEWAY_METRICS_HOST,
+          partyLabels: e.GATEWAY_METRICS_PARTY_LABELS,
+        },
   ...ConnectionConfig.out.parse(e),
   upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
   requestDeadlineMs: e.GATEWAY_REQUEST_DEADLINE_MS,

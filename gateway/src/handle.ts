@@ -5,12 +5,19 @@ import { newId } from "@stake/db/ids";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
-import type { FinalizeOutcome, Ledger, ReservationHandle, ServedFacts } from "./billing/ledger.ts";
+import type {
+  FinalizeOutcome,
+  Ledger,
+  ReservationHandle,
+  ReserveResult,
+  ServedFacts,
+} from "./billing/ledger.ts";
 import { createCostFormatter, createLimitHeaders } from "./billing/limit-headers.ts";
 import { meterSlices } from "./billing/slices.ts";
 import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
+import type { GatewayMetrics } from "./metrics.ts";
 import { forward } from "./proxy/forward.ts";
 import { splice, tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
@@ -29,6 +36,7 @@ const FINALIZE_RETRY_MS = 5 * 60_000;
 
 export interface HandleDeps {
   logger: Logger;
+  metrics: GatewayMetrics;
   keys: ReadThroughCache<KeyRecord>;
   providers: ReadThroughCache<ProviderRecord | null>;
   rate: ReadThroughCache<string | null>;
@@ -66,8 +74,15 @@ type Admission =
  * reservation succeeded, so a refused client never uploads its body.
  */
 export function createHandler(deps: HandleDeps) {
-  const { logger, ledger } = deps;
-  const access = createAccessLog(logger);
+  const { logger, ledger, metrics } = deps;
+  const accessLine = createAccessLog(logger);
+  // Counted where the access line is written: once per request, with the same outcome. A provider key
+  // that names no provider is not a label (anyone can put any key in a path).
+  const access = (log: AccessLog) => {
+    const known = log.outcome === "PROVIDER_NOT_FOUND" ? undefined : log.provider;
+    metrics.finished(log.party, known, log.outcome);
+    accessLine(log);
+  };
   const limitHeaders = createLimitHeaders(deps.partyRateLimit);
   const formatCost = createCostFormatter();
   // Cost in coin base units per (USD cost, rate): a handful of distinct pairs, each converted once.
@@ -130,7 +145,15 @@ export function createHandler(deps: HandleDeps) {
       keyMonthlyCap: auth.budget.keyMonthlyCap,
       keyLimits: auth.budget.keyLimits,
     };
-    const reserved = await ledger.reserve(input);
+    const reserveStarted = performance.now();
+    let reserved: ReserveResult;
+    try {
+      reserved = await ledger.reserve(input);
+    } catch (err) {
+      metrics.redisError("reserve");
+      throw err;
+    }
+    metrics.reserveMs(performance.now() - reserveStarted);
     const limits = limitHeaders(reserved.window, auth.budget.policy, reserved.keyWindows);
     if (!reserved.ok) {
       if (reserved.code === "DUPLICATE")
@@ -208,7 +231,9 @@ export function createHandler(deps: HandleDeps) {
         onResponse(status) {
           const decided = status < 400 ? "registered" : "failed";
           facts.httpStatus = status;
-          facts.upstreamMs = Math.round(Number(process.hrtime.bigint() - sent) / 1e6);
+          const upstreamMs = Number(process.hrtime.bigint() - sent) / 1e6;
+          facts.upstreamMs = Math.round(upstreamMs);
+          metrics.upstreamMs(provider.key, upstreamMs);
           early = { outcome: decided, done: finalize(reservation, decided, facts) };
           const cost = decided === "registered" ? formatCost(reservation.cost) : "0";
           const added = [
@@ -282,6 +307,7 @@ export function createHandler(deps: HandleDeps) {
           );
         return;
       } catch (err) {
+        metrics.redisError("finalize");
         if (Date.now() + wait > giveUpAt) {
           logger.error({ reservation: r.id, outcome, err }, "finalize failed; the reaper will release it");
           return;
@@ -300,6 +326,7 @@ export function createHandler(deps: HandleDeps) {
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
+    metrics.started();
     const run = async () => {
       const admitted = await admit(req, log, (p) => p.upgradeSlice.costInUsd);
       if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
@@ -361,6 +388,7 @@ export function createHandler(deps: HandleDeps) {
   function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
     const started = process.hrtime.bigint();
     const log: AccessLog = { reqId: newId("request"), method: req.method };
+    metrics.started();
     run(req, res, expectContinue, log, started)
       .catch((err: unknown) => {
         log.outcome = "INTERNAL";

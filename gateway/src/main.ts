@@ -15,6 +15,7 @@ import { type ReadyMessage, runPrimary } from "./cluster.ts";
 import { type GatewayConfig, loadGatewayConfig } from "./config.ts";
 import { createHandler } from "./handle.ts";
 import { createGatewayLogger, type Logger } from "./log.ts";
+import { createMetrics, joinCluster, METRICS_CONTENT_TYPE, noMetrics, serveMetrics } from "./metrics.ts";
 import { createUpstreams } from "./proxy/upstreams.ts";
 import { createProviderLookup, createRateLookup } from "./routing/providers.ts";
 import { createGatewayServer } from "./server.ts";
@@ -25,6 +26,8 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   const redis = createRedis(config, { name: "gateway", autoPipelining: false, logger });
   const subscriber = createRedis(config, { name: "gateway-sub", logger });
   const keys = createRedisKeys(config.redisPrefix);
+  const metrics = config.metrics ? createMetrics(config.metrics) : undefined;
+  if (metrics) for (const r of [redis, subscriber]) r.on("error", () => metrics.redisError("connection"));
 
   const stale = { maxStaleMs: config.cacheMaxStaleMs };
   const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db), stale);
@@ -52,6 +55,7 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   });
   const { handle, upgrade } = createHandler({
     logger,
+    metrics: metrics ?? noMetrics,
     keys: keyCache,
     providers: providerCache,
     rate: rateCache,
@@ -83,13 +87,27 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`;
   logger.info({ url }, "gateway listening");
+  // A process of GATEWAY_PROCESSES > 1 reports to its primary, which serves the sum (cluster.ts).
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  if (metrics && cluster.isWorker) joinCluster(metrics.registry);
+  else if (metrics && config.metrics) {
+    metricsServer = await serveMetrics({
+      ...config.metrics,
+      render: () => metrics.registry.metrics(),
+      contentType: METRICS_CONTENT_TYPE,
+    });
+    logger.info({ url: metricsServer.url }, "gateway metrics listening");
+  }
 
   return {
     url,
     server,
+    /** GET /metrics of this process (single-process gateway with GATEWAY_METRICS_PORT only). */
+    metricsUrl: metricsServer?.url,
     /** Drains (server.ts `drain`): stop accepting, answer and finalize what was received, then close. */
     async close() {
       await server.drain(config.requestDeadlineMs);
+      metricsServer?.server.close();
       await upstreams.close();
       clearInterval(republish);
       await withdrawDeadline(redis, keys, instance.instanceId).catch(() => {});

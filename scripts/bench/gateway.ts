@@ -7,6 +7,10 @@
  * throughput against the gateway's best c100 round, and checks the books: nothing left in flight,
  * `reserved` back to exactly 0, and `ledger check` clean (balance = credits − debits, each debit = Σ the
  * reservations listing it).
+ * The gateway runs with its metrics endpoint on (BENCH_METRICS=off to leave it off), scraped every second
+ * during each of its runs; at the end a few of its figures are printed and its count of served requests
+ * must equal the bench's own (else exit 1). BENCH_GATEWAY_PROCESSES=2 adds a gateway of two processes
+ * (GATEWAY_PROCESSES) and prints req/s of 1 and 2 side by side.
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
  * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
@@ -28,7 +32,8 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { buildGateway } from "@stake/gateway/build";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { load, median, medianResult, type Result, startNginx, startProcess } from "./targets.ts";
+import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
+import { freePort, load, median, medianResult, type Result, startNginx, startProcess } from "./targets.ts";
 
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -37,6 +42,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "3");
 const ONLY = process.env.BENCH_ONLY?.split(",");
+// BENCH_GATEWAY_PROCESSES=2 adds a gateway of that many processes (GATEWAY_PROCESSES) beside the one of one.
+const PROCESSES = Number(process.env.BENCH_GATEWAY_PROCESSES ?? "1");
+// BENCH_METRICS=off runs the gateway without its metrics endpoint (to measure what counting costs).
+const METRICS = process.env.BENCH_METRICS !== "off";
 
 async function main() {
   // Own database and Redis prefix, dropped at the end.
@@ -64,21 +73,37 @@ async function main() {
     const bench = await operator.openAccount({ email: "bench@example.test", coins: "100000000" });
     const partyId = bench.partyId!;
 
-    // The deployable as `npm start` runs it: the built bundle on plain node.
-    const gw = startProcess([await buildGateway()], {
-      GATEWAY_PORT: "0",
-      GATEWAY_HOST: "127.0.0.1",
-      DATABASE_URL: dbUrl,
-      REDIS_URL: REDIS,
-      REDIS_PREFIX: prefix,
-      LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
-      // The bench's one party sends thousands per second: the limit's counter runs on every batch (its
-      // cost is measured) but never refuses.
-      GATEWAY_PARTY_RATE_LIMIT: "1000000000",
-    });
-    children.push(gw.child);
+    // The deployable as `npm start` runs it: the built bundle on plain node, its metrics endpoint on.
+    const bundle = await buildGateway();
+    const startGateway = async (processes: number) => {
+      const metricsPort = METRICS ? String(await freePort()) : undefined;
+      const gw = startProcess([bundle], {
+        GATEWAY_PORT: "0",
+        GATEWAY_HOST: "127.0.0.1",
+        GATEWAY_PROCESSES: String(processes),
+        ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
+        DATABASE_URL: dbUrl,
+        REDIS_URL: REDIS,
+        REDIS_PREFIX: prefix,
+        LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
+        // The bench's one party sends thousands per second: the limit's counter runs on every batch (its
+        // cost is measured) but never refuses.
+        GATEWAY_PARTY_RATE_LIMIT: "1000000000",
+      });
+      children.push(gw.child);
+      const metricsUrl = metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
+      return { url: await gw.ready, pid: gw.child.pid as number, metricsUrl };
+    };
+    const gw = await startGateway(1);
 
-    const targets: Array<{ name: string; url: string; path: string; pid: number; gatewayKey?: string }> = [
+    const targets: Array<{
+      name: string;
+      url: string;
+      path: string;
+      pid: number;
+      gatewayKey?: string;
+      metricsUrl?: string | undefined;
+    }> = [
       { name: "direct", url: upstreamUrl, path: "/", pid: upstream.child.pid as number },
       {
         name: "bare undici dispatch",
@@ -86,14 +111,17 @@ async function main() {
         path: "/",
         pid: bare.child.pid as number,
       },
-      {
-        name: "gateway + billing",
-        url: await gw.ready,
-        path: "/gateway/bench/x",
-        pid: gw.child.pid as number,
-        gatewayKey: bench.apiKey,
-      },
+      { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, ...gw },
     ];
+    if (PROCESSES > 1) {
+      const name = `gateway ×${PROCESSES} processes`;
+      targets.push({
+        name,
+        path: "/gateway/bench/x",
+        gatewayKey: bench.apiKey,
+        ...(await startGateway(PROCESSES)),
+      });
+    }
     const nginx = await startNginx(upstreamUrl);
     if (nginx) {
       children.push(nginx.child);
@@ -115,22 +143,24 @@ async function main() {
     // turn inside a round, so a drift of this shared machine hits them alike and each ratio is paired
     // within a round. Medians are reported (c1000, for peak RSS, runs once).
     const chosen = targets.filter((t) => !ONLY || ONLY.some((prefix) => t.name.startsWith(prefix)));
-    for (const t of chosen) await load(t.url, t.path, 50, 1, t.pid, t.gatewayKey);
+    // What each gateway served by the bench's own count (200s), and its endpoint scraped during each run.
+    const served = new Map<string, number>(chosen.map((t) => [t.name, 0]));
+    const scraped = new Map<string, ScrapeStats[]>(chosen.map((t) => [t.name, []]));
+    const measure = async (t: (typeof chosen)[number], c: number, seconds: number, redisPid?: number) => {
+      const scraping = t.metricsUrl ? scrapeDuring(t.metricsUrl) : undefined;
+      const r = await load(t.url, t.path, c, seconds, t.pid, t.gatewayKey, redisPid);
+      if (scraping) scraped.get(t.name)?.push(await scraping.stop());
+      served.set(t.name, (served.get(t.name) ?? 0) + r.count);
+      return r;
+    };
+    for (const t of chosen) await measure(t, 50, 1);
     const runs: Record<string, Record<number, Result[]>> = Object.fromEntries(
       chosen.map((t) => [t.name, Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
     );
     for (const c of LEVELS) {
       for (let round = 0; round < (c === 1000 ? 1 : ROUNDS); round++) {
         for (const t of chosen) {
-          const r = await load(
-            t.url,
-            t.path,
-            c,
-            SECONDS,
-            t.pid,
-            t.gatewayKey,
-            t.gatewayKey ? redisPid : undefined,
-          );
+          const r = await measure(t, c, SECONDS, t.gatewayKey ? redisPid : undefined);
           runs[t.name]?.[c]?.push(r);
         }
       }
@@ -167,8 +197,9 @@ async function main() {
       of: (gw: Result, base: Result) => number,
       unit: string,
       target: string,
+      of1 = "gateway + billing",
     ) => {
-      const gws = runs["gateway + billing"]?.[level] ?? [];
+      const gws = runs[of1]?.[level] ?? [];
       const bases = runs[other]?.[level] ?? [];
       if (!gws.length || gws.length !== bases.length) return;
       const values = gws.map((gw, i) => of(gw, bases[i] as Result));
@@ -196,9 +227,37 @@ async function main() {
       "≥ 0.30",
     );
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
+    const many = `gateway ×${PROCESSES} processes`;
+    if (rows[many]) {
+      // Side by side: the load generator, the provider stub and Redis share the same 2 cores, so a second
+      // gateway process mostly takes CPU from them (README of docs/benchmarks.md).
+      for (const c of LEVELS) {
+        const one = rows["gateway + billing"]?.[`c${c}`];
+        const n = rows[many]?.[`c${c}`];
+        if (one && n)
+          console.log(
+            `gateway req/s at c${c}: 1 process ${f(one.rps, 0)} · ${PROCESSES} processes ${f(n.rps, 0)}`,
+          );
+        paired(
+          `gateway ${PROCESSES} / 1 processes req/s at c${c}`,
+          c,
+          "gateway + billing",
+          (m, o) => m.rps / o.rps,
+          "",
+          `< ${PROCESSES} here`,
+          many,
+        );
+      }
+    }
 
     // Let the last finalizes land, settle as the worker would, then check the books.
     await new Promise((r) => setTimeout(r, 500));
+    for (const t of chosen)
+      if (
+        t.metricsUrl &&
+        !(await reportMetrics(t.name, t.metricsUrl, served.get(t.name) ?? 0, scraped.get(t.name) ?? []))
+      )
+        process.exitCode = 1;
     const settleStarted = process.hrtime.bigint();
     let settledNow = 0;
     for (let i = 0; i < 100; i++) {

@@ -44,6 +44,23 @@ export function startProcess(args: string[], env: Record<string, string> = {}) {
   return { child, ready };
 }
 
+/** The process and its children (a GATEWAY_PROCESSES primary's gateway processes). */
+function tree(pid: number): number[] {
+  let children = "";
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  } catch {}
+  return [pid, ...(children ? children.split(" ").map(Number) : [])];
+}
+const sumOver = (pid: number, of: (pid: number) => number) =>
+  tree(pid).reduce((n, p) => {
+    try {
+      return n + of(p);
+    } catch {
+      return n; // a child gone between listing and reading
+    }
+  }, 0);
+
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks/s
@@ -110,6 +127,8 @@ export function freePort(): Promise<number> {
 }
 
 export interface Result {
+  /** Requests answered 200. */
+  count: number;
   rps: number;
   p50: number;
   p99: number;
@@ -122,7 +141,8 @@ export interface Result {
 
 /**
  * One load run against `url` from a fresh load-generator process (scripts/bench/load.ts), while this
- * process samples the server's CPU time and RSS from /proc.
+ * process samples the server's CPU time and RSS from /proc (its children's included: a primary's
+ * gateway processes).
  */
 export async function load(
   url: string,
@@ -133,11 +153,11 @@ export async function load(
   gatewayKey?: string,
   redisPid?: number,
 ): Promise<Result> {
-  let peakRss = rssMb(pid);
+  let peakRss = sumOver(pid, rssMb);
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, rssMb(pid));
+    peakRss = Math.max(peakRss, sumOver(pid, rssMb));
   }, 50);
-  const cpuStart = cpuMs(pid);
+  const cpuStart = sumOver(pid, cpuMs);
   const redisStart = redisPid ? cpuMs(redisPid) : 0;
   const args = [url, path, String(connections), String(seconds)];
   if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
@@ -151,11 +171,12 @@ export async function load(
   });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   clearInterval(sampler);
-  const cpu = cpuMs(pid) - cpuStart;
+  const cpu = sumOver(pid, cpuMs) - cpuStart;
   const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : Number.NaN;
   if (code !== 0) throw new Error(`load generator exited with ${code}`);
   const r = JSON.parse(out) as { count: number; errors: number; elapsed: number; p50: number; p99: number };
   return {
+    count: r.count,
     rps: r.count / r.elapsed,
     p50: r.p50,
     p99: r.p99,
@@ -177,6 +198,7 @@ export function median(xs: number[]): number {
 export function medianResult(rs: Result[]): Result {
   const m = (k: keyof Result) => median(rs.map((r) => r[k]));
   return {
+    count: rs.reduce((n, r) => n + r.count, 0),
     rps: m("rps"),
     p50: m("p50"),
     p99: m("p99"),

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { loadOrExit } from "@stake/db/env";
 import { withDeploymentEnv } from "../lib/deployment-env.ts";
 import { accountCommands } from "./accounts.ts";
+import { auditCommands } from "./audit.ts";
 import { beaconCommands } from "./beacon.ts";
 import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   ...gatewayCommands,
   ...gatewayReadCommands,
   ...ledgerCommands,
+  ...auditCommands,
   ...beaconCommands,
 };
 

@@ -5,7 +5,9 @@ import { Agent, request } from "undici";
 import { createGatewayAccountRepo } from "../../control-plane/src/features/gateway-account/repo.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import type { Started } from "../../scripts/lib/processes.ts";
+import { scrape } from "../../scripts/lib/prometheus.ts";
 import { eventually } from "../helpers/eventually.ts";
+import { freePort } from "./ports.ts";
 import { assertBooks, type Stack, settledCount, startStack } from "./stack.ts";
 
 // Several gateways over one Redis (issue 26 item 1): one started with GATEWAY_PROCESSES=2 (node:cluster,
@@ -160,4 +162,26 @@ test("SIGTERM to a clustered gateway under load: every request it took is answer
     { what: "the worker to settle every served request" },
   );
   await assertBooks(s, party.partyId!, served);
+});
+
+test("the primary of GATEWAY_PROCESSES=2 serves its processes' metrics, summed", async () => {
+  const port = await freePort();
+  const clustered = await s.gateway("gateway-metrics", {
+    GATEWAY_PROCESSES: "2",
+    GATEWAY_METRICS_PORT: String(port),
+  });
+  const party = await s.operator.openAccount({ coins: "10" });
+  // 40 at once over the agent's 16 connections: node:cluster deals the connections to both processes.
+  const statuses = await Promise.all(Array.from({ length: 40 }, () => paid(clustered.url, party.apiKey)));
+  assert.deepEqual(tally(statuses), { 200: 40 });
+  const metrics = await eventually(
+    async () => {
+      const m = await scrape(`http://127.0.0.1:${port}/metrics`);
+      return m.sum("gateway_requests_total", { outcome: "registered" }) === 40 && m;
+    },
+    { what: "the 40 requests counted by the primary" },
+  );
+  assert.equal(metrics.sum("gateway_reservation_seconds_count"), 40);
+  assert.equal(metrics.sum("gateway_requests_in_flight"), 0);
+  assert.equal(await stop(clustered), 0);
 });

@@ -5,7 +5,8 @@ import { after, before, test } from "node:test";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { createRedisKeys } from "@stake/db/redis/keys";
-import { coinRates, providers } from "@stake/db/schema/index";
+import { auditLog, coinRates, gatewayUsers, providers } from "@stake/db/schema/index";
+import { and, eq } from "drizzle-orm";
 import request from "supertest";
 import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -192,4 +193,23 @@ test("rotation: the new secret works at once, the old one until its grace ends, 
     .post(`/api/api-key/gkid_${"1".repeat(22)}/rotate`)
     .set(bearer);
   assert.deepEqual([missing.status, missing.body], [404, { message: "API key not found" }]);
+
+  // Two rotations on record (the refused ones are not), with the secrets' public starts, never the secrets.
+  const audit = await h.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.target, key.id), eq(auditLog.action, "gateway_key.rotate")))
+    .orderBy(auditLog.id);
+  const [user] = await h.db
+    .select()
+    .from(gatewayUsers)
+    .where(eq(gatewayUsers.email, "keys.user@example.com"));
+  assert.deepEqual(
+    audit.map((a) => [a.actorKind, a.actorId, (a.after as { start: string }).start]),
+    [
+      ["user", user?.id, rotated.body.start],
+      ["user", user?.id, again.body.start],
+    ],
+  );
+  assert.ok(!JSON.stringify(audit).includes(again.body.key));
 });

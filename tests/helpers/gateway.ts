@@ -45,6 +45,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}) {
 
   const h = {
     url: gateway.url,
+    metricsUrl: gateway.metricsUrl,
     db: database.db,
     redis: redis.redis,
     keys,

@@ -1,4 +1,5 @@
 export * from "./accounts.ts";
+export * from "./audit.ts";
 export * from "./beacon-data.ts";
 export * from "./gateway.ts";
 export * from "./polygon.ts";

@@ -2,6 +2,7 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import type { OrganisationScope, organisations } from "@stake/db/schema/accounts";
 import { parseOrThrow } from "../../errors.ts";
+import { OPERATOR, recordAudit } from "../audit/repo.ts";
 import { createAccountsRepo } from "./repo.ts";
 import { Scope } from "./schemas.ts";
 
@@ -9,16 +10,31 @@ export type OrganisationStatus = (typeof organisations.$inferSelect)["status"];
 
 /**
  * What the operator does to staking accounts (the operator CLI and the demo seed): review organisations,
- * issue and revoke their keys. A staking key is stored hashed: the secret is in the result only.
+ * issue and revoke their keys. A staking key is stored hashed: the secret is in the result only. A status
+ * change (approval, rejection, suspension) is audited in its own transaction.
  */
 export function createAccountOperatorService(deps: { db: Db }) {
   const { db } = deps;
   const repo = createAccountsRepo(db);
+  /** The organisation with its new status, or null when there is none with that e-mail. */
+  const setOrganisationStatus = (email: string, status: OrganisationStatus) =>
+    repo.transaction(async (tx) => {
+      const before = await repo.lockOrganisationByEmail(email, tx);
+      if (!before) return null;
+      const row = await repo.setOrganisationStatus(email, status, tx);
+      if (row && before.status !== row.status)
+        await recordAudit(tx, {
+          actor: OPERATOR,
+          action: "organisation.status",
+          target: row.id,
+          before: { status: before.status },
+          after: { status: row.status },
+        });
+      return row;
+    });
   return {
     listOrganisations: (status?: OrganisationStatus) => repo.listOrganisations(status),
-    /** The organisation with its new status, or null when there is none with that e-mail. */
-    setOrganisationStatus: (email: string, status: OrganisationStatus) =>
-      repo.setOrganisationStatus(email, status),
+    setOrganisationStatus,
 
     /**
      * Replaces the scope of the organisation with that e-mail (null when there is none). The scope is
@@ -59,7 +75,7 @@ export function createAccountOperatorService(deps: { db: Db }) {
           signedUpVia: "v2",
         });
       }
-      const org = (await repo.setOrganisationStatus(input.email, "approved"))!;
+      const org = (await setOrganisationStatus(input.email, "approved"))!;
       const issued = issueApiKey("staking");
       const key = await repo.transaction(async (tx) => {
         await repo.revokeKeysLabelled(org.id, input.label, tx);

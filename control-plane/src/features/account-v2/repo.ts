@@ -58,8 +58,18 @@ export function createAccountsRepo(db: Db) {
         .orderBy(asc(organisations.createdAt));
     },
 
-    async setOrganisationStatus(email: string, status: (typeof organisations.$inferSelect)["status"]) {
-      const [row] = await db
+    /** The organisation, its row locked until `tx` ends (to read what a change replaces). */
+    async lockOrganisationByEmail(email: string, tx: DbOrTx) {
+      const [row] = await tx.select().from(organisations).where(eq(organisations.email, email)).for("update");
+      return row ?? null;
+    },
+
+    async setOrganisationStatus(
+      email: string,
+      status: (typeof organisations.$inferSelect)["status"],
+      tx: DbOrTx = db,
+    ) {
+      const [row] = await tx
         .update(organisations)
         .set({ status })
         .where(eq(organisations.email, email))

@@ -4,6 +4,7 @@ import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
 import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/repo.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import {
   DEFAULT_ROTATION_GRACE_SECONDS,
@@ -74,11 +75,22 @@ export function createGatewayKeyService(deps: { repo: GatewayAccountRepo; redis:
       const at = new Date();
       const grace = input?.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
       const graceUntil = new Date(at.getTime() + grace * 1000);
-      const key = await repo.rotateKey(userId, keyId, {
-        hash: issued.hash,
-        start: issued.start,
-        graceUntil,
-        at,
+      // The audit row in the rotation's transaction: a rotation is on record exactly when it happened.
+      const key = await repo.transaction(async (r, tx) => {
+        const key = await r.rotateKey(userId, keyId, {
+          hash: issued.hash,
+          start: issued.start,
+          graceUntil,
+          at,
+        });
+        if (key)
+          await recordAudit(tx, {
+            actor: { kind: "user", id: userId },
+            action: "gateway_key.rotate",
+            target: key.id,
+            after: { start: issued.start, previousKeyExpiresAt: graceUntil.toISOString() },
+          });
+        return key;
       });
       if (!key) {
         if (!(await repo.findKeyOfUser(userId, keyId))) throw notFound();

@@ -1,7 +1,8 @@
 import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
+import { OPERATOR } from "../audit/repo.ts";
 import { currentCoinRate, DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
@@ -26,6 +27,10 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       const [provider] = await db.update(providers).set(set).where(eq(providers.key, key)).returning();
       return provider ?? null;
     },
+    async findProvider(key: string) {
+      const [provider] = await db.select().from(providers).where(eq(providers.key, key)).limit(1);
+      return provider ?? null;
+    },
     listProviders() {
       return db.select().from(providers).orderBy(asc(providers.key));
     },
@@ -43,7 +48,7 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       return party ?? null;
     },
     async deactivateKey(keyId: string) {
-      const [key] = await deactivateKeysAndTell(db, eq(gatewayApiKeys.id, keyId));
+      const [key] = await deactivateKeysAndTell(db, eq(gatewayApiKeys.id, keyId), OPERATOR);
       if (key) return key;
       // Already deactivated: unchanged (DEACTIVATED keeps the first deactivatedAt), and not told again.
       const [existing] = await db
@@ -57,6 +62,7 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       await deactivateKeysAndTell(
         db,
         and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)),
+        OPERATOR,
       );
     },
     /** Every gateway user with its party, if any, oldest first. */

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { issueApiKey } from "@stake/db/api-key";
-import type { Db } from "@stake/db/client";
+import type { Db, DbOrTx } from "@stake/db/client";
 import { coinsToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
+import { OPERATOR, recordAudit } from "../audit/repo.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
-import { createGatewayOperatorRepo, type ProviderStatus } from "./operator-repo.ts";
+import { createGatewayOperatorRepo, type ProviderRow, type ProviderStatus } from "./operator-repo.ts";
 import { createGatewayAccountRepo } from "./repo.ts";
 
 export type { ProviderRow, ProviderStatus } from "./operator-repo.ts";
@@ -15,7 +16,7 @@ export type { ProviderRow, ProviderStatus } from "./operator-repo.ts";
  * What the operator does to gateway state: providers, the coin rate, funding, key deactivation, and a
  * funded account in one call (the demo seed, the benchmark and the tests' fixtures). Every change that a
  * gateway caches is followed by the invalidation message, so each gateway drops its key, provider and rate
- * caches within a second.
+ * caches within a second. Each change is audited in its own transaction (features/audit).
  */
 export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys: RedisKeys }) {
   const { db, redis, keys } = deps;
@@ -26,19 +27,55 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     if (value) await invalidate();
     return value;
   };
+  /** `fn` on one transaction: the change and its audit entry commit together or not at all. */
+  const audited = <T>(fn: (r: ReturnType<typeof createGatewayOperatorRepo>, tx: DbOrTx) => Promise<T>) =>
+    db.transaction((tx) => fn(createGatewayOperatorRepo(tx), tx));
 
   return {
     invalidate,
     /** The new provider, or null when the key is taken. */
     addProvider: async (p: { key: string; originUrl: string; costInUsd: string; status?: ProviderStatus }) =>
-      changed(await repo.insertProvider({ ...p, status: p.status ?? "active" })),
+      changed(
+        await audited(async (r, tx) => {
+          const row = await r.insertProvider({ ...p, status: p.status ?? "active" });
+          if (row) await recordAudit(tx, { ...provider("provider.create", row), after: audit(row) });
+          return row;
+        }),
+      ),
     /** The changed provider, or null when there is none with that key. */
     updateProvider: async (
       key: string,
       set: Partial<{ originUrl: string; costInUsd: string; status: ProviderStatus }>,
-    ) => changed(await repo.updateProvider(key, set)),
+    ) =>
+      changed(
+        await audited(async (r, tx) => {
+          const before = await r.findProvider(key);
+          const row = await r.updateProvider(key, set);
+          if (row && before)
+            await recordAudit(tx, {
+              ...provider("provider.update", row),
+              before: audit(before),
+              after: audit(row),
+            });
+          return row;
+        }),
+      ),
     listProviders: () => repo.listProviders(),
-    setCoinRate: async (usdPerCoin: string) => changed(await repo.insertCoinRate(usdPerCoin)),
+    setCoinRate: async (usdPerCoin: string) =>
+      changed(
+        await audited(async (r, tx) => {
+          const before = await r.currentCoinRate();
+          const rate = await r.insertCoinRate(usdPerCoin);
+          await recordAudit(tx, {
+            actor: OPERATOR,
+            action: "coin_rate.set",
+            target: "coin_rate",
+            before: before ? { usdPerCoin: before.usdPerCoin } : null,
+            after: { usdPerCoin: rate.usdPerCoin },
+          });
+          return rate;
+        }),
+      ),
     currentCoinRate: () => repo.currentCoinRate(),
 
     /** Credits a party once per `ref` (Postgres ledger, then Redis); null when there is no such party. */
@@ -90,13 +127,22 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
           email: input.email ?? `${userId.toLowerCase()}@example.test`,
           passwordHash: input.passwordHash ? await input.passwordHash() : "-",
         }))!;
-      await repo.deactivateKeysOfUser(user.id);
       const issued = issueApiKey("gateway");
-      const key = await accounts.insertKey({
-        id: newId("gatewayKey"),
-        userId: user.id,
-        hash: issued.hash,
-        start: issued.start,
+      const key = await audited(async (r, tx) => {
+        await r.deactivateKeysOfUser(user.id);
+        const key = await createGatewayAccountRepo(tx).insertKey({
+          id: newId("gatewayKey"),
+          userId: user.id,
+          hash: issued.hash,
+          start: issued.start,
+        });
+        await recordAudit(tx, {
+          actor: OPERATOR,
+          action: "gateway_key.create",
+          target: key!.id,
+          after: { userId: user.id, start: key!.start },
+        });
+        return key;
       });
       await invalidate();
       const account = { userId: user.id, email: user.email, keyId: key!.id, apiKey: issued.key };
@@ -117,5 +163,19 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     },
   };
 }
+
+/** A provider as audited: its origin's host only, since an origin URL may carry the provider's own key. */
+function audit(p: ProviderRow) {
+  let origin: string | null = null;
+  try {
+    origin = new URL(p.originUrl).host;
+  } catch {}
+  return { key: p.key, origin, costInUsd: p.costInUsd, status: p.status };
+}
+const provider = (action: "provider.create" | "provider.update", p: ProviderRow) => ({
+  actor: OPERATOR,
+  action,
+  target: p.key,
+});
 
 export type GatewayOperatorService = ReturnType<typeof createGatewayOperatorService>;

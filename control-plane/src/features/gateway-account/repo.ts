@@ -11,6 +11,7 @@ import {
   reservations,
 } from "@stake/db/schema/gateway";
 import { and, asc, between, count, desc, eq, gt, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { type AuditActor, recordAudit } from "../audit/repo.ts";
 import { emitEvents } from "../webhooks/outbox.ts";
 
 /**
@@ -24,10 +25,11 @@ export const DEACTIVATED = {
 
 /**
  * Deactivates the keys `where` selects that are still active and writes a `gateway.key_deactivated` event
- * for each in the same transaction (the webhook outbox, issue 28), so the event is told exactly when a key
- * stops working, once. Opens its own transaction, or joins the caller's when `db` is one.
+ * and an audit entry (by `actor`) for each in the same transaction (the webhook outbox, issue 28), so the
+ * event is told exactly when a key stops working, once. Opens its own transaction, or joins the caller's
+ * when `db` is one.
  */
-export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined) {
+export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined, actor: AuditActor) {
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(gatewayApiKeys)
@@ -40,6 +42,16 @@ export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined) 
         owner: { kind: "gateway_user" as const, id: k.userId },
         type: "gateway.key_deactivated" as const,
         data: { keyId: k.id, start: k.start, deactivatedAt: (k.deactivatedAt ?? new Date()).toISOString() },
+      })),
+    );
+    await recordAudit(
+      tx,
+      ...rows.map((k) => ({
+        actor,
+        action: "gateway_key.deactivate" as const,
+        target: k.id,
+        before: { active: true },
+        after: { active: false, deactivatedAt: k.deactivatedAt },
       })),
     );
     return rows;
@@ -59,6 +71,15 @@ async function paged<T>(rows: Promise<T[]>, total: Promise<{ n: number }[]>) {
 }
 
 export function createGatewayAccountRepo(db: DbOrTx) {
+  return {
+    ...repoOn(db),
+    /** `fn` with this repo on one transaction, and the transaction for other areas' writes (the audit). */
+    transaction: <T>(fn: (repo: ReturnType<typeof repoOn>, tx: DbOrTx) => Promise<T>) =>
+      db.transaction((tx) => fn(repoOn(tx), tx)),
+  };
+}
+
+function repoOn(db: DbOrTx) {
   return {
     async insertUser(row: { id: string; email: string; passwordHash: string }) {
       const [user] = await db.insert(gatewayUsers).values(row).onConflictDoNothing().returning();
@@ -233,7 +254,7 @@ export function createGatewayAccountRepo(db: DbOrTx) {
     /** Idempotent: an already deactivated key is returned as it is, and told of only the first time. */
     async deactivateKey(userId: string, keyId: string) {
       const mine = and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId));
-      const [key] = await deactivateKeysAndTell(db, mine);
+      const [key] = await deactivateKeysAndTell(db, mine, { kind: "user", id: userId });
       if (key) return key;
       const [existing] = await db.select().from(gatewayApiKeys).where(mine);
       return existing ?? null;

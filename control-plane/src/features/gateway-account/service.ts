@@ -9,6 +9,7 @@ import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
+import { recordAudit } from "../audit/repo.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import { capInCoins, capInUnits, readKeyCounters } from "./keys-service.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
@@ -149,16 +150,32 @@ export function createGatewayAccountService(deps: {
         );
       }
       const issued = issueApiKey("gateway");
-      const key = await repo.insertKey({
-        id: newId("gatewayKey"),
-        userId,
-        hash: issued.hash,
-        start: issued.start,
-        label: input?.label ?? null,
-        expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null,
-        limits: input?.limits ?? [],
-        dailySpendCap: capInUnits(input?.spendCaps?.daily ?? null),
-        monthlySpendCap: capInUnits(input?.spendCaps?.monthly ?? null),
+      const key = await repo.transaction(async (r, tx) => {
+        const key = await r.insertKey({
+          id: newId("gatewayKey"),
+          userId,
+          hash: issued.hash,
+          start: issued.start,
+          label: input?.label ?? null,
+          expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null,
+          limits: input?.limits ?? [],
+          dailySpendCap: capInUnits(input?.spendCaps?.daily ?? null),
+          monthlySpendCap: capInUnits(input?.spendCaps?.monthly ?? null),
+        });
+        await recordAudit(tx, {
+          actor: { kind: "user", id: userId },
+          action: "gateway_key.create",
+          target: key!.id,
+          after: {
+            start: key!.start,
+            label: key!.label,
+            expiresAt: key!.expiresAt,
+            limits: key!.limits,
+            dailySpendCap: key!.dailySpendCap,
+            monthlySpendCap: key!.monthlySpendCap,
+          },
+        });
+        return key;
       });
       return {
         id: key?.id,

@@ -11,14 +11,14 @@ import { and, eq, inArray } from "drizzle-orm";
  * month, so no index on it can make a ref unique across months.
  */
 export async function insertCredit(db: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
-  await db.transaction(async (tx) => {
+  const created = await db.transaction(async (tx) => {
     const entry = { id: newId("ledgerEntry"), createdAt: new Date() };
     const claimed = await tx
       .insert(ledgerCreditRefs)
       .values({ externalRef: input.ref, entryId: entry.id, createdAt: entry.createdAt })
       .onConflictDoNothing()
       .returning({ ref: ledgerCreditRefs.externalRef });
-    if (!claimed.length) return;
+    if (!claimed.length) return false;
     await tx.insert(ledgerEntries).values({
       ...entry,
       partyId: input.partyId,
@@ -26,6 +26,7 @@ export async function insertCredit(db: DbOrTx, input: { partyId: string; amount:
       amount: input.amount.toString(),
       externalRef: input.ref,
     });
+    return true;
   });
   const [found] = await db
     .select({ entry: ledgerEntries })
@@ -38,7 +39,7 @@ export async function insertCredit(db: DbOrTx, input: { partyId: string; amount:
       ),
     )
     .where(eq(ledgerCreditRefs.externalRef, input.ref));
-  return found?.entry;
+  return found && { ...found.entry, created };
 }
 
 export async function markEntriesApplied(db: DbOrTx, ids: string[]) {
