@@ -59,8 +59,11 @@ export function killFiles(): void {
 export async function runLanes(lanes: Lane[], slowOrder: RegExp[]): Promise<LaneResult[]> {
   const started = Date.now();
   const times = readTimes();
-  const rank = (i: Item) =>
-    slowOrder.findIndex((re) => re.test(i.file)) + (i.lane.env ? slowOrder.length : 0);
+  // A file of another slow lane (the cluster lane's) ranks with its pattern, or last if it has none.
+  const rank = (i: Item) => {
+    const at = slowOrder.findIndex((re) => re.test(i.file));
+    return at < 0 ? slowOrder.length : at;
+  };
   const longestFirst = (a: Item, b: Item) =>
     (times[b.key] ?? Number.POSITIVE_INFINITY) - (times[a.key] ?? Number.POSITIVE_INFINITY) ||
     rank(a) - rank(b);
