@@ -5,6 +5,7 @@ import {
   finalizeScript,
   type PartyFailureLimit,
   type PartyRateLimit,
+  type ReserveItem,
   repliesMark,
   reserveScript,
   runScript,
@@ -168,19 +169,8 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
   );
 
   return {
-    async reserve(input: {
-      partyId: string;
-      providerKey: string;
-      idempotencyKey: string;
-      costInUsd: string;
-      cost: bigint;
-      keyId: string;
-      dailyCap?: bigint | null;
-      monthlyCap?: bigint | null;
-      keyDailyCap?: bigint | null;
-      keyMonthlyCap?: bigint | null;
-      keyLimits?: string;
-    }): Promise<ReserveResult> {
+    /** The script's item (scripts.ts `ReserveItem`) but its id and scope, which are made here. */
+    async reserve(input: Omit<ReserveItem, "id" | "scope"> & { partyId: string }): Promise<ReserveResult> {
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
       const recordKey = g.reservation(input.partyId, scope);
