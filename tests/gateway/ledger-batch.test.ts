@@ -88,6 +88,45 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
     ["OK", "OK", "INSUFFICIENT_BALANCE"],
   );
   assert.deepEqual(await account("party_e"), { balance: big, reserved: big });
+  const day = new Date().toISOString().slice(0, 10);
+  assert.equal(await redis.get(keys.gateway.spendDay("party_e", day)), big.toString());
+  assert.equal(await redis.hget(keys.gateway.keyCounters("party_e"), "key_t:dv"), big.toString());
+});
+
+test("spend caps are exact across 2^53, where a double stops counting by one", async () => {
+  // reserve.lua adds small amounts as Lua numbers and switches to digit strings at 2^53: each step of one
+  // base unit across it must count, for the party's cap and the key's alike.
+  const edge = 2n ** 53n;
+  await fund("party_edge", 2n ** 62n);
+  const ask = (i: number, cost: bigint, caps: { dailyCap?: bigint; keyDailyCap?: bigint }) =>
+    ledger.reserve({
+      partyId: "party_edge",
+      providerKey: "p",
+      idempotencyKey: `edge${i}`,
+      costInUsd: "0.5",
+      cost,
+      keyId: `key_${Object.keys(caps)[0]}`,
+      ...caps,
+    });
+  for (const caps of [{ dailyCap: edge + 1n }, { keyDailyCap: edge + 1n }]) {
+    const which = Object.keys(caps)[0] === "dailyCap" ? 0 : 100;
+    // One turn: nine costs of 10^15 - 1 (each small enough to be added as a number) and the rest up to
+    // exactly 2^53, then one unit (2^53 + 1, the cap) fits and the next is over.
+    const small = 10n ** 15n - 1n;
+    const costs = [...Array<bigint>(9).fill(small), edge - 9n * small, 1n, 1n];
+    const replies = await Promise.all(costs.map((cost, i) => ask(which + i, cost, caps)));
+    assert.deepEqual(
+      replies.map((x) => (x.ok ? "OK" : x.code)),
+      [...Array<string>(11).fill("OK"), "SPEND_CAP_REACHED"],
+      JSON.stringify(caps, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+    );
+    // A later turn, from the stored counter: still one unit over.
+    assert.equal((await ask(which + 50, 1n, caps)).ok, false);
+    // Released, so the next round starts again from a party counter of 0.
+    for (const x of replies) if (x.ok) await ledger.finalize(x.reservation, "failed");
+  }
+  const day = new Date().toISOString().slice(0, 10);
+  assert.equal(await redis.get(keys.gateway.spendDay("party_edge", day)), "0");
 });
 
 test("a party is marked dirty when its events start a stream, not again while they wait to be drained", async () => {

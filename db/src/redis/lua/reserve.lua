@@ -48,15 +48,20 @@ local STRIDE = 12 -- ARGV per item
 -- Spend caps: what the party reserved in the UTC day and month, a reservation counted at once (so two
 -- gateway processes can never pass a cap between them: this script is the one atomic step) and taken
 -- back by finalize.lua when released. A charged reservation stays counted.
-local dayKey, monthKey = KEYS[5], KEYS[6]
-local spentDay = redis.call("GET", dayKey) or "0"
-local spentMonth = redis.call("GET", monthKey) or "0"
-local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
-local spendAdded = false
--- a + b for non-negative integer strings of any length (no float on the way for long ones; below 10^15
--- each, the sum stays under 2^53, so a double holds it exactly and the digit loop is skipped).
-local function add(a, b)
-  if #a < 16 and #b < 16 then return string.format("%.0f", tonumber(a) + tonumber(b)) end
+-- Amounts here are Lua numbers while below 2^53 (a double holds them exactly, and adding two costs no
+-- string work: string.format was most of this script's time), digit strings past it, and digit strings
+-- again when stored or compared with a cap.
+local EXACT = 9007199254740992 -- 2^53
+local function amount(s)
+  if #s < 16 then return tonumber(s) end -- below 10^15
+  return s
+end
+local function digits(a)
+  if type(a) == "number" then return string.format("%.0f", a) end
+  return a
+end
+-- a + b for non-negative integer strings of any length, digit by digit (no float on the way).
+local function addDigits(a, b)
   local out, carry, i, j = {}, 0, #a, #b
   while i > 0 or j > 0 or carry > 0 do
     local d = carry + (i > 0 and string.byte(a, i) - 48 or 0) + (j > 0 and string.byte(b, j) - 48 or 0)
@@ -67,11 +72,34 @@ local function add(a, b)
   local text = string.reverse(table.concat(out)):gsub("^0+", "")
   return text == "" and "0" or text
 end
+local function plus(a, b)
+  if type(a) == "number" and type(b) == "number" and a + b < EXACT then return a + b end
+  return addDigits(digits(a), digits(b))
+end
+-- a + b > cap, cap a digit string.
+local function over(a, b, cap)
+  return greater(digits(plus(a, b)), cap)
+end
+local dayKey, monthKey = KEYS[5], KEYS[6]
+local spentDay = amount(redis.call("GET", dayKey) or "0")
+local spentMonth = amount(redis.call("GET", monthKey) or "0")
+local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
+local spendAdded = false
 -- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
 -- keys), read once per field and written back in one HSET at the end. Fields of key k: "k:u" last used
 -- (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend counter is for and the coins in it,
 -- "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window ends.
 local keyHash, keyFields, keyDirty = KEYS[7], {}, {}
+-- Key k's field names, made once per call (a concatenation per field and item cost as much as the rest).
+local names = {}
+local function fieldsOf(k)
+  local f = names[k]
+  if not f then
+    f = {u = k .. ":u", d = k .. ":d", dv = k .. ":dv", m = k .. ":m", mv = k .. ":mv"}
+    names[k] = f
+  end
+  return f
+end
 local function kget(f)
   local v = keyFields[f]
   if v == nil then
@@ -105,10 +133,13 @@ local function countKeyLimits(k, spec)
   end
   return table.concat(out, " "), passed, passedMs
 end
--- What key k reserved in the current day (or month): its counter, unless that is for an earlier window.
-local function keySpent(k, which, id)
-  if kget(k .. ":" .. which) ~= id then return "0" end
-  return kget(k .. ":" .. which .. "v") or "0"
+-- What key k reserved in the current day (or month): its counter (an amount), unless that is for an
+-- earlier window. `window`, `value`: the counter's field names.
+local function keySpent(window, value, id)
+  if kget(window) ~= id then return 0 end
+  local v = kget(value) or 0
+  if type(v) == "string" then return amount(v) end
+  return v
 end
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
@@ -138,17 +169,19 @@ for i = FIRST, #KEYS do
   local record = KEYS[i]
   local a = 9 + (i - FIRST) * STRIDE
   local cost = ARGV[a]
+  local costN = amount(cost)
   local dayCap, monthCap = ARGV[a + 7], ARGV[a + 8]
   local k, keyDayCap, keyMonthCap = ARGV[a + 6], ARGV[a + 9], ARGV[a + 10]
   count = count + 1
   local r = ""
   if limit > 0 then r = tostring(count < limit and limit - count or 0) end
   local kw, keyLimited, keyLimitedMs = "", nil, nil
-  local keyDay, keyMonth = "0", "0"
+  local keyDay, keyMonth, f = 0, 0, nil
   if k ~= "" then
-    kset(k .. ":u", now)
+    f = fieldsOf(k)
+    kset(f.u, now)
     kw, keyLimited, keyLimitedMs = countKeyLimits(k, ARGV[a + 11])
-    keyDay, keyMonth = keySpent(k, "d", dayId), keySpent(k, "m", monthId)
+    keyDay, keyMonth = keySpent(f.d, f.dv, dayId), keySpent(f.m, f.mv, monthId)
   end
   if limit > 0 and count > limit then
     replies[#replies + 1] = {"RATE_LIMITED", t, r, t, kw, "party"}
@@ -156,13 +189,13 @@ for i = FIRST, #KEYS do
     replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t, kw, "failures"}
   elseif keyLimited then
     replies[#replies + 1] = {"RATE_LIMITED", string.format("%d", keyLimitedMs), r, t, kw, keyLimited}
-  elseif dayCap ~= "" and greater(add(spentDay, cost), dayCap) then
+  elseif dayCap ~= "" and over(spentDay, costN, dayCap) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "party-daily"}
-  elseif monthCap ~= "" and greater(add(spentMonth, cost), monthCap) then
+  elseif monthCap ~= "" and over(spentMonth, costN, monthCap) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "party-monthly"}
-  elseif keyDayCap ~= "" and greater(add(keyDay, cost), keyDayCap) then
+  elseif keyDayCap ~= "" and over(keyDay, costN, keyDayCap) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "key-daily"}
-  elseif keyMonthCap ~= "" and greater(add(keyMonth, cost), keyMonthCap) then
+  elseif keyMonthCap ~= "" and over(keyMonth, costN, keyMonthCap) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "key-monthly"}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -180,22 +213,21 @@ for i = FIRST, #KEYS do
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t, kw}
     else
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-      local key = ARGV[a + 6]
-      redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", key,
+      redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", k,
         "d", dayId, "n", monthId, "s", "request_in_flight", "t", now, "m", now)
       if cost ~= "0" then
-        spentDay, spentMonth = add(spentDay, cost), add(spentMonth, cost)
+        spentDay, spentMonth = plus(spentDay, costN), plus(spentMonth, costN)
         spendAdded = true
-        if key ~= "" then
-          kset(key .. ":d", dayId)
-          kset(key .. ":dv", add(keyDay, cost))
-          kset(key .. ":m", monthId)
-          kset(key .. ":mv", add(keyMonth, cost))
+        if f then
+          kset(f.d, dayId)
+          kset(f.dv, plus(keyDay, costN))
+          kset(f.m, monthId)
+          kset(f.mv, plus(keyMonth, costN))
         end
       end
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
-        "a", key, "s", "request_in_flight", "t", now, "m", now)
+        "a", k, "s", "request_in_flight", "t", now, "m", now)
       added = true
       replies[#replies + 1] = {"OK", r, t, kw}
     end
@@ -203,13 +235,13 @@ for i = FIRST, #KEYS do
 end
 
 if spendAdded then
-  redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
-  redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
+  redis.call("SET", dayKey, digits(spentDay), "PXAT", ARGV[5])
+  redis.call("SET", monthKey, digits(spentMonth), "PXAT", ARGV[6])
 end
 local dirty = {}
 for f, v in pairs(keyDirty) do
   dirty[#dirty + 1] = f
-  dirty[#dirty + 1] = v
+  dirty[#dirty + 1] = digits(v)
 end
 if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
