@@ -181,15 +181,14 @@ export function createHandler(deps: HandleDeps) {
   const requestPrice = (p: ProviderRecord) => p.costInUsd;
 
   /** What is left of the request's deadline, counted from its arrival at `started`. */
-  const deadlineLeft = (started: bigint) =>
-    deps.requestDeadlineMs - Number(process.hrtime.bigint() - started) / 1e6;
+  const deadlineLeft = (started: number) => deps.requestDeadlineMs - (performance.now() - started);
 
   async function run(
     req: IncomingMessage,
     res: ServerResponse,
     expectContinue: boolean,
     log: AccessLog,
-    started: bigint,
+    started: number,
   ) {
     const fail = (code: GatewayErrorCode, details?: ErrorDetails) => {
       log.outcome = code;
@@ -212,7 +211,7 @@ export function createHandler(deps: HandleDeps) {
     let early: { outcome: Outcome; done: Promise<void> } | undefined;
     let outcome: Outcome = "failed-unanswered";
     const facts: ServedFacts = { path: target.path };
-    const sent = process.hrtime.bigint();
+    const sent = performance.now();
     try {
       const result = await forward({
         req,
@@ -231,7 +230,7 @@ export function createHandler(deps: HandleDeps) {
         onResponse(status) {
           const decided = status < 400 ? "registered" : "failed";
           facts.httpStatus = status;
-          const upstreamMs = Number(process.hrtime.bigint() - sent) / 1e6;
+          const upstreamMs = performance.now() - sent;
           facts.upstreamMs = Math.round(upstreamMs);
           metrics.upstreamMs(provider.key, upstreamMs);
           early = { outcome: decided, done: finalize(reservation, decided, facts) };
@@ -324,7 +323,7 @@ export function createHandler(deps: HandleDeps) {
    * closes the connection (4402) when the party cannot pay it.
    */
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const log: AccessLog = { reqId: newId("request"), method: `${req.method} upgrade` };
     metrics.started();
     const run = async () => {
@@ -386,7 +385,7 @@ export function createHandler(deps: HandleDeps) {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, expectContinue = false): void {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const log: AccessLog = { reqId: newId("request"), method: req.method };
     metrics.started();
     run(req, res, expectContinue, log, started)
@@ -397,7 +396,7 @@ export function createHandler(deps: HandleDeps) {
       })
       .finally(() => {
         if (!log.status) log.status = res.headersSent ? res.statusCode : 0;
-        log.ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log.ms = performance.now() - started;
         access(log);
       });
   }

@@ -69,22 +69,43 @@ const DAY_MS = 86_400_000;
 /** Characters of a request's path kept for the request log (reservations.path). */
 export const RESERVATION_PATH_MAX = 256;
 
+/** The UTC day a time falls in and what follows from it; see spendWindows. */
+interface UtcDay {
+  start: number;
+  end: number;
+  monthEnd: number;
+  day: string;
+  month: string;
+}
+let today: UtcDay | undefined;
+
 /**
  * The UTC day and month a time falls in, as the spend counters name them, when each ends, and when its
- * counter expires (a day after its end, so a release landing just after midnight still finds it).
+ * counter expires (a day after its end, so a release landing just after midnight still finds it). Every
+ * reserve and finalize batch asks (twice): the calendar work is done once per UTC day.
  */
 export function spendWindows(now: number) {
-  const at = new Date(now);
-  const dayEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
-  const monthEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
-  const iso = at.toISOString();
+  let d = today;
+  if (!d || now < d.start || now >= d.end) {
+    const at = new Date(now);
+    const start = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+    const iso = at.toISOString();
+    d = {
+      start,
+      end: start + DAY_MS,
+      monthEnd: Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1),
+      day: iso.slice(0, 10),
+      month: iso.slice(0, 7),
+    };
+    today = d;
+  }
   return {
-    day: iso.slice(0, 10),
-    month: iso.slice(0, 7),
-    dayLeftMs: dayEnd - now,
-    monthLeftMs: monthEnd - now,
-    dayExpireAt: dayEnd + DAY_MS,
-    monthExpireAt: monthEnd + DAY_MS,
+    day: d.day,
+    month: d.month,
+    dayLeftMs: d.end - now,
+    monthLeftMs: d.monthEnd - now,
+    dayExpireAt: d.end + DAY_MS,
+    monthExpireAt: d.monthEnd + DAY_MS,
   };
 }
 
