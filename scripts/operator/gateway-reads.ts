@@ -43,7 +43,8 @@ export const gatewayReadCommands: Record<string, Command> = {
   },
   "gateway-keys list": {
     usage: "gateway-keys list [--user <userId|email>]",
-    summary: "list gateway API keys (id, start, state); the id is what deactivate takes",
+    summary:
+      "list gateway API keys (id, start, label, state, last use, spend today and caps); the id is what deactivate takes",
     valueFlags: ["user"],
     async run(ctx, args) {
       const user = flag(args, "user");
@@ -51,12 +52,34 @@ export const gatewayReadCommands: Record<string, Command> = {
       if (!rows) throw new UsageError(`no gateway user ${user}`);
       const data = rows.map((k) => ({
         ...k,
+        expiresAt: iso(k.expiresAt),
+        rotatedAt: iso(k.rotatedAt),
+        previousHashExpiresAt: iso(k.previousHashExpiresAt),
+        lastUsedAt: iso(k.lastUsedAt),
         createdAt: iso(k.createdAt),
         deactivatedAt: iso(k.deactivatedAt),
       }));
+      const state = (k: (typeof data)[number]) =>
+        !k.active
+          ? "deactivated"
+          : k.expiresAt && Date.parse(k.expiresAt) <= Date.now()
+            ? "expired"
+            : "active";
       const text = data.length
         ? data
-            .map((k) => `${k.id}  ${k.start}…  ${k.active ? "active     " : "deactivated"}  ${k.email}`)
+            .map((k) =>
+              [
+                `${k.id}  ${k.start}…  ${state(k).padEnd(11)}  ${k.email}${k.label ? `  "${k.label}"` : ""}`,
+                `    last used ${k.lastUsedAt ?? "never"} · spent today ${k.spentToday}` +
+                  (k.spendCaps.daily ? ` of ${k.spendCaps.daily}` : "") +
+                  ` · this month ${k.spentThisMonth}` +
+                  (k.spendCaps.monthly ? ` of ${k.spendCaps.monthly}` : "") +
+                  (k.limits.length
+                    ? ` · limits ${k.limits.map((l) => `${l.name} ${l.requests}/${l.windowSeconds}s`).join(", ")}`
+                    : "") +
+                  (k.expiresAt ? ` · expires ${k.expiresAt}` : ""),
+              ].join("\n"),
+            )
             .join("\n")
         : "no gateway keys";
       return { data, text };

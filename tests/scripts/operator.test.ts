@@ -3,7 +3,10 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { createGatewayOperatorService } from "@stake/control-plane/operator";
+import { createRedisKeys } from "@stake/db/redis/keys";
 import request from "supertest";
+import { createLedger, NO_PARTY_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { freePort } from "../faults/ports.ts";
 import { uniqueEmail } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -143,7 +146,37 @@ test("rate show, users list, parties list and gateway-keys list read what the ga
   const login = await request(h.app).post("/api/onboarding/login").send({ email, password: "Sup3rSecret" });
   const bearer = `Bearer ${login.body.token}`;
   const party = await request(h.app).post("/api/party/create").set("authorization", bearer).expect(201);
-  const key = await request(h.app).post("/api/api-key/create").set("authorization", bearer).expect(201);
+  const key = await request(h.app)
+    .post("/api/api-key/create")
+    .set("authorization", bearer)
+    .send({ label: "billing job" })
+    .expect(201);
+  await request(h.app)
+    .post(`/api/api-key/${key.body.id}/spend-caps`)
+    .set("authorization", bearer)
+    .send({ daily: "5", monthly: null })
+    .expect(200);
+  await request(h.app)
+    .post(`/api/api-key/${key.body.id}/limits`)
+    .set("authorization", bearer)
+    .send({ limits: [{ name: "burst", requests: 10, windowSeconds: 1 }] })
+    .expect(200);
+  // One request reserved through the gateway's own ledger: it stamps the key's last use and spend.
+  const redisKeys = createRedisKeys(h.config.redisPrefix);
+  await createGatewayOperatorService({ db: h.db, redis: h.redis, keys: redisKeys }).fundParty({
+    partyId: party.body.partyId,
+    amount: 1_000_000_000_000n,
+    ref: "op-test",
+  });
+  const reserved = await createLedger(h.redis, redisKeys, 60, NO_PARTY_LIMITS).reserve({
+    partyId: party.body.partyId,
+    providerKey: "p",
+    idempotencyKey: "op-1",
+    costInUsd: "0.25",
+    cost: 2_500_000_000n,
+    keyId: key.body.id,
+  });
+  assert.ok(reserved.ok, reserved.ok ? "" : reserved.code);
 
   const users = await operator("users", "list");
   const user = users.find((u: { email: string }) => u.email === email);
@@ -151,12 +184,18 @@ test("rate show, users list, parties list and gateway-keys list read what the ga
   const parties = await operator("parties", "list");
   assert.deepEqual(
     parties.find((p: { email: string }) => p.email === email),
-    { partyId: party.body.partyId, userId: user.id, email, balance: "0", reserved: "0" },
+    { partyId: party.body.partyId, userId: user.id, email, balance: "100", reserved: "0.25" },
   );
   const keys = await operator("gateway-keys", "list", "--user", email);
   assert.equal(keys.length, 1, JSON.stringify(keys));
   assert.equal(keys[0].id, key.body.id, JSON.stringify({ keys, created: key.body }));
   assert.equal(keys[0].active, true);
+  assert.equal(keys[0].label, "billing job");
+  assert.equal(keys[0].partyId, party.body.partyId);
+  assert.deepEqual(keys[0].spendCaps, { daily: "5", monthly: null });
+  assert.deepEqual(keys[0].limits, [{ name: "burst", requests: 10, windowSeconds: 1 }]);
+  assert.equal(keys[0].spentToday, "0.25");
+  assert.ok(Math.abs(Date.parse(keys[0].lastUsedAt) - Date.now()) < 60_000, keys[0].lastUsedAt);
   assert.ok(!JSON.stringify(keys).includes(key.body.key), "never the secret");
   assert.deepEqual(await operator("gateway-keys", "list", "--user", "gwu_nobody"), []);
   await assert.rejects(

@@ -78,20 +78,33 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
         .leftJoin(parties, eq(parties.userId, gatewayUsers.id))
         .orderBy(asc(gatewayUsers.createdAt), asc(gatewayUsers.id));
     },
-    /** Gateway keys (never the secret: the id, its display start and state), of one user or all. */
+    /**
+     * Gateway keys (never the secret: the id, its display start, state and budget) with their owner's
+     * party, of one user or all.
+     */
     listKeys(userId?: string) {
+      const k = gatewayApiKeys;
       return db
         .select({
-          id: gatewayApiKeys.id,
-          userId: gatewayApiKeys.userId,
+          id: k.id,
+          userId: k.userId,
           email: gatewayUsers.email,
-          start: gatewayApiKeys.start,
-          active: gatewayApiKeys.active,
-          createdAt: gatewayApiKeys.createdAt,
-          deactivatedAt: gatewayApiKeys.deactivatedAt,
+          partyId: parties.id,
+          start: k.start,
+          label: k.label,
+          active: k.active,
+          expiresAt: k.expiresAt,
+          limits: k.limits,
+          dailySpendCap: k.dailySpendCap,
+          monthlySpendCap: k.monthlySpendCap,
+          rotatedAt: k.rotatedAt,
+          previousHashExpiresAt: k.previousHashExpiresAt,
+          createdAt: k.createdAt,
+          deactivatedAt: k.deactivatedAt,
         })
-        .from(gatewayApiKeys)
-        .innerJoin(gatewayUsers, eq(gatewayUsers.id, gatewayApiKeys.userId))
+        .from(k)
+        .innerJoin(gatewayUsers, eq(gatewayUsers.id, k.userId))
+        .leftJoin(parties, eq(parties.userId, k.userId))
         .where(userId ? eq(gatewayApiKeys.userId, userId) : undefined)
         .orderBy(asc(gatewayApiKeys.createdAt), asc(gatewayApiKeys.id));
     },

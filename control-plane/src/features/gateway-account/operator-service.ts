@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { issueApiKey } from "@stake/db/api-key";
 import type { Db, DbOrTx } from "@stake/db/client";
-import { coinsToBaseUnits } from "@stake/db/coin";
+import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { OPERATOR, recordAudit } from "../audit/repo.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
+import { capInCoins, readKeyCounters } from "./keys-service.ts";
 import { createGatewayOperatorRepo, type ProviderRow, type ProviderStatus } from "./operator-repo.ts";
 import { createGatewayAccountRepo } from "./repo.ts";
 
@@ -97,11 +98,34 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
         })),
       );
     },
-    /** Gateway keys of the user with that id or e-mail (null when there is none), or of every user. */
+    /**
+     * Gateway keys of the user with that id or e-mail (null when there is none), or of every user, each
+     * with its budget and its last use and spend from the gateway's counters (one HMGET per party).
+     */
     async listKeys(user?: string) {
-      if (user === undefined) return repo.listKeys();
-      const found = user.includes("@") ? await accounts.findUserByEmail(user.toLowerCase()) : { id: user };
-      return found ? repo.listKeys(found.id) : null;
+      const found =
+        user === undefined || !user.includes("@")
+          ? { id: user }
+          : await accounts.findUserByEmail(user.toLowerCase());
+      if (!found) return null;
+      const rows = await repo.listKeys(found.id);
+      const byParty = new Map<string, string[]>();
+      for (const k of rows) if (k.partyId) byParty.set(k.partyId, [...(byParty.get(k.partyId) ?? []), k.id]);
+      const counters = new Map(
+        (
+          await Promise.all([...byParty].map(([partyId, ids]) => readKeyCounters(redis, keys, partyId, ids)))
+        ).flatMap((m) => [...m]),
+      );
+      return rows.map(({ dailySpendCap, monthlySpendCap, ...k }) => {
+        const c = counters.get(k.id);
+        return {
+          ...k,
+          spendCaps: { daily: capInCoins(dailySpendCap), monthly: capInCoins(monthlySpendCap) },
+          spentToday: formatCoins(c?.day ?? 0n),
+          spentThisMonth: formatCoins(c?.month ?? 0n),
+          lastUsedAt: c?.lastUsed ? new Date(c.lastUsed) : null,
+        };
+      });
     },
     /** The deactivated key, or null when there is none with that id. */
     deactivateKey: async (keyId: string) => changed(await repo.deactivateKey(keyId)),
