@@ -55,8 +55,15 @@ export function killFiles(): void {
   for (const child of files) signalGroup(child, "SIGKILL");
 }
 
-/** Runs every lane's files as above; `slowOrder` ranks the slow files never timed (heaviest first). */
-export async function runLanes(lanes: Lane[], slowOrder: RegExp[]): Promise<LaneResult[]> {
+/**
+ * Runs every lane's files as above; `slowOrder` ranks the slow files never timed (heaviest first). A file
+ * with a bundle in `bundles` (tests/bundle.ts) runs it on plain node, any other through tsx.
+ */
+export async function runLanes(
+  lanes: Lane[],
+  slowOrder: RegExp[],
+  bundles: ReadonlyMap<string, string> = new Map(),
+): Promise<LaneResult[]> {
   const started = Date.now();
   const times = readTimes();
   // A file of another slow lane (the cluster lane's) ranks with its pattern, or last if it has none.
@@ -91,7 +98,7 @@ export async function runLanes(lanes: Lane[], slowOrder: RegExp[]): Promise<Lane
         const item = (kind === "slow" ? slowQueue : fastQueue).shift()!;
         running[kind]++;
         const t = Date.now();
-        runFile(item).then((r) => {
+        runFile(item, bundles.get(item.file)).then((r) => {
           running[kind]--;
           times[item.key] = Date.now() - t;
           done.get(item.lane)!.push(r);
@@ -122,13 +129,14 @@ export async function runLanes(lanes: Lane[], slowOrder: RegExp[]): Promise<Lane
     });
 }
 
-function runFile({ lane, file }: Item): Promise<FileResult> {
+function runFile({ lane, file }: Item, bundle: string | undefined): Promise<FileResult> {
   const t = Date.now();
   // Run directly (no `node --test` parent per file); the same flags the runner would pass its children.
   // --test-force-exit: a handle a file forgot does not hold the run; its processes die with its group.
+  const [loader, entry] = bundle ? [["--enable-source-maps"], bundle] : [["--import", "tsx"], file];
   const child = spawnOwned(
     process.execPath,
-    ["--import", "tsx", "--test-reporter=spec", "--test-timeout=300000", "--test-force-exit", file],
+    [...loader, "--test-reporter=spec", "--test-timeout=300000", "--test-force-exit", entry],
     { cwd: ROOT, env: { ...process.env, ...lane.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   files.add(child);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { ensureInfra, ROOT, stateDir } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
 import { startRedisCluster } from "../scripts/lib/redis-cluster.ts";
+import { bundleTests } from "./bundle.ts";
 import { freePort } from "./faults/ports.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
@@ -85,6 +86,9 @@ try {
   const fast = files.filter((f) => !slow.includes(f));
   const clustered = fastOnly ? [] : files.filter((f) => CLUSTER_LANE.some((re) => re.test(f)));
   const cluster = clustered.length ? await startClusterForLane() : undefined;
+  const bundled = Date.now();
+  const bundles = await bundleTests(files);
+  console.log(`=== ${bundles.size} test files bundled in ${seconds(Date.now() - bundled)}`);
   // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
   const results = await Promise.all([
     check("typecheck", ...tsc("tsconfig.json", "root")),
@@ -98,6 +102,7 @@ try {
         { name: "cluster", files: clustered, slow: true, env: cluster?.env },
       ],
       SLOW_LANE,
+      bundles,
     ).finally(() => cluster?.stop()),
   ]).then((r) => r.flat());
   console.log("");
