@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { ROOT } from "../scripts/lib/infra.ts";
+import { bundleOf } from "./helpers/entry.ts";
 
 /**
  * The test files of a run, compiled ahead into ES module bundles under .data/test-bundle that plain `node`
@@ -16,9 +17,15 @@ import { ROOT } from "../scripts/lib/infra.ts";
  * by the absolute path esbuild resolves them to from the importing file (so a package of any workspace
  * member is found, though the bundle lives elsewhere). `import.meta.url`, `.dirname` and `.filename` keep
  * naming the source file, as code that finds files beside itself (Lua scripts, migrations, fixtures,
- * devnet entries to spawn) expects. Processes the tests spawn still run their .ts entries through tsx.
+ * devnet entries to spawn) expects.
+ *
+ * The operator CLI, which the tests spawn dozens of times, is bundled too (`entryCommand`,
+ * tests/helpers/entry.ts, runs it when the run says where bundles are: TEST_BUNDLE_DIR); the servers and
+ * devnets the tests spawn still run their .ts entries through tsx, as `npm start` does.
  */
 const OUT = path.join(ROOT, ".data", "test-bundle");
+/** Entries spawned by tests and bundled with them: scripts whose whole body runs when loaded. */
+const ENTRIES = ["scripts/operator/main.ts"];
 
 const sources: Plugin = {
   name: "test-sources",
@@ -39,20 +46,28 @@ const sources: Plugin = {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const text = await readFile(args.path, "utf8");
-      const contents = text
-        .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll("import.meta.dirname", JSON.stringify(path.dirname(args.path)))
-        .replaceAll("import.meta.filename", JSON.stringify(args.path));
+      const meta = {
+        url: pathToFileURL(args.path).href,
+        dirname: path.dirname(args.path),
+        filename: args.path,
+      };
+      // Not inside a string (a quote or backtick right before it): this file's own, say.
+      const contents = text.replace(/(?<!["'`])\bimport\.meta\.(url|dirname|filename)\b/g, (_, k) =>
+        JSON.stringify(meta[k as keyof typeof meta]),
+      );
       return { contents, loader: "ts", resolveDir: path.dirname(args.path) };
     });
   },
 };
 
-/** Builds every file afresh; returns each file (relative to the root) with the bundle that runs it. */
-export async function bundleTests(files: string[]): Promise<Map<string, string>> {
+/**
+ * Builds every file and ENTRIES afresh; returns the directory (for TEST_BUNDLE_DIR) and each file
+ * (relative to the root) with the bundle that runs it.
+ */
+export async function bundleTests(files: string[]): Promise<{ dir: string; bundles: Map<string, string> }> {
   await rm(OUT, { recursive: true, force: true });
   await build({
-    entryPoints: files.map((f) => path.join(ROOT, f)),
+    entryPoints: [...files, ...ENTRIES].map((f) => path.join(ROOT, f)),
     outdir: OUT,
     outbase: ROOT,
     outExtension: { ".js": ".mjs" },
@@ -66,5 +81,5 @@ export async function bundleTests(files: string[]): Promise<Map<string, string>>
     logLevel: "warning",
     plugins: [sources],
   });
-  return new Map(files.map((f) => [f, path.join(OUT, f.replace(/\.ts$/, ".mjs"))]));
+  return { dir: OUT, bundles: new Map(files.map((f) => [f, bundleOf(OUT, f)])) };
 }

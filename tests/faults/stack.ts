@@ -17,6 +17,7 @@ import { readBalance } from "../../control-plane/src/features/gateway-settlement
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
 import { type Started, startProcess } from "../../scripts/lib/processes.ts";
 import { startRedisCluster } from "../../scripts/lib/redis-cluster.ts";
+import { entryCommand } from "../helpers/entry.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { startProvider } from "../helpers/provider.ts";
 import { testRedisTarget } from "../helpers/redis.ts";
@@ -187,7 +188,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       return new Promise((resolve) => {
         const child = spawn(
           process.execPath,
-          ["--import", "tsx", "scripts/operator/main.ts", "ledger", "check", "--json"],
+          [...entryCommand("scripts/operator/main.ts"), "ledger", "check", "--json"],
           { cwd: ROOT, env: env(), stdio: ["ignore", "pipe", "inherit"] },
         );
         let output = "";

@@ -10,7 +10,7 @@ import { createLedger, NO_PARTY_LIMITS } from "../../gateway/src/billing/ledger.
 import { freePort } from "../faults/ports.ts";
 import { uniqueEmail } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { runEntry } from "../helpers/entry.ts";
+import { entryCommand, runEntry } from "../helpers/entry.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -24,7 +24,7 @@ after(() => h.close());
 async function operator(...args: string[]) {
   const { stdout } = await run(
     process.execPath,
-    ["--import", "tsx", "scripts/operator/main.ts", ...args, "--json"],
+    [...entryCommand("scripts/operator/main.ts"), ...args, "--json"],
     {
       cwd: ROOT,
       env: {
