@@ -70,7 +70,11 @@ async function npmStart() {
     /** Ctrl-C, as a newcomer stops it; resolves with its exit code. */
     async stop() {
       child.kill("SIGINT");
-      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("hung"), 60_000))]);
+      // Unref'd: a pending timer would hold this script for the rest of its minute after npm start exited.
+      const code = await Promise.race([
+        exited,
+        new Promise((r) => setTimeout(() => r("hung"), 60_000).unref()),
+      ]);
       if (code === "hung") {
         child.kill("SIGKILL");
         throw new Error(`npm start did not stop within 60 s of Ctrl-C:\n${err}`);
