@@ -11,7 +11,7 @@ import { bundleOf } from "./helpers/entry.ts";
  * file's CPU went on loading it: each of the hundreds of modules it imports resolved and transformed
  * through the loader's hooks, in every one of ~130 processes (a profile of the control plane's smoke test:
  * 9.7 of 13 CPU-seconds in module loading and tsx). One esbuild call for every file, with the modules they
- * share split into chunks, takes a few seconds; each file then loads in one read.
+ * share split into chunks, takes about 1.5 s; each file then loads in a few reads.
  *
  * Our sources (workspace packages included) are bundled; packages from node_modules stay external, imported
  * by the absolute path esbuild resolves them to from the importing file (so a package of any workspace
