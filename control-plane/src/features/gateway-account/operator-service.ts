@@ -110,7 +110,12 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       if (!found) return null;
       const rows = await repo.listKeys(found.id);
       const byParty = new Map<string, string[]>();
-      for (const k of rows) if (k.partyId) byParty.set(k.partyId, [...(byParty.get(k.partyId) ?? []), k.id]);
+      for (const k of rows) {
+        if (!k.partyId) continue;
+        const ids = byParty.get(k.partyId) ?? [];
+        ids.push(k.id);
+        byParty.set(k.partyId, ids);
+      }
       const counters = new Map(
         (
           await Promise.all([...byParty].map(([partyId, ids]) => readKeyCounters(redis, keys, partyId, ids)))
