@@ -88,7 +88,7 @@ try {
   const cluster = clustered.length ? await startClusterForLane() : undefined;
   const bundled = Date.now();
   const { dir, bundles } = await bundleTests(files);
-  process.env.TEST_BUNDLE_DIR = dir;
+  process.env.STAKE_BUNDLE_DIR = dir;
   console.log(`=== ${bundles.size} test files bundled in ${seconds(Date.now() - bundled)}`);
   // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
   const results = await Promise.all([

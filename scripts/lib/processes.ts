@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { ROOT, startupLimitMs } from "./infra.ts";
 import { signalGroup, spawnOwned } from "./owned.ts";
@@ -10,8 +11,22 @@ export interface Started {
   url: string;
 }
 
+/** Where scripts/lib/bundle.ts writes the bundle of `file` (relative to the root, or absolute under it). */
+export const bundleOf = (dir: string, file: string) =>
+  path.join(dir, path.relative(ROOT, path.resolve(ROOT, file)).replace(/\.ts$/, ".mjs"));
+
 /**
- * Starts an entry (TypeScript through tsx, or a built `.js` bundle with plain node) as a child process and waits until it is ready: either it prints
+ * Node's arguments that run a TypeScript entry point: its bundle when one was built under `dir`
+ * (scripts/lib/bundle.ts; `npm start` builds the processes it starts, `npm test` sets STAKE_BUNDLE_DIR for
+ * what the tests spawn), else the source through tsx.
+ */
+export function entryCommand(entry: string, dir = process.env.STAKE_BUNDLE_DIR): string[] {
+  const bundle = dir && bundleOf(dir, entry);
+  return bundle && existsSync(bundle) ? ["--enable-source-maps", bundle] : ["--import", "tsx", entry];
+}
+
+/**
+ * Starts an entry (TypeScript through its bundle or tsx, see entryCommand, or a built `.js` bundle with plain node) as a child process and waits until it is ready: either it prints
  * `READY <url>` (the devnets) or `readyUrl` answers 200 (the deployables). Logs go to the parent's stderr
  * with a name prefix; a child that exits early fails the start. The child runs in a process group of its own
  * that dies with this process (scripts/lib/owned.ts), so nothing it started outlives a failed start.
@@ -19,6 +34,8 @@ export interface Started {
 export function startProcess(opts: {
   name: string;
   entry: string;
+  /** Where a bundle of a `.ts` entry is looked for (entryCommand). */
+  bundles?: string;
   /** Node flags before the entry (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
   /** Append the child's stdout (its log lines) to this file instead of the parent's stderr; needs `readyUrl`. */
@@ -26,9 +43,12 @@ export function startProcess(opts: {
   env: NodeJS.ProcessEnv;
   readyUrl?: string;
 }): Promise<Started> {
-  const args = opts.entry.endsWith(".js")
-    ? ["--enable-source-maps", ...(opts.nodeFlags ?? []), opts.entry]
-    : [...(opts.nodeFlags ?? []), "--import", "tsx", opts.entry];
+  const args = [
+    ...(opts.nodeFlags ?? []),
+    ...(opts.entry.endsWith(".js")
+      ? ["--enable-source-maps", opts.entry]
+      : entryCommand(opts.entry, opts.bundles)),
+  ];
   const stdout = opts.stdoutFile ? openSync(opts.stdoutFile, "a") : "pipe";
   const child = spawnOwned(process.execPath, args, {
     cwd: ROOT,

@@ -7,10 +7,11 @@ import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import request from "supertest";
 import { createLedger, NO_PARTY_LIMITS } from "../../gateway/src/billing/ledger.ts";
+import { entryCommand } from "../../scripts/lib/processes.ts";
 import { freePort } from "../faults/ports.ts";
 import { uniqueEmail } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { entryCommand, runEntry } from "../helpers/entry.ts";
+import { runEntry } from "../helpers/entry.ts";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..", "..");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import request from "supertest";
 import { spawnOwned } from "../../scripts/lib/owned.ts";
-import type { Started } from "../../scripts/lib/processes.ts";
+import { entryCommand, type Started } from "../../scripts/lib/processes.ts";
 import { kill, waitForLine } from "../faults/stack.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -48,7 +48,7 @@ function startWorker(): Started {
   return {
     name: "webhook-worker",
     url: "",
-    child: spawnOwned(process.execPath, ["--import", "tsx", "tests/webhooks/delivery-worker.ts"], {
+    child: spawnOwned(process.execPath, entryCommand("tests/webhooks/delivery-worker.ts"), {
       env,
       stdio: ["ignore", "pipe", "inherit"],
     }),
