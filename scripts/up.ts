@@ -67,6 +67,7 @@ const DEMO_PROVIDER_PORT = 4010;
 const PROVIDER_ENTRY = "devnet/provider/main.ts";
 const CONTROL_PLANE_ENTRY = "control-plane/src/main.ts";
 const WORKER_ENTRY = "control-plane/src/worker.ts";
+const BUNDLES = path.join(stateDir(), "bundle");
 /** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
 const solanaKey = (fill: number) => base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
 
@@ -86,6 +87,17 @@ if (occupied) {
   infra.stop();
   process.exit(1);
 }
+// Every process below runs compiled ahead (scripts/lib/bundle.ts: one esbuild call instead of each process
+// loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
+// builds on threads of its own while this process seeds (after the refusals above: a
+// refused start writes nothing).
+const builds = Promise.all([
+  bundleEntries([...DEVNETS.map((d) => d.entry), PROVIDER_ENTRY, CONTROL_PLANE_ENTRY, WORKER_ENTRY], BUNDLES),
+  buildDashboard(),
+  buildGateway(),
+]);
+// Awaited once the deployment is seeded; a failure is reported there.
+builds.catch(() => {});
 const demo = await seedDemo(pg.db);
 await pg.close();
 
@@ -116,28 +128,33 @@ const baseEnv: NodeJS.ProcessEnv = {
 };
 
 try {
-  // Every process below runs compiled ahead (scripts/lib/bundle.ts): one esbuild call instead of each
-  // process loading its hundreds of modules through tsx.
-  const bundles = path.join(stateDir(), "bundle");
-  await bundleEntries(
-    [...DEVNETS.map((d) => d.entry), PROVIDER_ENTRY, CONTROL_PLANE_ENTRY, WORKER_ENTRY],
-    bundles,
-  );
   const nodes: string[] = [];
-  // The nodes are independent of one another: started side by side, so start-up waits for the slowest
-  // (the Polygon L1 building its month of checkpoints) instead of the sum of all.
-  const nodesUp = await Promise.all(
-    DEVNETS.filter((d) => !process.env[d.urlEnv]).map(async (d) => {
-      const node = await startProcess({
-        name: d.name,
-        entry: d.entry,
-        bundles,
-        env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
-      });
-      started.push(node);
-      return { d, node };
+  const [, , gatewayEntry] = await builds;
+  /** Starts a process and keeps it to stop with the rest, as soon as it is up. */
+  const up = async (opts: Parameters<typeof startProcess>[0]) => {
+    const s = await startProcess({ bundles: BUNDLES, ...opts });
+    started.push(s);
+    return s;
+  };
+  // The nodes and the demo provider are independent of one another: started side by side, so start-up
+  // waits for the slowest (the Polygon L1 building its month of checkpoints) instead of the sum of all.
+  const [nodesUp, provider] = await Promise.all([
+    Promise.all(
+      DEVNETS.filter((d) => !process.env[d.urlEnv]).map(async (d) => ({
+        d,
+        node: await up({
+          name: d.name,
+          entry: d.entry,
+          env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
+        }),
+      })),
+    ),
+    up({
+      name: "demo-provider",
+      entry: PROVIDER_ENTRY,
+      env: { ...baseEnv, PORT: String(DEMO_PROVIDER_PORT) },
     }),
-  );
+  ]);
   for (const { d, node } of nodesUp) {
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
@@ -152,13 +169,6 @@ try {
     }
     nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
   }
-  const provider = await startProcess({
-    name: "demo-provider",
-    entry: PROVIDER_ENTRY,
-    bundles,
-    env: { ...baseEnv, PORT: String(DEMO_PROVIDER_PORT) },
-  });
-  started.push(provider);
   nodes.push(`  ${"demo provider".padEnd(20)} ${provider.url}`);
   const seedPg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
   const seedRedis = createRedis(infra.redisUrl, { name: "seed" });
@@ -170,30 +180,27 @@ try {
   );
   await Promise.all([seedPg.close(), seedRedis.quit()]);
 
-  await buildDashboard();
-  const cp = await startProcess({
-    name: "control-plane",
-    entry: CONTROL_PLANE_ENTRY,
-    bundles,
-    env: baseEnv,
-    readyUrl: `http://127.0.0.1:${CONTROL_PLANE_PORT}`,
-  });
-  started.push(cp);
-  const worker = await startProcess({
-    name: "worker",
-    entry: WORKER_ENTRY,
-    bundles,
-    env: { ...baseEnv, WORKER_PORT: String(WORKER_PORT) },
-    readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
-  });
-  started.push(worker);
-  const gateway = await startProcess({
-    name: "gateway",
-    entry: await buildGateway(),
-    nodeFlags: GATEWAY_NODE_FLAGS,
-    env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
-  });
-  started.push(gateway);
+  // The deployables need the nodes' URLs and the seeded demo, not one another.
+  const [cp, worker, gateway] = await Promise.all([
+    up({
+      name: "control-plane",
+      entry: CONTROL_PLANE_ENTRY,
+      env: baseEnv,
+      readyUrl: `http://127.0.0.1:${CONTROL_PLANE_PORT}`,
+    }),
+    up({
+      name: "worker",
+      entry: WORKER_ENTRY,
+      env: { ...baseEnv, WORKER_PORT: String(WORKER_PORT) },
+      readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
+    }),
+    up({
+      name: "gateway",
+      entry: gatewayEntry,
+      nodeFlags: GATEWAY_NODE_FLAGS,
+      env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
+    }),
+  ]);
   for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
   writeDeploymentEnv({
     DATABASE_URL: databaseUrl,
