@@ -4,7 +4,7 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import ts from "typescript";
+import { buildSync } from "esbuild";
 
 /**
  * The workspace's own rules, checked from the files themselves:
@@ -63,10 +63,41 @@ function sourceFiles(dir: string, nested: Set<string>): string[] {
   return out;
 }
 
-function specifiers(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const imported = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
-  return [...imported, ...[...text.matchAll(RESOLVE_CALL)].map((m) => m[1] as string)];
+// What esbuild's parse leaves out, as it drops types before listing a file's imports: type-only import and
+// export statements, and a module named in a type (`import(…).Name`).
+const TYPE_ONLY =
+  /^\s*(?:import|export)\s+type\s[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)\./gm;
+
+/**
+ * Every specifier each file imports, as written: esbuild parses the files (every import external, so
+ * nothing is followed) and lists each one's imports in its metafile.
+ */
+function specifiersOf(root: string, files: string[]): Map<string, string[]> {
+  const { metafile } = buildSync({
+    entryPoints: files,
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    metafile: true,
+    external: ["*"],
+    platform: "node",
+    format: "esm",
+    outdir: "out",
+    // Never written; hashed so `x.ts` and `x.mjs` beside it name two outputs.
+    entryNames: "[dir]/[name]-[hash]",
+    logLevel: "silent",
+  });
+  const out = new Map<string, string[]>();
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    const file = path.resolve(root, input);
+    const text = readFileSync(file, "utf8");
+    out.set(file, [
+      ...imports.map((i) => i.path),
+      ...[...text.matchAll(TYPE_ONLY)].map((m) => (m[1] ?? m[2]) as string),
+      ...[...text.matchAll(RESOLVE_CALL)].map((m) => m[1] as string),
+    ]);
+  }
+  return out;
 }
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`; undefined for relative and built-in. */
@@ -99,9 +130,9 @@ function workspaceProblems(root: string): string[] {
       rangesByDependency.set(name, ranges);
     }
     const undeclared = new Map<string, string>();
-    for (const file of sourceFiles(dir, nested)) {
+    for (const [file, specifiers] of specifiersOf(root, sourceFiles(dir, nested))) {
       const relFile = path.relative(root, file);
-      for (const spec of specifiers(file)) {
+      for (const spec of specifiers) {
         const name = packageName(spec);
         if (name !== undefined) {
           if (!declared.has(name) && name !== pkg.name && !undeclared.has(name))
