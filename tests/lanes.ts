@@ -91,12 +91,7 @@ export async function runLanes(
       for (;;) {
         const fastLeft = fastQueue.length > 0;
         if (running.fast + running.slow >= (fastLeft ? 4 : 2)) break;
-        const kind =
-          slowQueue.length && running.slow < 2
-            ? "slow"
-            : fastLeft
-              ? "fast"
-              : null;
+        const kind = slowQueue.length && running.slow < 2 ? "slow" : fastLeft ? "fast" : null;
         if (!kind) break;
         const item = (kind === "slow" ? slowQueue : fastQueue).shift()!;
         running[kind]++;
