@@ -89,8 +89,8 @@ if (occupied) {
 }
 // Every process below runs compiled ahead (scripts/lib/bundle.ts: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
-// builds on threads of its own while this process seeds (after the refusals above: a
-// refused start writes nothing).
+// builds on threads of its own while this process seeds. Only after the refusals above: a refused start
+// writes nothing.
 const builds = Promise.all([
   bundleEntries([...DEVNETS.map((d) => d.entry), PROVIDER_ENTRY, CONTROL_PLANE_ENTRY, WORKER_ENTRY], BUNDLES),
   buildDashboard(),
