@@ -54,9 +54,9 @@ const infra = await ensureInfra();
 process.env.TEST_DATABASE_URL = infra.databaseUrl;
 process.env.TEST_REDIS_URL = infra.redisUrl;
 const started = Date.now();
-const checks: ChildProcess[] = [];
+const checkProcesses: ChildProcess[] = [];
 const stop = (code: number) => {
-  for (const c of checks) signalGroup(c, "SIGKILL");
+  for (const c of checkProcesses) signalGroup(c, "SIGKILL");
   killFiles();
   infra.stop();
   process.exit(code);
@@ -96,17 +96,21 @@ try {
   const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
   const fast = files.filter((f) => !slow.includes(f));
   const clustered = fastOnly ? [] : files.filter((f) => CLUSTER_LANE.some((re) => re.test(f)));
+  // The checks start first and run beside the bundling and the tests (on a clean clone the typecheck alone
+  // takes ~8 s of one core).
+  const checks = [
+    check("typecheck", ...tsc("tsconfig.json", "root")),
+    // The dashboard page is browser code (DOM types, JSX): its own project.
+    check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
+    check("lint", bin("biome"), ["check", "."]),
+  ];
   const cluster = clustered.length ? await startClusterForLane() : undefined;
   const bundled = Date.now();
   const { dir, bundles } = await bundleTests(files);
   process.env.STAKE_BUNDLE_DIR = dir;
   console.log(`=== ${bundles.size} test files bundled in ${seconds(Date.now() - bundled)}`);
-  // The checks run beside the tests (on a clean clone the typecheck alone takes ~20 s of one core).
   const results = await Promise.all([
-    check("typecheck", ...tsc("tsconfig.json", "root")),
-    // The dashboard page is browser code (DOM types, JSX): its own project.
-    check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
-    check("lint", bin("biome"), ["check", "."]),
+    ...checks,
     runLanes(
       [
         { name: "fast", files: fast, slow: false },
@@ -135,7 +139,7 @@ function check(name: string, cmd: string, cmdArgs: readonly string[]): Promise<L
     env: process.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  checks.push(child);
+  checkProcesses.push(child);
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d));
   child.stderr?.on("data", (d: Buffer) => (output += d));
