@@ -2,4 +2,4 @@
 import { ensureInstalled, runTs } from "./lib/bootstrap.mjs";
 
 ensureInstalled();
-runTs("tests/run.ts", process.argv.slice(2));
+await runTs("tests/run.ts", process.argv.slice(2));

@@ -2,4 +2,4 @@
 import { ensureInstalled, runTs } from "./lib/bootstrap.mjs";
 
 ensureInstalled();
-runTs("scripts/up.ts", process.argv.slice(2));
+await runTs("scripts/up.ts", process.argv.slice(2));

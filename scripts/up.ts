@@ -19,7 +19,7 @@ import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoWallets } from "../devnet/hyperliquid/server.ts";
 import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
-import { bundleEntries } from "./lib/bundle.ts";
+import { bundleEntries } from "./lib/bundle.mjs";
 import { writeDeploymentEnv } from "./lib/deployment-env.ts";
 import { ensureInfra, stateDir } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
@@ -87,7 +87,7 @@ if (occupied) {
   infra.stop();
   process.exit(1);
 }
-// Every process below runs compiled ahead (scripts/lib/bundle.ts: one esbuild call instead of each process
+// Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
 // builds on threads of its own while this process seeds. Only after the refusals above: a refused start
 // writes nothing.

@@ -1,11 +1,10 @@
 import path from "node:path";
-import { bundleEntries } from "../scripts/lib/bundle.ts";
+import { bundleEntries, bundleOf } from "../scripts/lib/bundle.mjs";
 import { ROOT } from "../scripts/lib/infra.ts";
-import { bundleOf } from "../scripts/lib/processes.ts";
 
 /**
  * The test files of a run and the entry points they spawn, compiled ahead into .data/test-bundle
- * (scripts/lib/bundle.ts): one esbuild call, then each file and each process a test starts loads on plain
+ * (scripts/lib/bundle.mjs): one esbuild call, then each file and each process a test starts loads on plain
  * `node` in a few reads instead of through tsx's hooks.
  */
 const OUT = path.join(ROOT, ".data", "test-bundle");

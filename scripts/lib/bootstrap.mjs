@@ -18,11 +18,17 @@ export function ensureInstalled() {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-/** Runs a TypeScript entry with tsx, forwarding signals and the exit code. */
-export function runTs(entry, args = []) {
-  // The IPC channel is the entry's lifeline: it closes when this process dies, however it dies, and the
-  // entry then stops what it started (scripts/lib/owned.ts, stopWithBootstrap).
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+/**
+ * Runs a TypeScript entry from its bundle (bundle.mjs, under .data/entries/; built again only when a file it
+ * reads changed), forwarding signals and the exit code. Through tsx, `npm start`'s entry alone took 2.5 s
+ * of CPU to load.
+ */
+export async function runTs(entry, args = []) {
+  // Imported here: esbuild is there only once ensureInstalled has run.
+  const { bundleEntries, bundleOf } = await import("./bundle.mjs");
+  const dir = path.join(ROOT, ".data", "entries", entry.replace(/\.ts$/, ""));
+  await bundleEntries([entry], dir);
+  const child = spawn(process.execPath, ["--enable-source-maps", bundleOf(dir, entry), ...args], {
     cwd: ROOT,
     stdio: ["inherit", "inherit", "inherit", "ipc"],
   });

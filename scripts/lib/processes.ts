@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
-import path from "node:path";
 import { createInterface } from "node:readline";
+import { bundleOf } from "./bundle.mjs";
 import { ROOT, startupLimitMs } from "./infra.ts";
 import { signalGroup, spawnOwned } from "./owned.ts";
 
@@ -11,13 +11,9 @@ export interface Started {
   url: string;
 }
 
-/** Where scripts/lib/bundle.ts writes the bundle of `file` (relative to the root, or absolute under it). */
-export const bundleOf = (dir: string, file: string) =>
-  path.join(dir, path.relative(ROOT, path.resolve(ROOT, file)).replace(/\.ts$/, ".mjs"));
-
 /**
  * Node's arguments that run a TypeScript entry point: its bundle when one was built under `dir`
- * (scripts/lib/bundle.ts; `npm start` builds the processes it starts, `npm test` sets STAKE_BUNDLE_DIR for
+ * (scripts/lib/bundle.mjs; `npm start` builds the processes it starts, `npm test` sets STAKE_BUNDLE_DIR for
  * what the tests spawn), else the source through tsx.
  */
 export function entryCommand(entry: string, dir = process.env.STAKE_BUNDLE_DIR): string[] {

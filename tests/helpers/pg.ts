@@ -6,7 +6,7 @@ import postgres from "postgres";
 
 /**
  * Tests never touch a developer's data: each test file gets a fresh database cloned from a migrated
- * template (`CREATE DATABASE … TEMPLATE` copies files, so it is fast), dropped when the file is done.
+ * template (`CREATE DATABASE … TEMPLATE`, a file copy, so it is fast), dropped when the file is done.
  * The template is named after the migration journal, so checkouts with different migrations (branches,
  * worktrees sharing one Postgres) never reset or clone each other's template.
  */
@@ -87,7 +87,12 @@ export async function createTestDatabase(options: { empty?: boolean } = {}) {
         await admin.unsafe(`create database ${TEMPLATE}`);
         await runMigrations(withDatabase(url, TEMPLATE));
       }
-      await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+      // From Postgres 15 a clone writes every block of the template through the WAL unless told to copy
+      // its files: 0.24 s of the server's CPU a clone, 0.10 s as a file copy.
+      const [server] = await admin<{ version: number }[]>`
+        select current_setting('server_version_num')::int as version`;
+      const strategy = server!.version >= 150000 ? " strategy file_copy" : "";
+      await admin.unsafe(`create database ${name} template ${TEMPLATE}${strategy}`);
     });
   const databaseUrl = withDatabase(url, name);
   const client = createDb(databaseUrl, { max: 10, applicationName: "tests" });
