@@ -17,8 +17,10 @@ import { signalGroup, spawnOwned } from "../scripts/lib/owned.ts";
  * (the first-hour test, then the Postgres outage: 140 s). At four the whole run went from 270–280 s to
  * 221 s; at five it was no faster (240 s: the files' CPU, not their waits, is then the limit).
  *
- * Longest first: each file's last duration is kept in .data/test-times.json; a file never timed runs in the
- * order of `slowOrder` (the slow lane's patterns, heaviest first) or first among the fast files. Each file's
+ * Longest first: each file's last duration is kept in .data/test-times.json; a clone that never ran a file
+ * takes its duration from tests/durations.json (a committed copy of an idle run's, refreshed by copying the
+ * first file over the second), and a file in neither runs in the order of `slowOrder` (the slow lane's
+ * patterns, heaviest first) or first among the fast files. Each file's
  * output is printed whole when it ends, so files never interleave. A file runs in a process group of its own
  * (spawnOwned): whatever it leaves running is killed when it ends, and the whole run with the owner.
  */
@@ -50,6 +52,7 @@ interface FileResult {
 }
 
 const TIMES = path.join(ROOT, ".data", "test-times.json");
+const COMMITTED_TIMES = path.join(ROOT, "tests", "durations.json");
 const COUNTED = ["tests", "pass", "fail", "cancelled"] as const;
 const files = new Set<ChildProcess>();
 
@@ -165,8 +168,12 @@ function runFile({ lane, file }: Item, bundle: string | undefined): Promise<File
 }
 
 function readTimes(): Record<string, number> {
+  return { ...readJson(COMMITTED_TIMES), ...readJson(TIMES) };
+}
+
+function readJson(file: string): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(TIMES, "utf8"));
+    return JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return {};
   }
