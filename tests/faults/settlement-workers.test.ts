@@ -16,40 +16,46 @@ const TOTAL = PARTIES * PER_PARTY;
 const FUNDED_COINS = "100";
 const FUNDED = 100_0000000000n;
 
-/** The parties whose settlement lease names `pid` as its holder (tokens are `host:pid:random`). */
-async function leasesHeldBy(s: Stack, pid: number): Promise<string[]> {
-  const held: string[] = [];
+/** The parties whose settlement lease a worker of `pids` holds (tokens are `host:pid:random`), by holder. */
+async function leasesHeld(s: Stack, pids: number[]): Promise<{ pid: number; partyId: string }[]> {
+  const held: { pid: number; partyId: string }[] = [];
   let cursor = "0";
   do {
     const [next, keys] = await s.redis.scan(cursor, "MATCH", `${PREFIX}gw:{*}:lease`, "COUNT", 1000);
     cursor = next;
     const tokens = keys.length ? await s.redis.mget(...keys) : [];
     keys.forEach((key, i) => {
-      if (tokens[i]?.includes(`:${pid}:`)) held.push(key);
+      const pid = pids.find((p) => tokens[i]?.includes(`:${p}:`));
+      if (pid !== undefined) held.push({ pid, partyId: /\{(.+)\}/.exec(key)?.[1] as string });
     });
   } while (cursor !== "0");
   return held;
 }
 
 /**
- * Freezes the worker (SIGSTOP) at a moment it holds the lease of a party still dirty (not yet through its
- * settlement), so the SIGKILL that follows lands in the middle of that party's settlement; a worker frozen
- * elsewhere is let go and tried again. Returns the party.
+ * Freezes the workers (SIGSTOP) at a moment one of them holds the lease of a party still dirty (not yet
+ * through its settlement), so the SIGKILL that follows lands in the middle of that party's settlement, and
+ * lets the others go; workers frozen elsewhere are let go and tried again. Any of them may be the one: on
+ * a busy machine one worker can go a whole pass without a party, while the others settle them all.
+ * Returns that worker and its party.
  */
-async function freezeMidParty(s: Stack, worker: Started): Promise<string> {
-  const pid = worker.child.pid as number;
-  return eventually(
+async function freezeMidParty(s: Stack, workers: Started[]): Promise<{ victim: Started; partyId: string }> {
+  const pids = workers.map((w) => w.child.pid as number);
+  const found = await eventually(
     async () => {
-      process.kill(pid, "SIGSTOP");
-      for (const key of await leasesHeldBy(s, pid)) {
-        const partyId = /\{(.+)\}/.exec(key)?.[1] as string;
-        if (await s.redis.sismember(s.keys.gateway.settleDirty(partyId), partyId)) return partyId;
-      }
-      process.kill(pid, "SIGCONT");
-      return undefined;
+      for (const pid of pids) process.kill(pid, "SIGSTOP");
+      let mid: { pid: number; partyId: string } | undefined;
+      for (const held of await leasesHeld(s, pids))
+        if (await s.redis.sismember(s.keys.gateway.settleDirty(held.partyId), held.partyId)) {
+          mid = held;
+          break;
+        }
+      for (const pid of pids) if (pid !== mid?.pid) process.kill(pid, "SIGCONT");
+      return mid;
     },
     { what: "a worker frozen in the middle of a party's settlement" },
   );
+  return { victim: workers[pids.indexOf(found.pid)] as Started, partyId: found.partyId };
 }
 
 async function settledOf(s: Stack, ids: string[]): Promise<number> {
@@ -82,13 +88,12 @@ test(`3 settlement workers, one SIGKILLed mid-pass, settle ${TOTAL} reservations
     SETTLEMENT_INTERVAL_MS: "50",
   };
   const workers = await Promise.all([s.worker(env), s.worker(env), s.worker(env)]);
-  const [victim] = workers as [Started, ...Started[]];
   // Mid-pass: a tenth settled, most still to come.
   await eventually(async () => (await settledOf(s, ids)) >= TOTAL / 10, {
     what: "settlement under way",
     intervalMs: 100,
   });
-  const orphaned = await freezeMidParty(s, victim);
+  const { victim, partyId: orphaned } = await freezeMidParty(s, workers);
   const lease = s.keys.gateway.settleLease(orphaned);
   const token = await s.redis.get(lease);
   await kill(victim);
