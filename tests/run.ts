@@ -1,6 +1,7 @@
-import { type ChildProcess, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { buildDashboard } from "@stake/control-plane/build";
 import { ensureInfra, ROOT, stateDir } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
 import { startRedisCluster } from "../scripts/lib/redis-cluster.ts";
@@ -83,15 +84,7 @@ const tsc = (project: string, info: string) =>
   ] as const;
 
 try {
-  await resetTestTemplate(infra.databaseUrl);
   mkdirSync(path.join(ROOT, ".data", "tsc"), { recursive: true });
-  // The control plane serves the dashboard from its build (control-plane/build.ts), as `npm start` does:
-  // built before any test starts one (esbuild, well under a second).
-  const built = spawnSync(process.execPath, ["--import", "tsx", "control-plane/build.ts"], {
-    cwd: ROOT,
-    stdio: "inherit",
-  });
-  if (built.status !== 0) throw new Error("the dashboard build failed");
   const files = findTests(roots.length ? roots : ROOTS).map((f) => path.relative(ROOT, f));
   const slow = files.filter((f) => SLOW_LANE.some((re) => re.test(f)));
   const fast = files.filter((f) => !slow.includes(f));
@@ -104,9 +97,16 @@ try {
     check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
     check("lint", bin("biome"), ["check", "."]),
   ];
-  const cluster = clustered.length ? await startClusterForLane() : undefined;
   const bundled = Date.now();
-  const { dir, bundles } = await bundleTests(files);
+  // Side by side: the bundles, the cluster lane's Redis Cluster, the migrated template the tests'
+  // databases are cloned from, and the dashboard the control planes serve from its build
+  // (control-plane/build.ts), as `npm start` builds it.
+  const [{ dir, bundles }, cluster] = await Promise.all([
+    bundleTests(files),
+    clustered.length ? startClusterForLane() : undefined,
+    resetTestTemplate(infra.databaseUrl),
+    buildDashboard(),
+  ]);
   process.env.STAKE_BUNDLE_DIR = dir;
   console.log(`=== ${bundles.size} test files bundled in ${seconds(Date.now() - bundled)}`);
   const results = await Promise.all([
