@@ -94,7 +94,7 @@ test("a body trickled slower than the deadline is cut off with 408 (or a closed 
   await released(a.partyId as string);
 });
 
-test("a refused request whose body keeps trickling is cut off by Node's request timeout, set to the deadline", async () => {
+test("a refused request whose body keeps trickling is cut off by Node's request timeout, a quarter past the deadline", async () => {
   // Node sweeps for expired requests every quarter of the deadline.
   assert.match(await trickled([]), /^HTTP\/1\.1 401 /, "answered at once, then cut");
 });
