@@ -108,7 +108,9 @@ try {
     buildDashboard(),
   ]);
   process.env.STAKE_BUNDLE_DIR = dir;
-  console.log(`=== ${bundles.size} test files bundled in ${seconds(Date.now() - bundled)}`);
+  console.log(
+    `=== ${bundles.size} test files bundled, the template and the dashboard built in ${seconds(Date.now() - bundled)}`,
+  );
   const results = await Promise.all([
     ...checks,
     runLanes(
