@@ -69,6 +69,14 @@ type Admission =
   | { ok: false; code: GatewayErrorCode; details?: ErrorDetails };
 
 /**
+ * Every answer after the reservation names the request, its reservation and what it is charged; a gateway
+ * 502/408 is charged nothing (the reservation is released).
+ */
+const refusal = (limits: readonly string[], reservation: ReservationHandle): ErrorDetails => ({
+  headers: [...limits, "gateway-reservation-id", reservation.id, "gateway-cost", "0"],
+});
+
+/**
  * The whole request flow, in the spec's order: authenticate → route → idempotency → reserve → proxy →
  * finalize → one access-log line. `expectContinue` requests get their 100 only once auth and the
  * reservation succeeded, so a refused client never uploads its body.
@@ -139,11 +147,7 @@ export function createHandler(deps: HandleDeps) {
       costInUsd: usd,
       cost: costOf(usd, rate),
       keyId: auth.keyId,
-      dailyCap: auth.dailyCap,
-      monthlyCap: auth.monthlyCap,
-      keyDailyCap: auth.budget.keyDailyCap,
-      keyMonthlyCap: auth.budget.keyMonthlyCap,
-      keyLimits: auth.budget.keyLimits,
+      budget: auth.budget.script,
     };
     const reserveStarted = performance.now();
     let reserved: ReserveResult;
@@ -199,11 +203,6 @@ export function createHandler(deps: HandleDeps) {
     if (!admitted.ok) return fail(admitted.code, admitted.details);
     const { provider, target, headers, reservation, limitHeaders: limits } = admitted;
     if (expectContinue && !res.destroyed) res.writeContinue();
-    // Every answer from here on names the request, its reservation and what it is charged; a gateway
-    // 502/408 is charged nothing (the reservation is released). Built only on those rare paths.
-    const refusal = (): ErrorDetails => ({
-      headers: [...limits, "gateway-reservation-id", reservation.id, "gateway-cost", "0"],
-    });
 
     // The provider's status decides as soon as its response headers arrive (spec: `registered` = it
     // answered 2xx/3xx), so a reservation is in flight only until then and a long streamed body cannot
@@ -225,25 +224,29 @@ export function createHandler(deps: HandleDeps) {
         onDeadline(uploaded) {
           // Still uploading: the client's fault, and the rest of its body will not be read.
           if (!uploaded) res.shouldKeepAlive = false;
-          writeError(res, uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT", log.reqId, refusal());
+          writeError(
+            res,
+            uploaded ? "UPSTREAM_ABORTED" : "REQUEST_TIMEOUT",
+            log.reqId,
+            refusal(limits, reservation),
+          );
         },
-        onResponse(status) {
+        onResponse(status, fields) {
           const decided = status < 400 ? "registered" : "failed";
           facts.httpStatus = status;
           const upstreamMs = performance.now() - sent;
           facts.upstreamMs = Math.round(upstreamMs);
           metrics.upstreamMs(provider.key, upstreamMs);
           early = { outcome: decided, done: finalize(reservation, decided, facts) };
-          const cost = decided === "registered" ? formatCost(reservation.cost) : "0";
-          const added = [
+          for (const f of limits) fields.push(f);
+          fields.push(
             "request-id",
             log.reqId,
             "gateway-reservation-id",
             reservation.id,
             "gateway-cost",
-            cost,
-          ];
-          return limits.length ? limits.concat(added) : added;
+            decided === "registered" ? formatCost(reservation.cost) : "0",
+          );
         },
       });
       switch (result.kind) {
@@ -265,7 +268,7 @@ export function createHandler(deps: HandleDeps) {
         case "upstream-error":
           log.outcome = `failed:${result.code}`;
           log.error = (result.error as { code?: string })?.code ?? String(result.error);
-          if (!result.responseStarted) writeError(res, result.code, log.reqId, refusal());
+          if (!result.responseStarted) writeError(res, result.code, log.reqId, refusal(limits, reservation));
           break;
       }
     } finally {

@@ -44,7 +44,7 @@ async function measure(tree: string) {
     // A realistic cost (0.002 coin) and the fields a gateway sends for a key without caps or limits.
     reserveUs += await timed(
       S.reserveScript,
-      [...S.reserveScript.head(keys, party), ...records],
+      [...S.reserveScript.head(keys, party, Date.now()), ...records],
       [
         ...S.reserveScript.shared(Date.now(), noLimit, noLimit),
         ...ids.flatMap((id, i) =>
@@ -62,7 +62,7 @@ async function measure(tree: string) {
     );
     finalizeUs += await timed(
       S.finalizeScript,
-      [...S.finalizeScript.head(keys, party), ...records],
+      [...S.finalizeScript.head(keys, party, Date.now()), ...records],
       [
         ...S.finalizeScript.shared(Date.now(), 3600, noLimit),
         ...ids.flatMap((id) =>

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
-import { createRedisKeys } from "@stake/db/redis/keys";
-import { encodeKeyLimits, spendWindows } from "@stake/db/redis/scripts";
+import { createRedisKeys, scopeHash } from "@stake/db/redis/keys";
+import {
+  type Budget,
+  encodeBudget,
+  finalizeScript,
+  reserveScript,
+  runBatch,
+  spendWindows,
+} from "@stake/db/redis/scripts";
 import { failInFlight } from "../../control-plane/src/features/gateway-settlement/hot-repo.ts";
 import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { createLimitHeaders, keyPolicyOf } from "../../gateway/src/billing/limit-headers.ts";
@@ -26,16 +33,16 @@ const fund = (party: string, amount: bigint) =>
 let n = 0;
 const ask = (
   i: number,
-  input: { partyId: string; keyId: string; cost?: bigint } & Partial<
-    Parameters<(typeof ledgers)[0]["reserve"]>[0]
-  >,
+  input: { partyId: string; keyId: string; cost?: bigint; idempotencyKey?: string } & Budget,
 ) =>
   (ledgers[i % 2] ?? ledgers[0]!).reserve({
     providerKey: "p",
-    idempotencyKey: `kb${++n}`,
+    idempotencyKey: input.idempotencyKey ?? `kb${++n}`,
     costInUsd: "0.5",
-    cost: 10n,
-    ...input,
+    cost: input.cost ?? 10n,
+    partyId: input.partyId,
+    keyId: input.keyId,
+    budget: encodeBudget(input),
   });
 const codes = (xs: { ok: boolean; code?: string }[]) => xs.map((x) => (x.ok ? "OK" : x.code));
 
@@ -45,9 +52,8 @@ test("named limits: each window counts the key's requests across ledgers; the fi
     { name: "burst", requests: 3, windowSeconds: 1 },
     { name: "hourly", requests: 5, windowSeconds: 3600 },
   ];
-  const keyLimits = encodeKeyLimits(limits);
   const burst = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => ask(i, { partyId: "party_l", keyId: "key_a", keyLimits })),
+    Array.from({ length: 6 }, (_, i) => ask(i, { partyId: "party_l", keyId: "key_a", keyLimits: limits })),
   );
   assert.deepEqual(codes(burst).sort(), ["OK", "OK", "OK", "RATE_LIMITED", "RATE_LIMITED", "RATE_LIMITED"]);
   const refused = burst.find((x) => !x.ok);
@@ -55,7 +61,7 @@ test("named limits: each window counts the key's requests across ledgers; the fi
   assert.equal(refused.limit, "burst");
   assert.equal(refused.retryAfterSeconds, 1);
   // Another key of the same party has windows of its own; a key without limits has none.
-  assert.ok((await ask(0, { partyId: "party_l", keyId: "key_b", keyLimits })).ok);
+  assert.ok((await ask(0, { partyId: "party_l", keyId: "key_b", keyLimits: limits })).ok);
   const free = await ask(1, { partyId: "party_l", keyId: "key_c" });
   assert.deepEqual([free.ok, free.keyWindows], [true, ""]);
 
@@ -73,7 +79,7 @@ test("named limits: each window counts the key's requests across ledgers; the fi
 
   // After the burst window, the hourly one (6 of 5 counted) still refuses, and says so.
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const later = await ask(0, { partyId: "party_l", keyId: "key_a", keyLimits });
+  const later = await ask(0, { partyId: "party_l", keyId: "key_a", keyLimits: limits });
   assert.ok(!later.ok && later.code === "RATE_LIMITED");
   assert.equal(later.limit, "hourly");
   assert.ok(later.retryAfterSeconds > 3000, String(later.retryAfterSeconds));
@@ -146,4 +152,48 @@ test("the reaper's release gives a key's spend back; a late charge (served after
   assert.ok(late?.ok && late.lateCharge);
   assert.equal(await redis.hget(counters, "key_r:dv"), "20");
   assert.equal((await ask(0, capped)).ok, false, "the cap holds afterwards");
+});
+
+test("a release gives back only to the windows its reservation was counted in, and only while they are current", async () => {
+  // The last ms of November and the first of December: a new day and a new month. Each script call names
+  // the counters of its own time, and a record's "t" says which ones counted it.
+  const party = "party_m";
+  const g = keys.gateway;
+  await fund(party, 1_000n);
+  const lastOfNov = Date.UTC(2026, 10, 30, 23, 59, 59, 999);
+  const firstOfDec = lastOfNov + 1;
+  const reserveAt = async (at: number, idem: string, cost: bigint) => {
+    const scope = scopeHash("p", idem);
+    const id = `rsv_${idem}`;
+    const [reply] = await runBatch(
+      redis,
+      reserveScript,
+      keys,
+      party,
+      [at, NO_LIMITS.rate, NO_LIMITS.failures],
+      [
+        {
+          key: g.reservation(party, scope),
+          item: { cost, id, idempotencyKey: idem, providerKey: "p", costInUsd: "0.5", scope, keyId: "key_m" },
+        },
+      ],
+    );
+    assert.equal(reply?.[0], "OK");
+    return { key: g.reservation(party, scope), item: { outcome: "failed" as const, expectedId: id } };
+  };
+  const nov = await reserveAt(lastOfNov, "nov", 10n);
+  const dec = await reserveAt(firstOfDec, "dec", 7n);
+  const counters = async () => [
+    await redis.get(g.spendDay(party, "2026-11-30")),
+    await redis.get(g.spendMonth(party, "2026-11")),
+    await redis.get(g.spendDay(party, "2026-12-01")),
+    await redis.get(g.spendMonth(party, "2026-12")),
+    ...(await redis.hmget(g.keyCounters(party), "key_m:d", "key_m:dv", "key_m:m", "key_m:mv")),
+  ];
+  assert.deepEqual(await counters(), ["10", "10", "7", "7", "2026-12-01", "7", "2026-12", "7"]);
+  // Both released in December: November's window is over (nothing given back to it, nor taken from
+  // December's); December's gets its 7 back.
+  const released = await runBatch(redis, finalizeScript, keys, party, [firstOfDec + 5, 60, null], [nov, dec]);
+  assert.deepEqual(released.slice(0, 2), [["OK"], ["OK"]]);
+  assert.deepEqual(await counters(), ["10", "10", "0", "0", "2026-12-01", "0", "2026-12", "0"]);
 });

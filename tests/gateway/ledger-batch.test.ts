@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
+import { encodeBudget } from "@stake/db/redis/scripts";
 import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { sleep } from "../helpers/eventually.ts";
 import { createTestRedis, testRedisTarget } from "../helpers/redis.ts";
@@ -106,7 +107,7 @@ test("spend caps are exact across 2^53, where a double stops counting by one", a
       costInUsd: "0.5",
       cost,
       keyId: `key_${Object.keys(caps)[0]}`,
-      ...caps,
+      budget: encodeBudget(caps),
     });
   for (const caps of [{ dailyCap: edge + 1n }, { keyDailyCap: edge + 1n }]) {
     const which = Object.keys(caps)[0] === "dailyCap" ? 0 : 100;
@@ -274,8 +275,7 @@ test("spend caps: two ledgers (gateway processes) sharing one party's daily cap 
       costInUsd: "0.5",
       cost,
       keyId: "key_t",
-      dailyCap: 95n,
-      monthlyCap: 500n,
+      budget: encodeBudget({ dailyCap: 95n, monthlyCap: 500n }),
     });
   // Several turns of concurrent asks from both processes.
   const replies = (

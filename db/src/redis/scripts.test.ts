@@ -17,13 +17,19 @@ test("spend windows: the UTC day and month of a time, exact at their edges, what
   for (const iso of times) {
     const now = Date.parse(iso);
     const at = new Date(now);
+    const dayStart = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
     const dayEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1);
+    const monthStart = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1);
     const monthEnd = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1);
     assert.deepEqual(
       spendWindows(now),
       {
         day: iso.slice(0, 10),
         month: iso.slice(0, 7),
+        dayStart,
+        dayEnd,
+        monthStart,
+        monthEnd,
         dayLeftMs: dayEnd - now,
         monthLeftMs: monthEnd - now,
         dayExpireAt: dayEnd + DAY,

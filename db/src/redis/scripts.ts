@@ -55,11 +55,13 @@ export function runScript<T>(
 /**
  * A script that takes a batch of one party's reservations: KEYS = `head` then one record key per item,
  * ARGV = `shared` then each item's args. It answers one reply per item, then `["MARK"]` when it appended
- * to the party's empty event stream (the caller then adds the party to the dirty set).
+ * to the party's empty event stream (the caller then adds the party to the dirty set). `shared` starts with
+ * the call's time, and `head` takes the same time: the spend counters it names are those of that time's
+ * UTC day and month, the day and month the script stamps on its records.
  */
-export interface BatchScript<Shared extends unknown[], Item> {
+export interface BatchScript<Shared extends [now: number, ...rest: unknown[]], Item> {
   script: Script;
-  head(keys: RedisKeys, partyId: string): string[];
+  head(keys: RedisKeys, partyId: string, now: number): string[];
   shared(...values: Shared): string[];
   item(item: Item): string[];
 }
@@ -73,6 +75,7 @@ export const RESERVATION_PATH_MAX = 256;
 interface UtcDay {
   start: number;
   end: number;
+  monthStart: number;
   monthEnd: number;
   day: string;
   month: string;
@@ -80,8 +83,8 @@ interface UtcDay {
 let today: UtcDay | undefined;
 
 /**
- * The UTC day and month a time falls in, as the spend counters name them, when each ends, and when its
- * counter expires (a day after its end, so a release landing just after midnight still finds it). Every
+ * The UTC day and month a time falls in, as the spend counters name them, when each starts and ends, and
+ * when its counter expires (a day after its end, so a release landing just after midnight still finds it). Every
  * reserve and finalize batch asks (twice): the calendar work is done once per UTC day.
  */
 export function spendWindows(now: number) {
@@ -93,6 +96,7 @@ export function spendWindows(now: number) {
     d = {
       start,
       end: start + DAY_MS,
+      monthStart: Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1),
       monthEnd: Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1),
       day: iso.slice(0, 10),
       month: iso.slice(0, 7),
@@ -102,6 +106,10 @@ export function spendWindows(now: number) {
   return {
     day: d.day,
     month: d.month,
+    dayStart: d.start,
+    dayEnd: d.end,
+    monthStart: d.monthStart,
+    monthEnd: d.monthEnd,
     dayLeftMs: d.end - now,
     monthLeftMs: d.monthEnd - now,
     dayExpireAt: d.end + DAY_MS,
@@ -109,9 +117,9 @@ export function spendWindows(now: number) {
   };
 }
 
-/** The party's spend counters of the current UTC day and month, then its keys' counters. */
-const spendHead = (k: RedisKeys, partyId: string) => {
-  const w = spendWindows(Date.now());
+/** The party's spend counters of the UTC day and month `now` is in, then its keys' counters. */
+const spendHead = (k: RedisKeys, partyId: string, now: number) => {
+  const w = spendWindows(now);
   return [
     k.gateway.spendDay(partyId, w.day),
     k.gateway.spendMonth(partyId, w.month),
@@ -134,24 +142,35 @@ export interface ReserveItem {
   scope: string;
   /** The API key the request came with, kept for the usage roll-up ("" when none: a tool's). */
   keyId: string;
+  /** The party's and the key's caps and the key's limits, as `encodeBudget` writes them ("" or absent: none). */
+  budget?: string;
+}
+
+/** What reserve.lua holds a request to beyond the party's balance and request limit. */
+export interface Budget {
   /** The party's spend caps per UTC day and month, coin base units (null: none). */
   dailyCap?: bigint | null;
   monthlyCap?: bigint | null;
   /** The key's own spend caps, the same way. */
   keyDailyCap?: bigint | null;
   keyMonthlyCap?: bigint | null;
-  /** The key's named limits, as `encodeKeyLimits` writes them ("" or absent: none). */
-  keyLimits?: string;
+  /** The key's named request limits. */
+  keyLimits?: readonly { name: string; requests: number; windowSeconds: number }[];
 }
 
+const capArg = (cap: bigint | null | undefined) => (cap == null ? "" : cap.toString());
+
 /**
- * A key's named limits as reserve.lua reads them, `name:requests:windowMs;...`: encoded once per key record,
- * not per request. Names are `[a-z0-9_-]` (the account API's schema), so neither separator occurs in one.
+ * A budget as one reserve.lua argument, `<daily>|<monthly>|<key daily>|<key monthly>|<name:requests:windowMs;...>`,
+ * or "" when there is none (the common case, which the script then skips): encoded once per key record,
+ * not per request. Limit names are `[a-z0-9_-]` (the account API's schema), so no separator occurs in one.
  */
-export function encodeKeyLimits(
-  limits: readonly { name: string; requests: number; windowSeconds: number }[],
-) {
-  return limits.map((l) => `${l.name}:${l.requests}:${l.windowSeconds * 1000}`).join(";");
+export function encodeBudget(b: Budget): string {
+  const limits = (b.keyLimits ?? [])
+    .map((l) => `${l.name}:${l.requests}:${l.windowSeconds * 1000}`)
+    .join(";");
+  const text = [b.dailyCap, b.monthlyCap, b.keyDailyCap, b.keyMonthlyCap].map(capArg).join("|");
+  return text === "|||" && !limits ? "" : `${text}|${limits}`;
 }
 
 /** The per-party request limit reserve.lua enforces: `limit` requests per `windowMs` (limit 0 = none). */
@@ -181,11 +200,11 @@ export const reserveScript: BatchScript<
   ReserveItem
 > = {
   script: load("reserve"),
-  head: (k, partyId) => [
+  head: (k, partyId, now) => [
     ...partyHead(k, partyId),
     k.gateway.partyRate(partyId),
     k.gateway.partyFailures(partyId),
-    ...spendHead(k, partyId),
+    ...spendHead(k, partyId, now),
   ],
   shared: (now, rate, failures) => {
     const w = spendWindows(now);
@@ -208,11 +227,7 @@ export const reserveScript: BatchScript<
     i.costInUsd,
     i.scope,
     i.keyId,
-    i.dailyCap == null ? "" : i.dailyCap.toString(),
-    i.monthlyCap == null ? "" : i.monthlyCap.toString(),
-    i.keyDailyCap == null ? "" : i.keyDailyCap.toString(),
-    i.keyMonthlyCap == null ? "" : i.keyMonthlyCap.toString(),
-    i.keyLimits ?? "",
+    i.budget ?? "",
   ],
 };
 
@@ -238,10 +253,10 @@ export const finalizeScript: BatchScript<
   }
 > = {
   script: load("finalize"),
-  head: (k, partyId) => [
+  head: (k, partyId, now) => [
     ...partyHead(k, partyId),
     k.gateway.partyFailures(partyId),
-    ...spendHead(k, partyId),
+    ...spendHead(k, partyId, now),
   ],
   shared: (now, ttlSeconds, failures) => {
     const w = spendWindows(now);
@@ -252,6 +267,10 @@ export const finalizeScript: BatchScript<
       String(failures?.windowMs ?? 0),
       String(w.dayExpireAt),
       String(w.monthExpireAt),
+      String(w.dayStart),
+      String(w.dayEnd),
+      String(w.monthStart),
+      String(w.monthEnd),
     ];
   },
   item: (i) => [
@@ -274,7 +293,7 @@ export const settleScript: BatchScript<[now: number, ttlSeconds: number], { id: 
 };
 
 /** Runs one batch script call for one party: one reply per item (plus `["MARK"]`, see BatchScript). */
-export function runBatch<Shared extends unknown[], Item>(
+export function runBatch<Shared extends [now: number, ...rest: unknown[]], Item>(
   redis: ScriptClient,
   layout: BatchScript<Shared, Item>,
   keys: RedisKeys,
@@ -282,7 +301,7 @@ export function runBatch<Shared extends unknown[], Item>(
   shared: Shared,
   items: readonly { key: string; item: Item }[],
 ): Promise<string[][]> {
-  const k = layout.head(keys, partyId);
+  const k = layout.head(keys, partyId, shared[0]);
   const args = layout.shared(...shared);
   for (const { key, item } of items) {
     k.push(key);

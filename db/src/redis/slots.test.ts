@@ -18,7 +18,11 @@ function oneSlot(what: string, list: string[]) {
 test("every Lua script's keys for one party hash to one slot", () => {
   const record = keys.gateway.reservation(party, "c2NvcGU");
   for (const script of [reserveScript, finalizeScript, settleScript])
-    oneSlot(script.script.name, [...script.head(keys, party), record, record.replace("c2NvcGU", "b3RoZXI")]);
+    oneSlot(script.script.name, [
+      ...script.head(keys, party, Date.now()),
+      record,
+      record.replace("c2NvcGU", "b3RoZXI"),
+    ]);
   oneSlot("credit", [keys.gateway.account(party), keys.gateway.applied(party)]);
 });
 

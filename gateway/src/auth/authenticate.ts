@@ -1,32 +1,25 @@
 import { hashApiKey, isKeyShaped } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
-import { encodeKeyLimits } from "@stake/db/redis/scripts";
-import { gatewayApiKeys, type KeyLimit, parties } from "@stake/db/schema/index";
+import { encodeBudget } from "@stake/db/redis/scripts";
+import { gatewayApiKeys, parties } from "@stake/db/schema/index";
 import { eq, or } from "drizzle-orm";
 import { type KeyPolicy, keyPolicyOf } from "../billing/limit-headers.ts";
 import type { ReadThroughCache } from "./cache.ts";
 
-/** The party's spend caps, coin base units (null: none). */
-export interface SpendCaps {
-  dailyCap: bigint | null;
-  monthlyCap: bigint | null;
-}
-
 /**
- * A key's own budget as reserve.lua takes it, built once when the record is loaded (not per request):
- * its spend caps (base units, null: none), its named limits encoded for the script, and their
- * RateLimit-Policy items (null: no limits).
+ * What reserve.lua and the RateLimit fields take of a key beyond its identity, built once when the record is
+ * loaded (not per request): the party's and the key's spend caps and the key's named limits as the
+ * script's one budget argument (`encodeBudget`, "" when none), and the limits' RateLimit-Policy items
+ * (null: no limits).
  */
 export interface KeyBudget {
-  keyDailyCap: bigint | null;
-  keyMonthlyCap: bigint | null;
-  keyLimits: string;
+  script: string;
   policy: KeyPolicy | null;
 }
 
 export type KeyRecord =
   | { found: false }
-  | ({
+  | {
       found: true;
       keyId: string;
       active: boolean;
@@ -36,26 +29,13 @@ export type KeyRecord =
       /** The secret presented was the key's previous one: refused from this time on (ms; null: current). */
       rotatedOutAt: number | null;
       budget: KeyBudget;
-    } & SpendCaps);
+    };
 
 export type AuthResult =
-  | ({ ok: true; keyId: string; partyId: string; budget: KeyBudget } & SpendCaps)
+  | { ok: true; keyId: string; partyId: string; budget: KeyBudget }
   | { ok: false; code: "UNAUTHORIZED" | "KEY_INACTIVE" | "KEY_ROTATED" | "NO_PARTY" };
 
 const units = (v: string | null) => (v === null ? null : BigInt(v));
-
-export function keyBudgetOf(row: {
-  limits: KeyLimit[];
-  dailySpendCap: string | null;
-  monthlySpendCap: string | null;
-}): KeyBudget {
-  return {
-    keyDailyCap: units(row.dailySpendCap),
-    keyMonthlyCap: units(row.monthlySpendCap),
-    keyLimits: encodeKeyLimits(row.limits),
-    policy: keyPolicyOf(row.limits),
-  };
-}
 
 /**
  * Key hash → key record and the owner's party (one indexed join), for the cache loader. The hash may be
@@ -89,12 +69,19 @@ export function createKeyLookup(db: Db) {
       keyId: row.keyId,
       active: row.active,
       partyId: row.partyId,
-      dailyCap: units(row.dailyCap),
-      monthlyCap: units(row.monthlyCap),
       expiresAt: row.expiresAt?.getTime() ?? null,
       // A previous hash without a deadline cannot be stored by the account API; refuse it rather than trust it.
       rotatedOutAt: previous ? (row.previousHashExpiresAt?.getTime() ?? 0) : null,
-      budget: keyBudgetOf(row),
+      budget: {
+        script: encodeBudget({
+          dailyCap: units(row.dailyCap),
+          monthlyCap: units(row.monthlyCap),
+          keyDailyCap: units(row.dailySpendCap),
+          keyMonthlyCap: units(row.monthlySpendCap),
+          keyLimits: row.limits,
+        }),
+        policy: keyPolicyOf(row.limits),
+      },
     };
   };
 }
@@ -121,8 +108,6 @@ export async function authenticate(
     ok: true,
     keyId: record.keyId,
     partyId: record.partyId,
-    dailyCap: record.dailyCap,
-    monthlyCap: record.monthlyCap,
     budget: record.budget,
   };
 }

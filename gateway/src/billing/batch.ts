@@ -1,5 +1,8 @@
+/** A script's reply for one item: bulk strings, and integers where the script answers Lua numbers. */
+export type Reply = Array<string | number>;
+
 interface Waiter {
-  resolve(reply: string[]): void;
+  resolve(reply: Reply): void;
   reject(err: unknown): void;
 }
 
@@ -32,19 +35,22 @@ export class TurnBatcher<Script extends string> {
 
   /**
    * @param layout per script, the keys every call for a party starts with (then each item's own key), and
-   *   the ARGV every call starts with (taken when the batch is sent; then each item's args)
+   *   the ARGV every call starts with (then each item's args), both taken when the batch is sent, at one time
    * @param send runs all batches of a turn; per batch, in order, its replies or the error
    */
   constructor(
-    private readonly layout: Record<Script, { head(partyId: string): string[]; shared(): string[] }>,
-    private readonly send: (batches: Batch<Script>[]) => Promise<Array<string[][] | Error>>,
+    private readonly layout: Record<
+      Script,
+      { head(partyId: string, now: number): string[]; shared(now: number): string[] }
+    >,
+    private readonly send: (batches: Batch<Script>[]) => Promise<Array<Reply[] | Error>>,
   ) {}
 
-  add(script: Script, partyId: string, key: string, args: readonly string[]): Promise<string[]> {
+  add(script: Script, partyId: string, key: string, args: readonly string[]): Promise<Reply> {
     const id = `${script}\0${partyId}`;
     let batch = this.#batches.get(id);
     if (!batch) {
-      batch = { script, partyId, keys: this.layout[script].head(partyId), args: [], waiters: [] };
+      batch = { script, partyId, keys: [], args: [], waiters: [] };
       this.#batches.set(id, batch);
     }
     batch.keys.push(key);
@@ -60,13 +66,15 @@ export class TurnBatcher<Script extends string> {
     this.#scheduled = false;
     const batches = [...this.#batches.values()];
     this.#batches = new Map();
+    const now = Date.now();
     const shared = {} as Record<Script, string[]>;
-    for (const script of Object.keys(this.layout) as Script[]) shared[script] = this.layout[script].shared();
+    for (const script of Object.keys(this.layout) as Script[])
+      shared[script] = this.layout[script].shared(now);
     this.send(
       batches.map((b) => ({
         script: b.script,
         partyId: b.partyId,
-        keys: b.keys,
+        keys: [...this.layout[b.script].head(b.partyId, now), ...b.keys],
         args: [...shared[b.script], ...b.args],
         items: b.waiters.length,
       })),

@@ -11,7 +11,7 @@ import {
   runScript,
 } from "@stake/db/redis/scripts";
 import { markDirty } from "@stake/db/redis/settle-dirty";
-import { type Batch, TurnBatcher } from "./batch.ts";
+import { type Batch, type Reply, TurnBatcher } from "./batch.ts";
 
 export { scopeHash };
 
@@ -54,9 +54,12 @@ export type ReserveResult = { window?: RequestWindow | undefined; keyWindows: st
   | { ok: false; code: "DUPLICATE"; existing: Reservation }
 );
 
-/** reserve.lua's `r, t` pair ("" when there is no request limit). */
-function windowOf(remaining: string | undefined, resetMs: string | undefined): RequestWindow | undefined {
-  if (!remaining) return undefined;
+/** reserve.lua's `r, t` pair (r an integer; both "" when there is no request limit). */
+function windowOf(
+  remaining: Reply[number] | undefined,
+  resetMs: Reply[number] | undefined,
+): RequestWindow | undefined {
+  if (remaining === undefined || remaining === "") return undefined;
   return { remaining: Number(remaining), resetMs: Number(resetMs) };
 }
 
@@ -95,9 +98,9 @@ export function toReservation(partyId: string, fields: Record<string, string>): 
   };
 }
 
-function pairs(flat: string[], from: number): Record<string, string> {
+function pairs(flat: Reply, from: number): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let i = from; i + 1 < flat.length; i += 2) out[flat[i] as string] = flat[i + 1] as string;
+  for (let i = from; i + 1 < flat.length; i += 2) out[String(flat[i])] = String(flat[i + 1]);
   return out;
 }
 
@@ -113,19 +116,17 @@ const BATCH_SCRIPTS = { reserve: reserveScript, finalize: finalizeScript } as co
  * periodic re-mark of every party still finds the events.
  */
 function sender(redis: Redis, keys: RedisKeys) {
-  return async (batches: Batch<ScriptName>[]): Promise<Array<string[][] | Error>> => {
+  return async (batches: Batch<ScriptName>[]): Promise<Array<Reply[] | Error>> => {
     // Not ready: ioredis queues the commands and writes them itself once connected.
     const corked =
       redis.status === "ready" && batches.length > 1
         ? masters(redis).filter((server) => server.status === "ready")
         : [];
-    let replies: Promise<string[][] | Error>[];
+    let replies: Promise<Reply[] | Error>[];
     for (const server of corked) server.stream.cork();
     try {
       replies = batches.map((b) =>
-        runScript<string[][]>(redis, BATCH_SCRIPTS[b.script].script, b.keys, b.args).catch(
-          (err: Error) => err,
-        ),
+        runScript<Reply[]>(redis, BATCH_SCRIPTS[b.script].script, b.keys, b.args).catch((err: Error) => err),
       );
     } finally {
       for (const server of corked) server.stream.uncork();
@@ -157,12 +158,12 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
   const batcher = new TurnBatcher<ScriptName>(
     {
       reserve: {
-        head: (partyId) => reserveScript.head(keys, partyId),
-        shared: () => reserveScript.shared(Date.now(), limits.rate, limits.failures),
+        head: (partyId, now) => reserveScript.head(keys, partyId, now),
+        shared: (now) => reserveScript.shared(now, limits.rate, limits.failures),
       },
       finalize: {
-        head: (partyId) => finalizeScript.head(keys, partyId),
-        shared: () => finalizeScript.shared(Date.now(), ttlSeconds, limits.failures),
+        head: (partyId, now) => finalizeScript.head(keys, partyId, now),
+        shared: (now) => finalizeScript.shared(now, ttlSeconds, limits.failures),
       },
     },
     sender(redis, keys),
@@ -186,11 +187,11 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
           code: reply[0] === "SPEND_CAP" ? "SPEND_CAP_REACHED" : "RATE_LIMITED",
           retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[1]) / 1000)),
           window: windowOf(reply[2], reply[3]),
-          keyWindows: reply[4] ?? "",
-          limit: reply[5] ?? "",
+          keyWindows: String(reply[4] ?? ""),
+          limit: String(reply[5] ?? ""),
         };
       const window = windowOf(reply[1], reply[2]);
-      const keyWindows = reply[3] ?? "";
+      const keyWindows = String(reply[3] ?? "");
       if (reply[0] === "OK")
         return {
           ok: true,
@@ -221,7 +222,7 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
         const reply = await batcher.add("finalize", r.partyId, r.recordKey, finalizeScript.item(item));
         if (reply[0] === "OK") return { ok: true };
         return reply[1] !== undefined
-          ? { ok: false, code: "NOT_IN_FLIGHT", status: reply[1] }
+          ? { ok: false, code: "NOT_IN_FLIGHT", status: String(reply[1]) }
           : { ok: false, code: "NOT_FOUND" };
       };
       const done = await move({ outcome, expectedId: r.id, ...facts });

@@ -43,10 +43,10 @@ export function forward(args: {
   deadlineMs: number;
   onDeadline: (uploaded: boolean) => void;
   /**
-   * Called once with the provider's final status, before its headers are relayed; returns header fields
-   * (name/value pairs) the gateway adds to them.
+   * Called once with the provider's final status and the header fields (name/value pairs) about to be
+   * relayed, before they are: the gateway appends its own to them.
    */
-  onResponse?: (status: number) => string[] | undefined;
+  onResponse?: (status: number, fields: string[]) => void;
 }): Promise<ForwardOutcome> {
   const { req, res } = args;
   return new Promise((resolve) => {
@@ -107,10 +107,9 @@ export function forward(args: {
           // Decided: the reservation leaves flight here, and a long streamed body is no longer bounded.
           clearTimeout(deadline);
           resume = resumeUpstream;
-          const added = args.onResponse?.(statusCode);
-          if (res.destroyed) return false;
           const headers = responseHeaders(raw);
-          if (added) for (const h of added) headers.push(h);
+          args.onResponse?.(statusCode, headers);
+          if (res.destroyed) return false;
           if (statusText) res.writeHead(statusCode, statusText, headers);
           else res.writeHead(statusCode, headers);
           if (statusCode === 204 || statusCode === 304 || req.method === "HEAD") {

@@ -156,11 +156,8 @@ export async function writeRecords(
       t: String(t),
       m: String(r.updatedAt.getTime()),
       // The key id, as reserve.lua wrote it (finalize.lua copies it into its events for the usage roll-up).
+      // The spend counters are not rebuilt: a lost Redis starts the day's and month's afresh.
       a: r.keyId ?? "",
-      // The spend windows it was counted in: those of its creation, as reserve.lua (and a late charge) set
-      // them. The counters themselves are not rebuilt: a lost Redis starts the day's and month's afresh.
-      d: r.createdAt.toISOString().slice(0, 10),
-      n: r.createdAt.toISOString().slice(0, 7),
     });
     if (!OPEN_STATUSES.includes(r.status as Status))
       pipe.pexpireat(key, r.updatedAt.getTime() + ttlSeconds * 1000);

@@ -12,7 +12,8 @@
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
 -- ARGV[5], ARGV[6] ms since epoch when KEYS[4], KEYS[5] expire (for a late charge that starts them)
--- ARGV[7+6(i-1)] .. ARGV[12+6(i-1)] item i: outcome "registered" | "failed" |
+-- ARGV[7], ARGV[8] the first ms of KEYS[4]'s day and of the next; ARGV[9], ARGV[10] the same for KEYS[5]'s month
+-- ARGV[11+6(i-1)] .. ARGV[16+6(i-1)] item i: outcome "registered" | "failed" |
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation), for
 --   "late-registered" the new reservation's id (else ""), the HTTP status the client got and the provider's
@@ -42,10 +43,13 @@
 
 local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local FIRST = 7 -- KEYS index of the first item's record
--- A release gives its cost back to the spend windows it was counted in, if they are still the current
--- ones (the record's "d"/"n"); an earlier window is over and no cap looks at it any more.
+local STRIDE, ITEM = 6, 11 -- ARGV per item, ARGV index of the first item's
+-- A release gives its cost back to the spend windows it was counted in, those its "t" falls in, if they are
+-- still the current ones; an earlier window is over and no cap looks at it any more.
 local dayKey, monthKey = KEYS[4], KEYS[5]
 local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
+local dayStart, dayEnd = tonumber(ARGV[7]), tonumber(ARGV[8])
+local monthStart, monthEnd = tonumber(ARGV[9]), tonumber(ARGV[10])
 local function spend(key, delta, expireAt)
   redis.call("INCRBY", key, delta)
   if redis.call("PTTL", key) < 0 then redis.call("PEXPIREAT", key, expireAt) end
@@ -53,7 +57,7 @@ end
 -- The same for the record's key (its "a"), whose counters say which window they are for.
 local keyHash = KEYS[6]
 local function keySpend(k, which, window, delta)
-  if not k or k == "" or not window then return end
+  if not k or k == "" then return end
   if redis.call("HGET", keyHash, k .. ":" .. which) == window then
     redis.call("HINCRBY", keyHash, k .. ":" .. which .. "v", delta)
   elseif string.byte(delta, 1) ~= 45 then -- a charge starts the key's new window; a release never does
@@ -66,12 +70,12 @@ local failures = 0
 local replies = {}
 for i = FIRST, #KEYS do
   local record = KEYS[i]
-  local a = 7 + 6 * (i - FIRST)
+  local a = ITEM + STRIDE * (i - FIRST)
   local outcome, expected, newId, http, upstreamMs = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local path = ARGV[a + 5]
   local recordTtl = ttl
   if outcome == "failed-unanswered" then outcome, recordTtl = "failed", unansweredTtl end
-  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a", "d", "n")
+  local rec = redis.call("HMGET", record, "s", "id", "i", "k", "u", "c", "t", "a")
   local status = rec[1]
   local from = "request_in_flight"
   if outcome == "failed-mid-body" then from, outcome = "registered", "failed" end
@@ -86,10 +90,15 @@ for i = FIRST, #KEYS do
     -- HINCRBY refuses "-0" (a free provider), and subtracting nothing is a no-op anyway.
     if outcome == "failed" and rec[6] ~= "0" then
       redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6])
-      if rec[9] == dayId then spend(dayKey, "-" .. rec[6], ARGV[5]) end
-      if rec[10] == monthId then spend(monthKey, "-" .. rec[6], ARGV[6]) end
-      keySpend(rec[8], "d", rec[9], "-" .. rec[6])
-      keySpend(rec[8], "m", rec[10], "-" .. rec[6])
+      local t = tonumber(rec[7]) or 0
+      if t >= dayStart and t < dayEnd then
+        spend(dayKey, "-" .. rec[6], ARGV[5])
+        keySpend(rec[8], "d", dayId, "-" .. rec[6])
+      end
+      if t >= monthStart and t < monthEnd then
+        spend(monthKey, "-" .. rec[6], ARGV[6])
+        keySpend(rec[8], "m", monthId, "-" .. rec[6])
+      end
     end
     if late then
       if rec[6] ~= "0" then
@@ -100,8 +109,7 @@ for i = FIRST, #KEYS do
         keySpend(rec[8], "d", dayId, rec[6])
         keySpend(rec[8], "m", monthId, rec[6])
       end
-      redis.call("HSET", record, "d", dayId, "n", monthId)
-      -- Created now, so a rebuild from Postgres (records written oldest first) leaves this one in the record.
+      -- Created now (and so counted in the current windows), so a rebuild from Postgres (records written oldest first) leaves this one in the record.
       id, created = newId, now
       redis.call("HSET", record, "id", id, "t", created)
       redis.call("PERSIST", record)

@@ -13,18 +13,19 @@
 -- ARGV[4] failed reservations allowed per failure window (0 = no limit)
 -- ARGV[5] ms since epoch when KEYS[5] expires (a day after its day ends)   ARGV[6] the same for KEYS[6]
 -- ARGV[7] ms until today ends   ARGV[8] ms until this month ends (the spend caps' Retry-After)
--- ARGV[9+12(i-1)] .. ARGV[20+12(i-1)] item i: cost in coin base units (non-negative integer string, fits
+-- ARGV[9+8(i-1)] .. ARGV[16+8(i-1)] item i: cost in coin base units (non-negative integer string, fits
 --   int64), reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record
---   key's tail), API key id (the caller's key, kept in the record for the usage roll-up), the party's daily
---   and monthly spend caps in base units ("" = none), the key's daily and monthly spend caps (the same),
---   the key's named limits as "name:requests:windowMs;..." ("" = none)
+--   key's tail), API key id (the caller's key, kept in the record for the usage roll-up), and the budget
+--   ("" = none; scripts.ts encodeBudget, once per key record): "<party daily cap>|<party monthly cap>|<key
+--   daily cap>|<key monthly cap>|<key limits>", caps in base units ("" = none), the key's named limits as
+--   "name:requests:windowMs;..." ("" = none)
 -- Returns one reply per item: {"OK", r, t, kw} | {"DUPLICATE", r, t, kw, field, value, ...} |
 --   {"INSUFFICIENT_BALANCE", r, t, kw} | {"SPEND_CAP", ms until the capped window ends, r, t, kw, which}
 --   ("party-daily" | "party-monthly" | "key-daily" | "key-monthly") | {"RATE_LIMITED", ms until the window
 --   ends, r, t, kw, which} ("party": the request window's; "failures": the failure window's, when the party
 --   has had ARGV[4] failed reservations in it: each costs a record and a Postgres row, and is free; else the
---   name of the key's limit), where r is what is left of the request window once this item is counted and t
---   the ms until that window ends (both "" when there is no request limit), and kw the key's windows in the
+--   name of the key's limit), where r is what is left of the request window once this item is counted (an
+--   integer reply) and t the ms until that window ends (both "" when there is no request limit), and kw the key's windows in the
 --   order of its limits, "r1 t1 r2 t2 ..." ("" without limits): the gateway's RateLimit header fields
 --   (docs/gateway.md, "RateLimit header fields"),
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
@@ -44,13 +45,14 @@ local now = ARGV[1]
 local limit = tonumber(ARGV[2])
 local failLimit = tonumber(ARGV[4])
 local FIRST = 8 -- KEYS index of the first item's record
-local STRIDE = 12 -- ARGV per item
+local STRIDE = 8 -- ARGV per item
 -- Spend caps: what the party reserved in the UTC day and month, a reservation counted at once (so two
 -- gateway processes can never pass a cap between them: this script is the one atomic step) and taken
 -- back by finalize.lua when released. A charged reservation stays counted.
 -- Amounts here are Lua numbers while below 2^53 (a double holds them exactly, and adding two costs no
--- string work: string.format was most of this script's time), digit strings past it, and digit strings
--- again when stored or compared with a cap.
+-- string work: string.format was most of this script's time), digit strings past it. A number is stored
+-- as it is (redis.call writes an integral double below 2^53 as its exact digits) and formatted only to be
+-- compared with a cap.
 local EXACT = 9007199254740992 -- 2^53
 local function amount(s)
   if #s < 16 then return tonumber(s) end -- below 10^15
@@ -86,60 +88,71 @@ local spentMonth = amount(redis.call("GET", monthKey) or "0")
 local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
 local spendAdded = false
 -- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
--- keys), read once per field and written back in one HSET at the end. Fields of key k: "k:u" last used
--- (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend counter is for and the coins in it,
--- "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window ends.
-local keyHash, keyFields, keyDirty = KEYS[7], {}, {}
--- Key k's field names, made once per call (a concatenation per field and item cost as much as the rest).
-local names = {}
-local function fieldsOf(k)
-  local f = names[k]
-  if not f then
-    f = {u = k .. ":u", d = k .. ":d", dv = k .. ":dv", m = k .. ":m", mv = k .. ":mv"}
-    names[k] = f
+-- keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
+-- counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
+-- ends. Each key's spend counters are read once per call (one HMGET) and everything is written back in one
+-- HSET at the end: a call carries a turn's requests, mostly of one key.
+local keyHash = KEYS[7]
+local keys = {}
+local function keyOf(k)
+  local s = keys[k]
+  if not s then
+    local v = redis.call("HMGET", keyHash, k .. ":d", k .. ":dv", k .. ":m", k .. ":mv")
+    -- A counter for an earlier window counts nothing now.
+    s = {
+      day = v[1] == dayId and amount(v[2] or "0") or 0,
+      month = v[3] == monthId and amount(v[4] or "0") or 0,
+      spent = false,
+    }
+    keys[k] = s
   end
-  return f
+  return s
 end
-local function kget(f)
-  local v = keyFields[f]
+-- The named limits' fields, read once per field and written back with the rest.
+local limitFields, limitDirty = {}, {}
+local function lget(f)
+  local v = limitFields[f]
   if v == nil then
     v = redis.call("HGET", keyHash, f) or false
-    keyFields[f] = v
+    limitFields[f] = v
   end
   return v or nil
 end
-local function kset(f, v)
-  keyFields[f] = v
-  keyDirty[f] = v
+local function lset(f, v)
+  limitFields[f] = v
+  limitDirty[f] = v
+end
+-- An item's budget, parsed once per distinct string: {party daily cap, party monthly cap, key daily cap,
+-- key monthly cap, key limits}, "" for each one absent.
+local budgets = {}
+local function budgetOf(text)
+  if text == "" then return nil end
+  local b = budgets[text]
+  if not b then
+    b = {string.match(text, "^(%d*)|(%d*)|(%d*)|(%d*)|(.*)$")}
+    budgets[text] = b
+  end
+  return b
 end
 local nowMs = tonumber(now)
 -- Counts this request in each of the key's named windows (fixed windows that start with their first
 -- request, like the party's), refused ones included. Returns "r t ..." per limit and the first limit
 -- passed (its name and ms to its window's end), if any.
 local function countKeyLimits(k, spec)
-  if spec == "" then return "", nil, nil end
   local out, passed, passedMs = {}, nil, nil
   for name, quota, window in string.gmatch(spec, "([^:;]+):(%d+):(%d+)") do
     local cf, ef = k .. ":l:" .. name, k .. ":e:" .. name
-    local count, ends = tonumber(kget(cf) or "0"), tonumber(kget(ef) or "0")
+    local count, ends = tonumber(lget(cf) or "0"), tonumber(lget(ef) or "0")
     if nowMs >= ends then count, ends = 0, nowMs + tonumber(window) end
     count = count + 1
-    kset(cf, string.format("%d", count))
-    kset(ef, string.format("%d", ends))
+    lset(cf, string.format("%d", count))
+    lset(ef, string.format("%d", ends))
     -- Another gateway's clock (its `now`) may lag the one that started the window: never past a window.
     local q, left = tonumber(quota), math.min(ends - nowMs, tonumber(window))
     out[#out + 1] = string.format("%d %d", count < q and q - count or 0, left)
     if count > q and not passed then passed, passedMs = name, left end
   end
   return table.concat(out, " "), passed, passedMs
-end
--- What key k reserved in the current day (or month): its counter (an amount), unless that is for an
--- earlier window. `window`, `value`: the counter's field names.
-local function keySpent(window, value, id)
-  if kget(window) ~= id then return 0 end
-  local v = kget(value) or 0
-  if type(v) == "string" then return amount(v) end
-  return v
 end
 local balance = redis.call("HGET", KEYS[1], "balance") or "0"
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
@@ -170,18 +183,16 @@ for i = FIRST, #KEYS do
   local a = 9 + (i - FIRST) * STRIDE
   local cost = ARGV[a]
   local costN = amount(cost)
-  local dayCap, monthCap = ARGV[a + 7], ARGV[a + 8]
-  local k, keyDayCap, keyMonthCap = ARGV[a + 6], ARGV[a + 9], ARGV[a + 10]
+  local k, b = ARGV[a + 6], budgetOf(ARGV[a + 7])
   count = count + 1
+  -- A number: the reply carries it as an integer (a tostring per item cost more than the rest of the reply).
   local r = ""
-  if limit > 0 then r = tostring(count < limit and limit - count or 0) end
+  if limit > 0 then r = count < limit and limit - count or 0 end
   local kw, keyLimited, keyLimitedMs = "", nil, nil
-  local keyDay, keyMonth, f = 0, 0, nil
+  local key = nil
   if k ~= "" then
-    f = fieldsOf(k)
-    kset(f.u, now)
-    kw, keyLimited, keyLimitedMs = countKeyLimits(k, ARGV[a + 11])
-    keyDay, keyMonth = keySpent(f.d, f.dv, dayId), keySpent(f.m, f.mv, monthId)
+    key = keyOf(k)
+    if b and b[5] ~= "" then kw, keyLimited, keyLimitedMs = countKeyLimits(k, b[5]) end
   end
   if limit > 0 and count > limit then
     replies[#replies + 1] = {"RATE_LIMITED", t, r, t, kw, "party"}
@@ -189,13 +200,13 @@ for i = FIRST, #KEYS do
     replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t, kw, "failures"}
   elseif keyLimited then
     replies[#replies + 1] = {"RATE_LIMITED", string.format("%d", keyLimitedMs), r, t, kw, keyLimited}
-  elseif dayCap ~= "" and over(spentDay, costN, dayCap) then
+  elseif b and b[1] ~= "" and over(spentDay, costN, b[1]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "party-daily"}
-  elseif monthCap ~= "" and over(spentMonth, costN, monthCap) then
+  elseif b and b[2] ~= "" and over(spentMonth, costN, b[2]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "party-monthly"}
-  elseif keyDayCap ~= "" and over(keyDay, costN, keyDayCap) then
+  elseif b and key and b[3] ~= "" and over(key.day, costN, b[3]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "key-daily"}
-  elseif keyMonthCap ~= "" and over(keyMonth, costN, keyMonthCap) then
+  elseif b and key and b[4] ~= "" and over(key.month, costN, b[4]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "key-monthly"}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -213,17 +224,14 @@ for i = FIRST, #KEYS do
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t, kw}
     else
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+      -- Counted in the spend windows of its "t" (KEYS[5], KEYS[6] are those of `now`): finalize.lua gives
+      -- a release back to them while they are the current ones.
       redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", k,
-        "d", dayId, "n", monthId, "s", "request_in_flight", "t", now, "m", now)
+        "s", "request_in_flight", "t", now, "m", now)
       if cost ~= "0" then
         spentDay, spentMonth = plus(spentDay, costN), plus(spentMonth, costN)
         spendAdded = true
-        if f then
-          kset(f.d, dayId)
-          kset(f.dv, plus(keyDay, costN))
-          kset(f.m, monthId)
-          kset(f.mv, plus(keyMonth, costN))
-        end
+        if key then key.day, key.month, key.spent = plus(key.day, costN), plus(key.month, costN), true end
       end
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
@@ -235,13 +243,27 @@ for i = FIRST, #KEYS do
 end
 
 if spendAdded then
-  redis.call("SET", dayKey, digits(spentDay), "PXAT", ARGV[5])
-  redis.call("SET", monthKey, digits(spentMonth), "PXAT", ARGV[6])
+  redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
+  redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
 end
 local dirty = {}
-for f, v in pairs(keyDirty) do
+for f, v in pairs(limitDirty) do
   dirty[#dirty + 1] = f
-  dirty[#dirty + 1] = digits(v)
+  dirty[#dirty + 1] = v
+end
+for k, key in pairs(keys) do
+  dirty[#dirty + 1] = k .. ":u"
+  dirty[#dirty + 1] = now
+  if key.spent then
+    dirty[#dirty + 1] = k .. ":d"
+    dirty[#dirty + 1] = dayId
+    dirty[#dirty + 1] = k .. ":dv"
+    dirty[#dirty + 1] = key.day
+    dirty[#dirty + 1] = k .. ":m"
+    dirty[#dirty + 1] = monthId
+    dirty[#dirty + 1] = k .. ":mv"
+    dirty[#dirty + 1] = key.month
+  end
 end
 if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
