@@ -172,7 +172,7 @@ async function orphan(partyId: string, at: number, key = `orphan-${++n}`) {
       },
     ],
   );
-  assert.deepEqual(reply[0], ["OK", "", "", ""], "no request limit: no RateLimit state");
+  assert.deepEqual(reply[0], ["OK", "", ""], "no request limit: no RateLimit state, and no key limits");
   await h.redis.sadd(g.settleDirty(partyId), partyId);
   return id;
 }

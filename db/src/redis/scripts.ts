@@ -41,14 +41,17 @@ export function runScript<T>(
   keys: readonly string[],
   args: readonly string[],
 ): Promise<T> {
-  const tail = [String(keys.length), ...keys, ...args];
-  const send = (command: FlatCommand) => {
-    redis.sendCommand(command);
-    return command.promise as Promise<T>;
+  const command = [script.sha, String(keys.length), ...keys, ...args];
+  const send = (name: string) => {
+    const sent = new FlatCommand(name, command);
+    redis.sendCommand(sent);
+    return sent.promise as Promise<T>;
   };
-  return send(new FlatCommand("evalsha", [script.sha, ...tail])).catch((err: Error) => {
+  return send("evalsha").catch((err: Error) => {
     if (!err.message.includes("NOSCRIPT")) throw err;
-    return send(new FlatCommand("eval", [script.lua, ...tail]));
+    // The same arguments, the script's source in place of its digest (the first call is over with them).
+    command[0] = script.lua;
+    return send("eval");
   });
 }
 

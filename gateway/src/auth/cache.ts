@@ -6,6 +6,8 @@ interface Entry<V> {
   /** When the value was loaded (a failed refresh leaves it). */
   loaded: number;
   refreshing: boolean;
+  /** Asked for since eviction last passed it (its second chance). */
+  used: boolean;
 }
 
 /**
@@ -14,8 +16,9 @@ interface Entry<V> {
  * stops working within the pub/sub delivery time (well under a second) on every gateway process.
  * An expired entry keeps answering while one background lookup refreshes it, so the TTL never puts a
  * database round trip in front of a request; a failed refresh keeps the old value and is retried later.
- * At most `maxEntries` are kept, least recently used first out, so unknown keys cannot grow it without
- * bound nor flush the keys in use.
+ * At most `maxEntries` are kept, so unknown keys cannot grow it without bound nor flush the keys in use:
+ * the oldest entry not asked for since eviction last passed it goes first (a second-chance LRU, so a hit
+ * only sets a flag: moving every hit to the end of the Map cost a rehash of the Map every few requests).
  *
  * Staleness is bounded: a value loaded more than `maxStaleMs` ago is not served (CACHE_MAX_STALE_MS). While
  * the database is down every refresh fails, so past that bound the request waits for a lookup of its own
@@ -43,21 +46,28 @@ export class ReadThroughCache<V> {
       hit = undefined;
     }
     if (hit) {
-      // A Map keeps insertion order: moving a hit to the end makes the first entry the least recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
+      hit.used = true;
       if (hit.expires <= now && !hit.refreshing) this.#refresh(key, hit, now);
       return hit.value;
     }
     const value = this.load(key);
-    this.#entries.set(key, { value, expires: now + this.ttlMs, loaded: now, refreshing: false });
+    this.#entries.set(key, { value, expires: now + this.ttlMs, loaded: now, refreshing: false, used: false });
     // A failed lookup (database down) is not cached.
     value.catch(() => {
       if (this.#entries.get(key)?.value === value) this.#entries.delete(key);
     });
-    if (this.#entries.size > this.#maxEntries)
-      this.#entries.delete(this.#entries.keys().next().value as string);
+    if (this.#entries.size > this.#maxEntries) this.#evict();
     return value;
+  }
+
+  /** A Map keeps insertion order: the oldest entries come first, and a used one moves to the end, unused. */
+  #evict() {
+    for (const [key, entry] of this.#entries) {
+      this.#entries.delete(key);
+      if (!entry.used) return;
+      entry.used = false;
+      this.#entries.set(key, entry);
+    }
   }
 
   #refresh(key: string, entry: Entry<V>, now: number) {
@@ -71,6 +81,7 @@ export class ReadThroughCache<V> {
             expires: now + this.ttlMs,
             loaded: now,
             refreshing: false,
+            used: entry.used,
           });
       },
       () => {

@@ -19,15 +19,16 @@
 --   ("" = none; scripts.ts encodeBudget, once per key record): "<party daily cap>|<party monthly cap>|<key
 --   daily cap>|<key monthly cap>|<key limits>", caps in base units ("" = none), the key's named limits as
 --   "name:requests:windowMs;..." ("" = none)
--- Returns one reply per item: {"OK", r, t, kw} | {"DUPLICATE", r, t, kw, field, value, ...} |
+-- Returns one reply per item: {"OK", r, t[, kw]} | {"DUPLICATE", r, t, kw, field, value, ...} |
 --   {"INSUFFICIENT_BALANCE", r, t, kw} | {"SPEND_CAP", ms until the capped window ends, r, t, kw, which}
 --   ("party-daily" | "party-monthly" | "key-daily" | "key-monthly") | {"RATE_LIMITED", ms until the window
 --   ends, r, t, kw, which} ("party": the request window's; "failures": the failure window's, when the party
 --   has had ARGV[4] failed reservations in it: each costs a record and a Postgres row, and is free; else the
---   name of the key's limit), where r is what is left of the request window once this item is counted (an
---   integer reply) and t the ms until that window ends (both "" when there is no request limit), and kw the key's windows in the
---   order of its limits, "r1 t1 r2 t2 ..." ("" without limits): the gateway's RateLimit header fields
---   (docs/gateway.md, "RateLimit header fields"),
+--   name of the key's limit), where r is what is left of the request window once this item is counted and t
+--   the ms until that window ends (integer replies, both "" when there is no request limit), and kw the
+--   key's windows in the order of its limits, "r1 t1 r2 t2 ..." ("" without limits, and then left out of an
+--   OK): the gateway's RateLimit header fields (docs/gateway.md, "RateLimit header fields"). Numbers are
+--   answered as integers: a tostring per item cost more than the rest of the reply.
 --   then {"MARK"} when this call appended to an empty stream: the caller then adds the party to the
 --   settlement worker's dirty set (a cross-party key, so not touched here); a non-empty stream's party is
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
@@ -177,7 +178,7 @@ if failLimit > 0 and tonumber(redis.call("GET", KEYS[4]) or "0") >= failLimit th
   failsLeft = redis.call("PTTL", KEYS[4])
   if failsLeft < 1 then failsLeft = 1 end
 end
-local t = limit > 0 and tostring(windowLeft) or ""
+local t = limit > 0 and windowLeft or ""
 for i = FIRST, #KEYS do
   local record = KEYS[i]
   local a = 9 + (i - FIRST) * STRIDE
@@ -185,7 +186,6 @@ for i = FIRST, #KEYS do
   local costN = amount(cost)
   local k, b = ARGV[a + 6], budgetOf(ARGV[a + 7])
   count = count + 1
-  -- A number: the reply carries it as an integer (a tostring per item cost more than the rest of the reply).
   local r = ""
   if limit > 0 then r = count < limit and limit - count or 0 end
   local kw, keyLimited, keyLimitedMs = "", nil, nil
@@ -237,7 +237,7 @@ for i = FIRST, #KEYS do
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "a", k, "s", "request_in_flight", "t", now, "m", now)
       added = true
-      replies[#replies + 1] = {"OK", r, t, kw}
+      replies[#replies + 1] = kw == "" and {"OK", r, t} or {"OK", r, t, kw}
     end
   end
 end
