@@ -7,12 +7,10 @@
  * throughput against the gateway's best c100 round, and checks the books: nothing left in flight,
  * `reserved` back to exactly 0, and `ledger check` clean (balance = credits − debits, each debit = Σ the
  * reservations listing it).
- * The gateway runs with its metrics endpoint on, scraped every second during each of its runs; at the end
- * a few of its figures are printed and its count of served requests must equal the bench's own (else exit
- * 1). A second gateway without the endpoint ("gateway, metrics off") runs as one more target, so what
- * counting and scraping cost is paired within each round; BENCH_METRICS=off runs only that one.
- * BENCH_GATEWAY_PROCESSES=2 adds a gateway of two processes (GATEWAY_PROCESSES) and prints req/s of 1 and
- * 2 side by side.
+ * The gateway runs with its metrics endpoint on (BENCH_METRICS=off to leave it off), scraped every second
+ * during each of its runs; at the end a few of its figures are printed and its count of served requests
+ * must equal the bench's own (else exit 1). BENCH_GATEWAY_PROCESSES=2 adds a gateway of two processes
+ * (GATEWAY_PROCESSES) and prints req/s of 1 and 2 side by side.
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
  * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
@@ -48,7 +46,6 @@ const ONLY = process.env.BENCH_ONLY?.split(",");
 const PROCESSES = Number(process.env.BENCH_GATEWAY_PROCESSES ?? "1");
 // BENCH_METRICS=off runs the gateway without its metrics endpoint (to measure what counting costs).
 const METRICS = process.env.BENCH_METRICS !== "off";
-const OFF = "gateway, metrics off";
 
 async function main() {
   // Own database and Redis prefix, dropped at the end.
@@ -78,8 +75,8 @@ async function main() {
 
     // The deployable as `npm start` runs it: the built bundle on plain node, its metrics endpoint on.
     const bundle = await buildGateway();
-    const startGateway = async (processes: number, metrics = METRICS) => {
-      const metricsPort = metrics ? String(await freePort()) : undefined;
+    const startGateway = async (processes: number) => {
+      const metricsPort = METRICS ? String(await freePort()) : undefined;
       const gw = startProcess([bundle], {
         GATEWAY_PORT: "0",
         GATEWAY_HOST: "127.0.0.1",
@@ -116,13 +113,6 @@ async function main() {
       },
       { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, ...gw },
     ];
-    if (METRICS)
-      targets.push({
-        name: OFF,
-        path: "/gateway/bench/x",
-        gatewayKey: bench.apiKey,
-        ...(await startGateway(1, false)),
-      });
     if (PROCESSES > 1) {
       const name = `gateway ×${PROCESSES} processes`;
       targets.push({
@@ -227,18 +217,6 @@ async function main() {
       "",
       "≥ 0.60",
     );
-    if (rows[OFF]) {
-      paired(
-        `${OFF} / bare dispatch req/s at c100`,
-        100,
-        "bare undici dispatch",
-        (gw, b) => gw.rps / b.rps,
-        "",
-        "≥ 0.60",
-        OFF,
-      );
-      paired("gateway metrics on / off req/s at c100", 100, OFF, (on, off) => on.rps / off.rps, "", "≈ 1");
-    }
     paired("gateway added p50 at c1 over direct", 1, "direct", (gw, d) => gw.p50 - d.p50, " ms", "≤ 0.3 ms");
     paired(
       "gateway / nginx (1 worker) req/s at c100",
