@@ -254,7 +254,10 @@ test("SSRF: a receiver on 127.0.0.1 is refused without the operator's allowance 
     ETH_OPERATOR_SEED: h.config.eth.operatorSeed,
     GATEWAY_JWT_SECRET: h.config.gatewayAccount.jwtSecret,
   };
-  const strict = loadConfig({ ...env, WEBHOOK_ALLOWED_CIDRS: "" });
+  // Never disabled by its refusals here: on a busy machine the refusing worker retried (every ≤ 400 ms) past
+  // the disable rule's 3 failures before both refusals were seen, and the disabled endpoints then waited
+  // for the allowed worker in vain.
+  const strict = loadConfig({ ...env, WEBHOOK_ALLOWED_CIDRS: "", WEBHOOK_DISABLE_AFTER_MS: "3600000" });
   const app = await createApp({
     config: strict,
     logger: createLogger({ level: "silent", service: "t" }),
