@@ -106,13 +106,33 @@ const newMap = <K, V>() => new Map<K, V>();
 const newUpstreamTally = () => new Tally(UPSTREAM_BUCKETS);
 
 /**
+ * prom-client's process metrics the gateway leaves out: the counts of active handles, requests and
+ * resources list every open handle (each client and upstream socket) on every scrape, and under load at
+ * one scrape a second that alone cost the gateway 5-10 % of its throughput (docs/benchmarks.md, session 19).
+ */
+const HANDLE_LISTINGS = new Set([
+  "nodejs_active_handles",
+  "nodejs_active_handles_total",
+  "nodejs_active_requests",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources",
+  "nodejs_active_resources_total",
+]);
+
+/**
  * The gateway's metrics: requests by provider and outcome (and party, only with `partyLabels`: one series
  * per party is the operator's choice), reservation and upstream latency, Redis errors, in-flight, and
- * prom-client's process metrics (event-loop lag among them).
+ * prom-client's process metrics (event-loop lag, CPU, memory, heap, GC, file descriptors) but the handle
+ * listings.
  */
 export function createMetrics(opts: { partyLabels: boolean }): GatewayMetrics & { registry: Registry } {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const defaults = new Registry();
+  collectDefaultMetrics({ register: defaults });
+  for (const { name } of defaults.getMetricsAsArray()) {
+    const metric = defaults.getSingleMetric(name);
+    if (metric && !HANDLE_LISTINGS.has(name)) registry.registerMetric(metric);
+  }
   // party → provider → outcome → count; party is "" without party labels.
   const requests = new Map<string, Map<string, Map<string, number>>>();
   const reserve = new Tally(RESERVE_BUCKETS);
