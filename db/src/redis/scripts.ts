@@ -59,8 +59,8 @@ export function runScript<T>(
  * A script that takes a batch of one party's reservations: KEYS = `head` then one record key per item,
  * ARGV = `shared` then each item's args. It answers one reply per item, then `["MARK"]` when it appended
  * to the party's empty event stream (the caller then adds the party to the dirty set). `shared` starts with
- * the call's time, and `head` takes the same time: the spend counters it names are those of that time's
- * UTC day and month, the day and month the script stamps on its records.
+ * the call's time, and `head` takes the same time: the spend counters it names are those of the UTC day and
+ * month that its records' `t` falls in.
  */
 export interface BatchScript<Shared extends [now: number, ...rest: unknown[]], Item> {
   script: Script;
@@ -87,8 +87,8 @@ let today: UtcDay | undefined;
 
 /**
  * The UTC day and month a time falls in, as the spend counters name them, when each starts and ends, and
- * when its counter expires (a day after its end, so a release landing just after midnight still finds it). Every
- * reserve and finalize batch asks (twice): the calendar work is done once per UTC day.
+ * when its counter expires (a day after its end, so a release landing just after midnight still finds
+ * it). Every reserve and finalize batch asks (twice): the calendar work is done once per UTC day.
  */
 export function spendWindows(now: number) {
   let d = today;
