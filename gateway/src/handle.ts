@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { usdToBaseUnits } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
+import { createCostFormatter, createCostOf } from "./billing/costs.ts";
 import type {
   FinalizeOutcome,
   Ledger,
@@ -12,7 +12,7 @@ import type {
   ReserveResult,
   ServedFacts,
 } from "./billing/ledger.ts";
-import { createCostFormatter, createLimitHeaders } from "./billing/limit-headers.ts";
+import { createLimitHeaders } from "./billing/limit-headers.ts";
 import { meterSlices } from "./billing/slices.ts";
 import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
@@ -93,18 +93,7 @@ export function createHandler(deps: HandleDeps) {
   };
   const limitHeaders = createLimitHeaders(deps.partyRateLimit);
   const formatCost = createCostFormatter();
-  // Cost in coin base units per (USD cost, rate): a handful of distinct pairs, each converted once.
-  const costs = new Map<string, bigint>();
-  const costOf = (costInUsd: string, rate: string): bigint => {
-    const key = `${costInUsd}@${rate}`;
-    let cost = costs.get(key);
-    if (cost === undefined) {
-      if (costs.size > 10_000) costs.clear();
-      cost = usdToBaseUnits(costInUsd, rate);
-      costs.set(key, cost);
-    }
-    return cost;
-  };
+  const costOf = createCostOf();
 
   /**
    * Stages before the proxy: authenticate → route → idempotency → reserve. `price` picks what is reserved:

@@ -1,4 +1,3 @@
-import { formatCoins } from "@stake/db/coin";
 import { rateLimitPolicy, rateLimitState } from "@stake/db/ratelimit-fields";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import type { KeyLimit } from "@stake/db/schema/gateway";
@@ -54,19 +53,5 @@ export function createLimitHeaders(rate: PartyRateLimit) {
       "ratelimit",
       states.join(", "),
     ];
-  };
-}
-
-/** A reservation's cost as the coin decimal string of `gateway-cost`, formatted once per distinct cost. */
-export function createCostFormatter() {
-  const formatted = new Map<bigint, string>();
-  return (cost: bigint): string => {
-    let text = formatted.get(cost);
-    if (text === undefined) {
-      if (formatted.size > 10_000) formatted.clear();
-      text = formatCoins(cost);
-      formatted.set(cost, text);
-    }
-    return text;
   };
 }
