@@ -19,7 +19,13 @@ let n = 0;
 const headers = (): string[] =>
   key ? ["x-gateway-api-key", key, "idempotency-key", `${prefix}-${++n}`] : [];
 
-const pool = new Pool(url, { connections: Number(connections), pipelining: 1 });
+// A request that stalls counts as an error after 30 s instead of holding the run (and the bench) forever.
+const pool = new Pool(url, {
+  connections: Number(connections),
+  pipelining: 1,
+  headersTimeout: 30_000,
+  bodyTimeout: 30_000,
+});
 const latencies: number[] = [];
 let errors = 0;
 const end = Date.now() + Number(seconds) * 1000;

@@ -39,7 +39,8 @@ async function serve(tree: string, redisUrl: string, metrics: boolean) {
   const { createRedis } = await import(`${tree}/db/src/redis/client.ts`);
   const { createRedisKeys } = await import(`${tree}/db/src/redis/keys.ts`);
   const { createGatewayOperatorService } = await import(`${tree}/control-plane/src/operator.ts`);
-  const { buildGateway } = await import(`${tree}/gateway/build.ts`);
+  // The bundle and the V8 flags it ships with (gateway/package.json's start script), both the tree's own.
+  const { buildGateway, GATEWAY_NODE_FLAGS } = await import(`${tree}/gateway/build.ts`);
   const { default: postgres } = await import("postgres");
 
   const dbName = `staking_side_${randomBytes(4).toString("hex")}`;
@@ -60,17 +61,21 @@ async function serve(tree: string, redisUrl: string, metrics: boolean) {
     const account = await operator.openAccount({ email: "bench@example.test", coins: "100000000" });
     const metricsPort = metrics ? String(await freePort()) : undefined;
     // An earlier tree's buildGateway names its bundle relative to that tree.
-    const gw = startProcess([path.resolve(tree, await buildGateway())], {
-      GATEWAY_PORT: "0",
-      GATEWAY_HOST: "127.0.0.1",
-      ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
-      DATABASE_URL: dbUrl,
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: PREFIX,
-      LOG_LEVEL: "info",
-      // As in bench:gateway: the limit's counter runs on every batch but never refuses.
-      GATEWAY_PARTY_RATE_LIMIT: "1000000000",
-    });
+    const gw = startProcess(
+      [path.resolve(tree, await buildGateway())],
+      {
+        GATEWAY_PORT: "0",
+        GATEWAY_HOST: "127.0.0.1",
+        ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
+        DATABASE_URL: dbUrl,
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: PREFIX,
+        LOG_LEVEL: "info",
+        // As in bench:gateway: the limit's counter runs on every batch but never refuses.
+        GATEWAY_PARTY_RATE_LIMIT: "1000000000",
+      },
+      GATEWAY_NODE_FLAGS,
+    );
     children.push(gw.child);
     const stack: Stack = {
       url: await gw.ready,
@@ -91,11 +96,17 @@ async function serve(tree: string, redisUrl: string, metrics: boolean) {
 }
 
 /** Starts a tree's stack in a child process; resolves with it once up. */
-function stackOf(tree: string, redisUrl: string, metrics: boolean) {
+function stackOf(name: string, tree: string, redisUrl: string, metrics: boolean) {
+  // BENCH_PROFILE=<dir>: each gateway's V8 CPU profile in <dir>/<baseline|this>, taken over the same minutes.
+  const profile = process.env.BENCH_PROFILE;
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "scripts/bench/side-by-side.ts", "serve", tree, redisUrl, metrics ? "on" : "off"],
-    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+    {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, ...(profile ? { BENCH_PROFILE: path.join(profile, name) } : {}) },
+    },
   );
   const ready = new Promise<Stack>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
@@ -125,8 +136,8 @@ async function main() {
     ),
   );
   const stacks = [
-    { name: "baseline", ...stackOf(path.resolve(base), redisServers[0]!.url, false) },
-    { name: "this tree", ...stackOf(ROOT, redisServers[1]!.url, metrics) },
+    { name: "baseline", ...stackOf("baseline", path.resolve(base), redisServers[0]!.url, false) },
+    { name: "this tree", ...stackOf("this", ROOT, redisServers[1]!.url, metrics) },
   ];
   try {
     const [b, t] = await Promise.all(stacks.map((s) => s.ready));
@@ -139,7 +150,7 @@ async function main() {
       ]);
     // Warm-up: JIT, pools, caches. Shorter ones left this tree's gateway (more code to optimise) still
     // warming in the first rounds, its ratio rising round by round.
-    await both(Number(process.env.BENCH_WARMUP_SECONDS ?? "15"));
+    const warm = await both(Number(process.env.BENCH_WARMUP_SECONDS ?? "15"));
     const results: Array<[Result, Result]> = [];
     const scrapes: ScrapeStats[] | undefined = t.metricsUrl ? [] : undefined;
     for (let round = 1; round <= rounds; round++) {
@@ -162,6 +173,10 @@ async function main() {
     console.log(
       `gateway CPU per request: baseline ${us(med(([rb]) => rb.cpuPerReq))} µs, this tree ${us(med(([, rt]) => rt.cpuPerReq))} µs; Redis: ${us(med(([rb]) => rb.redisCpuPerReq))} µs, ${us(med(([, rt]) => rt.redisCpuPerReq))} µs`,
     );
+    if (process.env.BENCH_PROFILE)
+      console.log(
+        `requests over each profile (warm-up included): baseline ${warm[0].count + results.reduce((n, [rb]) => n + rb.count, 0)}, this tree ${warm[1].count + results.reduce((n, [, rt]) => n + rt.count, 0)}`,
+      );
     if (scrapes)
       console.log(
         `scrapes during the rounds: ${scrapes.reduce((n, s) => n + s.scrapes, 0)}, longest ${Math.max(...scrapes.map((s) => s.maxMs)).toFixed(1)} ms`,

@@ -11,15 +11,19 @@ import { join } from "node:path";
 import { GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { ROOT } from "../lib/infra.ts";
 
-export function startProcess(args: string[], env: Record<string, string> = {}) {
+export function startProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeFlags: readonly string[] = GATEWAY_NODE_FLAGS,
+) {
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
   // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix>[,<prefix>…] runs only those targets.
   const profile =
-    process.env.BENCH_PROFILE && args[0]?.startsWith("gateway/")
+    process.env.BENCH_PROFILE && /(^|\/)gateway\//.test(args[0] ?? "")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
   const loader = args[0]?.endsWith(".js")
-    ? (process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? GATEWAY_NODE_FLAGS)
+    ? (process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? nodeFlags)
     : ["--import", "tsx"];
   const child = spawn(process.execPath, [...profile, ...loader, ...args], {
     cwd: ROOT,

@@ -22,7 +22,8 @@ export function parsePrometheus(text: string): Sample[] {
 
 /** A scrape of `url`, with the sum of a metric over the samples whose labels include `where`. */
 export async function scrape(url: string) {
-  const res = await fetch(url);
+  // Bounded, so a gateway that stops answering fails the bench instead of hanging it.
+  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
   if (!res.ok) throw new Error(`${url}: ${res.status}`);
   const samples = parsePrometheus(await res.text());
   return {
