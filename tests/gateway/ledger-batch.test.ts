@@ -94,6 +94,48 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
   assert.equal(await redis.hget(keys.gateway.keyCounters("party_e"), "key_t:dv"), big.toString());
 });
 
+test("a party reserved past its balance (a late charge) or below zero is refused, free requests too, and its account is left as it was", async () => {
+  // reserve.lua adds what is reserved up in the batch and writes it back once: a refused item never moves it.
+  await redis.hset(keys.gateway.account("party_over"), "balance", "5", "reserved", "8");
+  const over = await Promise.all([ask("party_over", "o1", 0n), ask("party_over", "o2", 1n)]);
+  assert.deepEqual(
+    over.map((x) => (x.ok ? "OK" : x.code)),
+    ["INSUFFICIENT_BALANCE", "INSUFFICIENT_BALANCE"],
+  );
+  assert.deepEqual(await account("party_over"), { balance: 5n, reserved: 8n });
+  await redis.hset(keys.gateway.account("party_over"), "balance", "-3", "reserved", "0");
+  assert.equal((await ask("party_over", "o3", 0n)).ok, false);
+  await redis.hset(keys.gateway.account("party_over"), "balance", "100", "reserved", "-1000000000000000000");
+  assert.equal((await ask("party_over", "o4", 1n)).ok, false);
+  // Back in order: the next batch reserves from what is stored, and writes the sum.
+  await redis.hset(keys.gateway.account("party_over"), "balance", "100", "reserved", "90");
+  const fit = await Promise.all([
+    ask("party_over", "o5", 6n),
+    ask("party_over", "o6", 4n),
+    ask("party_over", "o7", 1n),
+  ]);
+  assert.deepEqual(
+    fit.map((x) => (x.ok ? "OK" : x.code)),
+    ["OK", "OK", "INSUFFICIENT_BALANCE"],
+  );
+  assert.deepEqual(await account("party_over"), { balance: 100n, reserved: 100n });
+});
+
+test("a reservation's events carry the same fields in the same order, so its stream stores them without names", async () => {
+  await fund("party_fields", 100n);
+  const res = await ask("party_fields", "f1", 3n);
+  assert.ok(res.ok);
+  await ledger.finalize(res.reservation, "registered", { httpStatus: 200, upstreamMs: 7, path: "/v1/x" });
+  const events = await redis.xrange(keys.gateway.reservationLog("party_fields"), "-", "+");
+  const names = events.map(([, flat]) => flat.filter((_, i) => i % 2 === 0));
+  assert.equal(names.length, 2);
+  assert.deepEqual(names[0], names[1]);
+  const flat = events[1]?.[1] ?? [];
+  const served: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) served[flat[i] as string] = flat[i + 1] as string;
+  assert.deepEqual([served.x, served.l, served.p, served.s], ["200", "7", "/v1/x", "registered"]);
+});
+
 test("spend caps are exact across 2^53, where a double stops counting by one", async () => {
   // reserve.lua adds small amounts as Lua numbers and switches to digit strings at 2^53: each step of one
   // base unit across it must count, for the party's cap and the key's alike.

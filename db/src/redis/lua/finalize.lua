@@ -120,6 +120,7 @@ for i = FIRST, #KEYS do
       redis.call("EXPIRE", record, recordTtl)
       failures = failures + 1
     end
+    -- The same fields in the same order as reserve.lua's events (why: there).
     redis.call("XADD", KEYS[2], "*", "id", id, "h", string.match(record, ":rsv:(.+)$"), "i", rec[3],
       "k", rec[4], "u", rec[5], "c", rec[6], "a", rec[8] or "", "x", http, "l", upstreamMs, "p", path,
       "s", outcome, "t", created, "m", now)

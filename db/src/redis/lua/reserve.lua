@@ -34,7 +34,7 @@
 --   already marked or held by a worker that re-marks it if events remain after its last trim.
 -- The record does not expire while open: finalize.lua (failed) and settle.lua give it its TTL, so funds
 --   can never stay reserved by a record that vanished before settlement.
--- Amounts exceed 2^53, so arithmetic is done by HINCRBY (int64) and compared as digit strings, never as Lua numbers.
+-- Amounts may exceed 2^53: below it they are Lua numbers (exact in a double), past it digit strings (below).
 
 -- a > b for canonical non-negative integer strings (what HINCRBY stores: no sign, no leading zeros).
 local function greater(a, b)
@@ -155,7 +155,22 @@ local function countKeyLimits(k, spec)
   end
   return table.concat(out, " "), passed, passedMs
 end
-local balance = redis.call("HGET", KEYS[1], "balance") or "0"
+-- What the party has reserved, added up here item by item and written back once (the HSET at the end):
+-- one command per batch where an HINCRBY and an HGET per item cost more than the rest of an item.
+local acct = redis.call("HMGET", KEYS[1], "balance", "reserved")
+local balance, reserved = amount(acct[1] or "0"), amount(acct[2] or "0")
+local reservedMoved = false
+-- Never a reservation while the balance or what is reserved is below zero (a late charge can take the
+-- balance there); a negative amount past 10^15 is no account this ledger writes, so it refuses all.
+local function negative(x)
+  if type(x) == "number" then return x < 0 end
+  return string.byte(x, 1) == 45 -- "-"
+end
+local function exceeds(a, b)
+  if type(a) == "number" and type(b) == "number" then return a > b end
+  return greater(digits(a), digits(b))
+end
+local refuseAll = negative(balance) or (type(reserved) == "string" and negative(reserved))
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
 local replies = {}
@@ -216,13 +231,11 @@ for i = FIRST, #KEYS do
     table.insert(rec, 1, "DUPLICATE")
     replies[#replies + 1] = rec
   else
-    redis.call("HINCRBY", KEYS[1], "reserved", cost)
-    -- Read back as the stored string: HINCRBY's reply reaches Lua as a double.
-    local reserved = redis.call("HGET", KEYS[1], "reserved")
-    if string.byte(reserved, 1) == 45 or string.byte(balance, 1) == 45 or greater(reserved, balance) then -- 45: "-"
-      if cost ~= "0" then redis.call("HINCRBY", KEYS[1], "reserved", "-" .. cost) end -- no "-0" in HINCRBY
+    local after = not refuseAll and plus(reserved, costN)
+    if not after or negative(after) or exceeds(after, balance) then
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t, kw}
     else
+      reserved, reservedMoved = after, true
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
       -- Counted in the spend windows of its "t" (KEYS[5], KEYS[6] are those of `now`): finalize.lua gives
       -- a release back to them while they are the current ones.
@@ -234,14 +247,18 @@ for i = FIRST, #KEYS do
         if key then key.day, key.month, key.spent = plus(key.day, costN), plus(key.month, costN), true end
       end
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
+      -- The fields of finalize.lua's events, in their order (its usage facts still empty): a stream entry
+      -- with its stream's first fields is stored and read without their names (Redis's "same fields" flag),
+      -- which a reservation's two events of different fields cost in every XADD and every drain.
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
-        "a", k, "s", "request_in_flight", "t", now, "m", now)
+        "a", k, "x", "", "l", "", "p", "", "s", "request_in_flight", "t", now, "m", now)
       added = true
       replies[#replies + 1] = kw == "" and {"OK", r, t} or {"OK", r, t, kw}
     end
   end
 end
 
+if reservedMoved then redis.call("HSET", KEYS[1], "reserved", digits(reserved)) end
 if spendAdded then
   redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
   redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
