@@ -12,10 +12,14 @@ import { build } from "esbuild";
  * V8 flags the gateway runs with. The old generation is capped far above its live set (about 30 MB at a
  * thousand open connections, from a heap snapshot): without a cap V8 lets garbage promoted by requests
  * in flight pile up to ~110 MB before collecting; with it, peak RSS at 1000 connections went from about
- * 200 MB to 140 MB at no measurable throughput cost. Raise it for far larger connection counts
- * (`gateway/package.json`'s start script repeats the flag).
+ * 200 MB to 140 MB at no measurable throughput cost. Raise it for far larger connection counts.
+ * The young generation's semi-spaces may grow to 32 MB (V8's own cap here is 16): every request leaves a
+ * few dozen KB of short-lived objects, and with a hundred requests in flight a smaller nursery is
+ * scavenged so often that much of it is still live, copied and promoted. Measured side by side at c100
+ * (docs/benchmarks.md, session 20): garbage collection 18.7 → 13.8 µs a request, for about 25 MB more
+ * peak RSS at 1000 connections. `gateway/package.json`'s start script repeats both flags.
  */
-export const GATEWAY_NODE_FLAGS = ["--max-old-space-size=256"];
+export const GATEWAY_NODE_FLAGS = ["--max-old-space-size=256", "--max-semi-space-size=32"];
 
 const root = new URL("../", import.meta.url);
 const dist = new URL("gateway/dist/", root);
