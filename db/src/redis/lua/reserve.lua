@@ -88,6 +88,9 @@ local spentDay = amount(redis.call("GET", dayKey) or "0")
 local spentMonth = amount(redis.call("GET", monthKey) or "0")
 local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
 local spendAdded = false
+-- What this call reserves, added once per item; the day's and month's counters (and a key's, below) are
+-- those read plus this, summed up where a cap is checked and at the end.
+local batchCost = 0
 -- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
 -- keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
 -- counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
@@ -103,6 +106,7 @@ local function keyOf(k)
     s = {
       day = v[1] == dayId and amount(v[2] or "0") or 0,
       month = v[3] == monthId and amount(v[4] or "0") or 0,
+      added = 0,
       spent = false,
     }
     keys[k] = s
@@ -199,14 +203,16 @@ for i = FIRST, #KEYS do
   local a = 9 + (i - FIRST) * STRIDE
   local cost = ARGV[a]
   local costN = amount(cost)
-  local k, b = ARGV[a + 6], budgetOf(ARGV[a + 7])
+  local k, bt = ARGV[a + 6], ARGV[a + 7]
+  local b = nil
+  if bt ~= "" then b = budgetOf(bt) end
   count = count + 1
   local r = ""
   if limit > 0 then r = count < limit and limit - count or 0 end
   local kw, keyLimited, keyLimitedMs = "", nil, nil
   local key = nil
   if k ~= "" then
-    key = keyOf(k)
+    key = keys[k] or keyOf(k)
     if b and b[5] ~= "" then kw, keyLimited, keyLimitedMs = countKeyLimits(k, b[5]) end
   end
   if limit > 0 and count > limit then
@@ -215,13 +221,13 @@ for i = FIRST, #KEYS do
     replies[#replies + 1] = {"RATE_LIMITED", tostring(failsLeft), r, t, kw, "failures"}
   elseif keyLimited then
     replies[#replies + 1] = {"RATE_LIMITED", string.format("%d", keyLimitedMs), r, t, kw, keyLimited}
-  elseif b and b[1] ~= "" and over(spentDay, costN, b[1]) then
+  elseif b and b[1] ~= "" and over(plus(spentDay, batchCost), costN, b[1]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "party-daily"}
-  elseif b and b[2] ~= "" and over(spentMonth, costN, b[2]) then
+  elseif b and b[2] ~= "" and over(plus(spentMonth, batchCost), costN, b[2]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "party-monthly"}
-  elseif b and key and b[3] ~= "" and over(key.day, costN, b[3]) then
+  elseif b and key and b[3] ~= "" and over(plus(key.day, key.added), costN, b[3]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[7], r, t, kw, "key-daily"}
-  elseif b and key and b[4] ~= "" and over(key.month, costN, b[4]) then
+  elseif b and key and b[4] ~= "" and over(plus(key.month, key.added), costN, b[4]) then
     replies[#replies + 1] = {"SPEND_CAP", ARGV[8], r, t, kw, "key-monthly"}
   elseif redis.call("EXISTS", record) == 1 then
     local rec = redis.call("HGETALL", record)
@@ -231,8 +237,17 @@ for i = FIRST, #KEYS do
     table.insert(rec, 1, "DUPLICATE")
     replies[#replies + 1] = rec
   else
-    local after = not refuseAll and plus(reserved, costN)
-    if not after or negative(after) or exceeds(after, balance) then
+    local after, refused = nil, refuseAll
+    if not refused then
+      after = plus(reserved, costN)
+      -- Numbers (the common case) compared as they are, without a call.
+      if type(after) == "number" and type(balance) == "number" then
+        refused = after < 0 or after > balance
+      else
+        refused = negative(after) or exceeds(after, balance)
+      end
+    end
+    if refused then
       replies[#replies + 1] = {"INSUFFICIENT_BALANCE", r, t, kw}
     else
       reserved, reservedMoved = after, true
@@ -242,9 +257,8 @@ for i = FIRST, #KEYS do
       redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", k,
         "s", "request_in_flight", "t", now, "m", now)
       if cost ~= "0" then
-        spentDay, spentMonth = plus(spentDay, costN), plus(spentMonth, costN)
-        spendAdded = true
-        if key then key.day, key.month, key.spent = plus(key.day, costN), plus(key.month, costN), true end
+        batchCost, spendAdded = plus(batchCost, costN), true
+        if key then key.added, key.spent = plus(key.added, costN), true end
       end
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       -- The fields of finalize.lua's events, in their order (its usage facts still empty): a stream entry
@@ -260,6 +274,7 @@ end
 
 if reservedMoved then redis.call("HSET", KEYS[1], "reserved", digits(reserved)) end
 if spendAdded then
+  spentDay, spentMonth = plus(spentDay, batchCost), plus(spentMonth, batchCost)
   redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
   redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
 end
@@ -275,11 +290,11 @@ for k, key in pairs(keys) do
     dirty[#dirty + 1] = k .. ":d"
     dirty[#dirty + 1] = dayId
     dirty[#dirty + 1] = k .. ":dv"
-    dirty[#dirty + 1] = key.day
+    dirty[#dirty + 1] = plus(key.day, key.added)
     dirty[#dirty + 1] = k .. ":m"
     dirty[#dirty + 1] = monthId
     dirty[#dirty + 1] = k .. ":mv"
-    dirty[#dirty + 1] = key.month
+    dirty[#dirty + 1] = plus(key.month, key.added)
   end
 end
 if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
