@@ -8,7 +8,7 @@
 import path from "node:path";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { buildDashboard } from "@stake/control-plane/build";
+import { buildDashboard, WORKER_NODE_FLAGS } from "@stake/control-plane/build";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
@@ -191,6 +191,7 @@ try {
     up({
       name: "worker",
       entry: WORKER_ENTRY,
+      nodeFlags: WORKER_NODE_FLAGS,
       env: { ...baseEnv, WORKER_PORT: String(WORKER_PORT) },
       readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
     }),

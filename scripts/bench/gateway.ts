@@ -3,7 +3,8 @@
  *   direct (1 KiB upstream) · nginx with one worker and a keep-alive upstream (when installed) · bare undici dispatch proxy ·
  *   this gateway with auth, idempotency, Redis reservation, finalize and access log.
  * Prints req/s, p50/p99, ratios, CPU ms per request and peak RSS at 1000 connections, then runs the
- * worker's settlement passes in-process (control-plane/src/features/gateway-settlement/), prints their
+ * worker's settlement passes in-process (control-plane/src/features/gateway-settlement/; `npm run
+ * bench:gateway` starts this process with the worker's V8 flags, WORKER_NODE_FLAGS), prints their
  * throughput against the gateway's best c100 round, and checks the books: nothing left in flight,
  * `reserved` back to exactly 0, and `ledger check` clean (balance = credits − debits, each debit = Σ the
  * reservations listing it).
@@ -18,6 +19,7 @@
 import type { spawn } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { WORKER_NODE_FLAGS } from "@stake/control-plane/build";
 import {
   checkParty,
   createGatewayOperatorService,
@@ -282,8 +284,9 @@ async function main() {
       sql`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('reservations'))::text as bytes, (select count(*) from reservations)::text as rows`,
     );
     const ok = inFlight === 0 && reserved === 0n && differences.length === 0;
+    const asWorker = WORKER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag));
     console.log(
-      `\nsettlement: ${settledNow} reservations in ${f(settleMs, 0)} ms = ${f(settleRate, 0)}/s (drain, charge, one debit per batch)`,
+      `\nsettlement: ${settledNow} reservations in ${f(settleMs, 0)} ms = ${f(settleRate, 0)}/s (drain, charge, one debit per batch)${asWorker ? "" : `; not with the worker's V8 flags (${WORKER_NODE_FLAGS.join(" ")}): run it as npm run bench:gateway`}`,
     );
     if (peak)
       console.log(

@@ -12,6 +12,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { reservations } from "@stake/db/schema/index";
 import { and, eq } from "drizzle-orm";
 import { Agent, request } from "undici";
+import { WORKER_NODE_FLAGS } from "../../control-plane/build.ts";
 import { createGatewayOperatorService } from "../../control-plane/src/features/gateway-account/operator-service.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
@@ -144,6 +145,7 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       const started = await startProcess({
         name: "worker",
         entry: path.join(ROOT, "control-plane/src/worker.ts"),
+        nodeFlags: WORKER_NODE_FLAGS,
         env: env({ WORKER_PORT: String(port), ...extra }),
         readyUrl: `http://127.0.0.1:${port}`,
       });
