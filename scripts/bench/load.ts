@@ -1,7 +1,8 @@
 /**
  * Closed-loop load generator, one process per run so no run inherits another's heap, sockets or timers:
  * `connections` workers each send the next GET as soon as the last one finished. Prints one JSON line
- * {count, errors, elapsed, p50, p99} (latencies in ms) and exits.
+ * {count, errors, elapsed, p50, p99, cpuMs} (latencies in ms; cpuMs: this process's own CPU over the run,
+ * what parsing the answers cost the client) and exits.
  *   tsx scripts/bench/load.ts <url> <path> <connections> <seconds> [<gateway-key> <idempotency-prefix>]
  * With a gateway key every request carries it and a fresh idempotency key.
  */
@@ -43,11 +44,14 @@ const worker = async () => {
   }
 };
 const started = Date.now();
+const cpuStarted = process.cpuUsage();
 await Promise.all(Array.from({ length: Number(connections) }, worker));
 const elapsed = (Date.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStarted);
+const cpuMs = (cpu.user + cpu.system) / 1000;
 await pool.close();
 const sorted = Float64Array.from(latencies).sort();
 const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 process.stdout.write(
-  `${JSON.stringify({ count: sorted.length, errors, elapsed, p50: at(0.5), p99: at(0.99) })}\n`,
+  `${JSON.stringify({ count: sorted.length, errors, elapsed, p50: at(0.5), p99: at(0.99), cpuMs })}\n`,
 );

@@ -140,6 +140,8 @@ export interface Result {
   cpuPerReq: number;
   /** Redis server CPU ms per request (gateway target, when Redis runs on this machine). */
   redisCpuPerReq: number;
+  /** The load generator's own CPU ms per request: what reading the answers cost the client. */
+  clientCpuPerReq: number;
   peakRss: number;
 }
 
@@ -178,7 +180,14 @@ export async function load(
   const cpu = sumOver(pid, cpuMs) - cpuStart;
   const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : Number.NaN;
   if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  const r = JSON.parse(out) as { count: number; errors: number; elapsed: number; p50: number; p99: number };
+  const r = JSON.parse(out) as {
+    count: number;
+    errors: number;
+    elapsed: number;
+    p50: number;
+    p99: number;
+    cpuMs: number;
+  };
   return {
     count: r.count,
     rps: r.count / r.elapsed,
@@ -187,6 +196,7 @@ export async function load(
     errors: r.errors,
     cpuPerReq: r.count ? cpu / r.count : Number.NaN,
     redisCpuPerReq: r.count ? redisCpu / r.count : Number.NaN,
+    clientCpuPerReq: r.count ? r.cpuMs / r.count : Number.NaN,
     peakRss,
   };
 }
@@ -209,6 +219,7 @@ export function medianResult(rs: Result[]): Result {
     errors: rs.reduce((n, r) => n + r.errors, 0),
     cpuPerReq: m("cpuPerReq"),
     redisCpuPerReq: m("redisCpuPerReq"),
+    clientCpuPerReq: m("clientCpuPerReq"),
     peakRss: Math.max(...rs.map((r) => r.peakRss)),
   };
 }
