@@ -3,8 +3,9 @@
  * RateLimit, request-id, gateway-reservation-id, gateway-cost; docs/gateway.md) cost by themselves, apart
  * from the rest of the gateway. Two plain Node servers answer the bench's 1 KiB GET, one with the
  * upstream's fields only and one with the five added; both make the five values per answer, as the
- * gateway does, so only sending them differs. Both are driven alternately at c100 by the bench's undici load generator, in rounds. Prints the
- * medians of each server's CPU per answer, of the client's (parsing what it is sent), and of req/s.
+ * gateway does, so only sending them differs. Both are driven alternately at c100 by the bench's undici
+ * load generator, in rounds. Prints the medians of each server's CPU per answer, of the client's (parsing
+ * what it is sent), and of req/s, and the paired differences.
  * On a two-core machine that runs the client beside the server, the client's share is taken from the
  * server's cores, as it is in `bench:gateway` (docs/benchmarks.md, session 21).
  *   [BENCH_ROUNDS=8] [BENCH_SECONDS=4]
