@@ -4,7 +4,7 @@ import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/repo.ts";
+import { recordAudit } from "../../platform/audit.ts";
 import type { GatewayAccountRepo } from "./repo.ts";
 import {
   DEFAULT_ROTATION_GRACE_SECONDS,

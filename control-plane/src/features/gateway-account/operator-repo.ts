@@ -2,7 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
 import { and, asc, eq } from "drizzle-orm";
-import { OPERATOR } from "../audit/repo.ts";
+import { OPERATOR } from "../../platform/audit.ts";
 import { currentCoinRate, DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];

@@ -5,7 +5,7 @@ import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { OPERATOR, recordAudit } from "../audit/repo.ts";
+import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
 import { capInCoins, readKeyCounters } from "./keys-service.ts";
 import { createGatewayOperatorRepo, type ProviderRow, type ProviderStatus } from "./operator-repo.ts";

@@ -11,8 +11,8 @@ import {
   reservations,
 } from "@stake/db/schema/gateway";
 import { and, asc, between, count, desc, eq, gt, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import { type AuditActor, recordAudit } from "../audit/repo.ts";
-import { emitEvents } from "../webhooks/outbox.ts";
+import { type AuditActor, recordAudit } from "../../platform/audit.ts";
+import { emitEvents } from "../../platform/outbox.ts";
 
 /**
  * What deactivating a key sets. Idempotent: a key already deactivated keeps its first `deactivatedAt`, so

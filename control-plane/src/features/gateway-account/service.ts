@@ -9,7 +9,7 @@ import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
-import { recordAudit } from "../audit/repo.ts";
+import { recordAudit } from "../../platform/audit.ts";
 import { readBalance } from "../gateway-settlement/funding.ts";
 import { capInCoins, capInUnits, readKeyCounters } from "./keys-service.ts";
 import type { GatewayAccountRepo } from "./repo.ts";

@@ -10,7 +10,7 @@ import {
   USAGE_LATENCY_BOUNDS_MS,
 } from "@stake/db/schema/gateway";
 import { and, asc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
-import { emitEvent } from "../webhooks/outbox.ts";
+import { emitEvent } from "../../platform/outbox.ts";
 import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
 
 /** Postgres side of settlement, reaping, rebuild and funding: the ledger of record. */
