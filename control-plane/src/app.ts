@@ -71,7 +71,7 @@ export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authe
     basic: async (req) => ({
       organisationId: (await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
-    // Every staking area accepts both header names (issue 25): the scheme names the spec's one first.
+    // Every staking area accepts both header names: the scheme names the spec's one first.
     "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),
     "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }), keyLimit),
     "stake-key": limited(

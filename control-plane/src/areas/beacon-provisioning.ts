@@ -29,7 +29,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     tracking,
     quota: config.eth.provisionQuota,
   });
-  // Exits and EL requests (issue 27): the operator's keys, the node's pool, the system contracts' fees.
+  // Exits and EL requests: the operator's keys, the node's pool, the system contracts' fees.
   const exits = createExitService({
     repo,
     beacon,

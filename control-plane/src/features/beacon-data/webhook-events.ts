@@ -5,7 +5,7 @@ import type { ChainSpec } from "./client.ts";
 import type { EpochData } from "./epoch-rewards.ts";
 
 /**
- * The beacon indexer's webhook events (issue 28), written by the indexer in the transaction of the epoch
+ * The beacon indexer's webhook events, written by the indexer in the transaction of the epoch
  * (or finalization) that caused them, through the webhooks area's outbox port: every organisation tracking
  * a validator (provisioned or registered) is told. Functions of `(tx, args)` like indexer-repo.ts.
  */
