@@ -5,11 +5,11 @@ import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
 import type { BackgroundJob, QueueDeps } from "./background-job.ts";
 import type { AreaName, Config } from "./config.ts";
-import { createAccountsRepo } from "./features/account-v2/repo.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import type { Area } from "./http/route.ts";
 import type { Logger } from "./log.ts";
+import { createAccountsRepo } from "./platform/accounts-repo.ts";
 
 export interface RootDeps {
   config: Readonly<Config>;

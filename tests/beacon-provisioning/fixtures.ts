@@ -1,8 +1,8 @@
 import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import supertest from "supertest";
+import { BEACON_NETWORKS } from "../../control-plane/src/chains/beacon-networks.ts";
 import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
-import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisioning/networks.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import supertest from "supertest";
-import { emitEvents, type OutboxEvent } from "../../control-plane/src/features/webhooks/outbox.ts";
+import { emitEvents, type OutboxEvent } from "../../control-plane/src/platform/outbox.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import request from "supertest";
-import { listAudit } from "../../control-plane/src/features/audit/repo.ts";
+import { listAudit } from "../../control-plane/src/platform/audit.ts";
 import { auditCommands } from "../../scripts/operator/audit.ts";
 import type { OperatorContext } from "../../scripts/operator/context.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";

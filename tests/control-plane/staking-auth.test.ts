@@ -4,11 +4,11 @@ import express from "express";
 import request from "supertest";
 import { z } from "zod";
 import { presentStandard } from "../../control-plane/src/errors.ts";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { assertInScope, createApiKeyAuth } from "../../control-plane/src/http/api-key-auth.ts";
 import type { Authenticators } from "../../control-plane/src/http/auth.ts";
 import { registerAreas, route } from "../../control-plane/src/http/route.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
 import { basic, makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 

@@ -2,8 +2,8 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import type { OrganisationScope, organisations } from "@stake/db/schema/accounts";
 import { parseOrThrow } from "../../errors.ts";
-import { OPERATOR, recordAudit } from "../audit/repo.ts";
-import { createAccountsRepo } from "./repo.ts";
+import { createAccountsRepo } from "../../platform/accounts-repo.ts";
+import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { Scope } from "./schemas.ts";
 
 export type OrganisationStatus = (typeof organisations.$inferSelect)["status"];

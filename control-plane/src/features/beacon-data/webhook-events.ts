@@ -1,6 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
-import { emitEvents, type OutboxEvent } from "../webhooks/outbox.ts";
+import { emitEvents, type OutboxEvent } from "../../platform/outbox.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData } from "./epoch-rewards.ts";
 import type { Lifecycle } from "./lifecycle.ts";

@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import { type BackgroundJob, createJobQueue, type QueueDeps, queueJob } from "../../background-job.ts";
 import { AppError, BuilderError } from "../../errors.ts";
-import { emitEvent } from "../webhooks/outbox.ts";
+import { emitEvent } from "../../platform/outbox.ts";
 import type { ProvisioningRepo } from "./repo.ts";
 
 export const PROVISION_QUEUE = "beacon-provision";

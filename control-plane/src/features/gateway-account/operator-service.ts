@@ -5,8 +5,9 @@ import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { OPERATOR, recordAudit } from "../audit/repo.ts";
+import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
+import { tellDeactivated } from "./deactivation.ts";
 import { capInCoins, readKeyCounters } from "./keys-service.ts";
 import { createGatewayOperatorRepo, type ProviderRow, type ProviderStatus } from "./operator-repo.ts";
 import { createGatewayAccountRepo } from "./repo.ts";
@@ -17,7 +18,7 @@ export type { ProviderRow, ProviderStatus } from "./operator-repo.ts";
  * What the operator does to gateway state: providers, the coin rate, funding, key deactivation, and a
  * funded account in one call (the demo seed, the benchmark and the tests' fixtures). Every change that a
  * gateway caches is followed by the invalidation message, so each gateway drops its key, provider and rate
- * caches within a second. Each change is audited in its own transaction (features/audit).
+ * caches within a second. Each change is audited in its own transaction (platform/audit.ts).
  */
 export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys: RedisKeys }) {
   const { db, redis, keys } = deps;
@@ -133,7 +134,14 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       });
     },
     /** The deactivated key, or null when there is none with that id. */
-    deactivateKey: async (keyId: string) => changed(await repo.deactivateKey(keyId)),
+    deactivateKey: async (keyId: string) =>
+      changed(
+        await audited(async (r, tx) => {
+          const [key] = await tellDeactivated(tx, await r.deactivateKey(keyId), OPERATOR);
+          // Already deactivated: answered as it is, and not told again.
+          return key ?? (await r.findKeyDeactivated(keyId));
+        }),
+      ),
 
     /**
      * A gateway user (found by e-mail, else created) with one fresh key, the user's earlier keys
@@ -158,7 +166,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
         }))!;
       const issued = issueApiKey("gateway");
       const key = await audited(async (r, tx) => {
-        await r.deactivateKeysOfUser(user.id);
+        await tellDeactivated(tx, await r.deactivateKeysOfUser(user.id), OPERATOR);
         const key = await createGatewayAccountRepo(tx).insertKey({
           id: newId("gatewayKey"),
           userId: user.id,
