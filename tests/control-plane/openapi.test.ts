@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, mock, test } from "node:test";
 import express from "express";
 import request from "supertest";
@@ -281,4 +282,23 @@ test("every operation has a recorded success example, and every example fits its
   assert.ok(create.requestBody.content["application/json"].examples["201"].value, "request example");
   const endpoint = doc.paths["/api/webhooks/endpoints/{id}"].get;
   assert.match(endpoint.parameters[0].example, /^whep_/, JSON.stringify(endpoint.parameters));
+});
+
+test("the event catalogue's validator statuses are exactly the spec's lifecycle statuses", async () => {
+  // docs/spec.md "Validator lifecycle status": "Values: CREATED (…), DEPOSITED (…), …, UNKNOWN (…). A sample…"
+  const spec = await readFile("docs/spec.md", "utf8");
+  const values = /### Validator lifecycle status\nValues: (.*?)\. A sample/.exec(spec)?.[1];
+  assert.ok(values, "docs/spec.md lists the lifecycle statuses");
+  const statuses = values
+    .replace(/\([^)]*\)/g, "")
+    .split(",")
+    .map((s) => s.trim());
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const body = doc.webhooks["validator.status_changed"].post.requestBody.content["application/json"].schema;
+  const data = body.properties.data;
+  for (const field of ["status", "previousStatus"]) {
+    const schema = data.properties[field];
+    const listed = schema.enum ?? schema.anyOf?.find((s: { enum?: string[] }) => s.enum)?.enum;
+    assert.deepEqual(listed, statuses, `${field}: ${JSON.stringify(schema)}`);
+  }
 });
