@@ -1,6 +1,26 @@
 import type { Server } from "node:http";
 import { type WebSocket, WebSocketServer } from "ws";
 
+type Watchers = Map<string, { socket: WebSocket; id: number }[]>;
+
+/** Ends the subscriptions `ended` picks (an unsubscribe, a closed socket). */
+function dropWatchers(watchers: Watchers, ended: (w: { socket: WebSocket; id: number }) => boolean) {
+  for (const [sig, list] of watchers) {
+    const rest = list.filter((w) => !ended(w));
+    if (rest.length) watchers.set(sig, rest);
+    else watchers.delete(sig);
+  }
+}
+
+/** A JSON-RPC message the node does not answer: "Method not found", unless it is a notification (no id). */
+function refuse(socket: WebSocket, body: { id?: unknown }) {
+  // Notifications (no id) such as the client's keep-alive ping need no answer.
+  if (body.id === undefined) return;
+  socket.send(
+    JSON.stringify({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "Method not found" } }),
+  );
+}
+
 /**
  * The node's PubSub websocket: signatureSubscribe only (what @solana/web3.js's confirmTransaction uses). A
  * subscription is notified once, when the signature executes (`notifySignature`) or at once if it already
@@ -12,7 +32,7 @@ export function createSignaturePubSub(deps: {
   /** Whether the chain has executed a signature already. */
   executed: (signature: string) => boolean;
 }) {
-  const watchers = new Map<string, { socket: WebSocket; id: number }[]>();
+  const watchers: Watchers = new Map();
   let nextSubscription = 1;
   const notify = (socket: WebSocket, id: number) =>
     socket.send(
@@ -37,17 +57,9 @@ export function createSignaturePubSub(deps: {
       else watchers.set(params[0], [...(watchers.get(params[0]) ?? []), { socket, id: sub }]);
       return;
     }
-    if (body.method === "signatureUnsubscribe") {
-      for (const [sig, list] of watchers) {
-        const rest = list.filter((w) => w.id !== params[0]);
-        if (rest.length) watchers.set(sig, rest);
-        else watchers.delete(sig);
-      }
-      return reply(true);
-    }
-    // Notifications (no id) such as the client's keep-alive ping need no answer.
-    if (body.id === undefined) return;
-    socket.send(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } }));
+    if (body.method !== "signatureUnsubscribe") return refuse(socket, body);
+    dropWatchers(watchers, (w) => w.id === params[0]);
+    reply(true);
   };
   const wss = new WebSocketServer({ noServer: true });
   wss.on("connection", (socket) => {
@@ -60,13 +72,7 @@ export function createSignaturePubSub(deps: {
         );
       }
     });
-    socket.on("close", () => {
-      for (const [sig, list] of watchers) {
-        const rest = list.filter((w) => w.socket !== socket);
-        if (rest.length) watchers.set(sig, rest);
-        else watchers.delete(sig);
-      }
-    });
+    socket.on("close", () => dropWatchers(watchers, (w) => w.socket === socket));
   });
   const acceptUpgrades = (srv: Server) =>
     srv.on("upgrade", (req, socket, head) =>
