@@ -55,8 +55,9 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     jobs: (q: QueueDeps, options: { provisionConcurrency?: number }) => [
       provisionJob({
         ...q,
+        db,
         repo,
-        run: createProvisionProcessor({ repo, eth: config.eth, network, tracking, logger }),
+        run: createProvisionProcessor({ db, repo, eth: config.eth, network, tracking, logger }),
         concurrency: options.provisionConcurrency ?? 1,
       }),
     ],
