@@ -7,7 +7,7 @@
  * load generator, in rounds. Prints the medians of each server's CPU per answer, of the client's (parsing
  * what it is sent), and of req/s, and the paired differences.
  * On a two-core machine that runs the client beside the server, the client's share is taken from the
- * server's cores, as it is in `bench:gateway` (docs/benchmarks.md, session 21); pinned rounds (BENCH_PIN:
+ * server's cores, as it is in `bench:gateway` (docs/benchmarks.md); pinned rounds (BENCH_PIN:
  * on, off, both) put the client on CPU 1 and the servers on CPU 0, so the server's figure is its own.
  *   [BENCH_ROUNDS=8] [BENCH_SECONDS=4] [BENCH_PIN=both]
  */
