@@ -112,7 +112,11 @@ if (occupied) {
   refuse(occupied);
 }
 
-/** Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts). */
+/**
+ * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
+ * moves said in one line; a port the user set and another program holds refuses the start in one line.
+ */
+const moved: string[] = [];
 const port = (variable: string, preferred: number, what: string, span = 1) =>
   choosePort({
     preferred: Number(env[variable] ?? preferred),
@@ -120,7 +124,10 @@ const port = (variable: string, preferred: number, what: string, span = 1) =>
     variable,
     what,
     span,
-    log: (line) => console.error(`npm start: ${line}`),
+    log: (line) => moved.push(line),
+  }).catch((err: Error) => {
+    infra.stop();
+    return refuse(err.message);
   });
 const ports = {
   controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
