@@ -144,6 +144,10 @@ for (const d of DEVNETS)
       d.name,
       await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
     );
+if (moved.length)
+  console.error(
+    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
+  );
 
 // Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
