@@ -49,6 +49,7 @@ export const AREA_NAMES = [
   "dashboard",
   "webhooks",
   "partitions",
+  "statements",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
