@@ -166,6 +166,11 @@ describe("Ethereum statement of October 2026", () => {
   test("another organisation's key sees none of it", async () => {
     const { rows } = await allPages(keyB, q);
     assert.equal(rows.length, 31);
+    const one = await request(h.app)
+      .get("/api/statements")
+      .query({ ...q, page: "5", per_page: "1" })
+      .set("api-key", keyB);
+    assert.deepEqual(one.body.results, [rows[4]], JSON.stringify(one.body));
     assert.ok(rows.every((r) => r.account === pubkeyOf(VALIDATORS_A)));
     const text = (await request(h.app).get("/api/statements.csv").query(q).set("api-key", keyB)).text;
     for (let i = 0; i < VALIDATORS_A; i++) assert.ok(!text.includes(pubkeyOf(i)));
