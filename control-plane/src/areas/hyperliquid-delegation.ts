@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createHyperliquidClient } from "../features/hyperliquid-delegation/client.ts";
 import { createHyperliquidRepo } from "../features/hyperliquid-delegation/repo.ts";
 import { createHyperliquidRewards } from "../features/hyperliquid-delegation/rewards.ts";

@@ -1,5 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createHyperliquidClient } from "../features/hyperliquid-delegation/client.ts";
 import { createHyperliquidRewards } from "../features/hyperliquid-delegation/rewards.ts";
 import { createEthereumStatements } from "../features/statements/ethereum-repo.ts";

@@ -3,7 +3,7 @@ import type { OrganisationScope } from "@stake/db/schema/accounts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
-import type { AccountsRepo } from "../account-v2/repo.ts";
+import type { AccountsRepo } from "../../platform/accounts-repo.ts";
 import type { RegisterRequest } from "./schemas.ts";
 
 /** Account v1: the same organisations and keys as v2; only registration shape and single-key rotation differ. */

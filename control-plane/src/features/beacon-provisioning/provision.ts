@@ -1,14 +1,14 @@
 import { createHash, randomUUID } from "node:crypto";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
+import { emitEvent } from "../../platform/outbox.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
 import type { Tracking } from "../beacon-data/tracking.ts";
-import { emitEvent } from "../webhooks/outbox.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
-import { createKeyCipher } from "./key-encryption.ts";
-import type { BeaconNetwork } from "./networks.ts";
 import type { NewValidatorRow, ProvisioningRepo } from "./repo.ts";
 
 /** Identifies a seed in the allocator table without revealing it (a domain-separated hash). */

@@ -1,11 +1,10 @@
 import type { Db } from "@stake/db/client";
 import { type BackgroundJob, type QueueDeps, repeatingJob } from "../../background-job.ts";
-import { emitEvents } from "../webhooks/outbox.ts";
+import { emitEvents } from "../../platform/outbox.ts";
+import { QUEUES } from "../../queues.ts";
 import type { StatementsRepo } from "./repo.ts";
 import { monthOf } from "./service.ts";
 import type { StatementSource } from "./source.ts";
-
-export const STATEMENTS_QUEUE = "statements-ready";
 
 /** The month before `now`'s, YYYY-MM. */
 export function previousMonth(now: number): string {
@@ -67,7 +66,7 @@ export function statementJobs(
   return [
     repeatingJob({
       ...deps,
-      name: STATEMENTS_QUEUE,
+      name: QUEUES.statementNotices.name,
       everyMs: deps.everyMs,
       run: () => deps.notices.runOnce(),
     }),

@@ -1,9 +1,9 @@
 import type { Logger } from "../../log.ts";
+import { eventPayload } from "../../platform/event-types.ts";
+import { emitEvent } from "../../platform/outbox.ts";
 import type { createWebhookSender } from "./client.ts";
 import type { WebhooksConfig } from "./config.ts";
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRepo } from "./delivery-repo.ts";
-import { eventPayload } from "./events.ts";
-import { emitEvent } from "./outbox.ts";
 import type { SecretBox } from "./secrets.ts";
 import { signedHeaders } from "./signing.ts";
 

@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@stake/db/schema/webhooks";
 import { and, count, desc, eq, sql } from "drizzle-orm";
-import type { Owner } from "./events.ts";
+import type { Owner } from "../../platform/event-types.ts";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

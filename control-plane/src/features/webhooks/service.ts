@@ -1,10 +1,10 @@
 import { lookup } from "node:dns/promises";
 import { newId } from "@stake/db/ids";
 import { AppError } from "../../errors.ts";
+import { OWNER_EVENT_TYPES, type Owner } from "../../platform/event-types.ts";
+import { emitEvent } from "../../platform/outbox.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import type { WebhooksConfig } from "./config.ts";
-import { OWNER_EVENT_TYPES, type Owner } from "./events.ts";
-import { emitEvent } from "./outbox.ts";
 import type { EndpointRow, WebhooksRepo } from "./repo.ts";
 import type { CreateEndpointRequest, DeliveriesQuery, UpdateEndpointRequest } from "./schemas.ts";
 import type { SecretBox } from "./secrets.ts";
