@@ -33,6 +33,7 @@ const SLOW_LANE = [
   /^tests\/dashboard\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
+  /^tests\/beacon-consensus\/execution\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
 ];
 /**
