@@ -6,9 +6,14 @@ import { startBeaconDevnet } from "./server.ts";
  * 2 s, 8 slots an epoch, 8 background validators proposing beside the demo's.
  *
  * BEACON_CHAIN=lodestar runs the chain made by Lodestar's state transition instead (consensus/, 64
- * validators, 4 of them offline; docs/beacon-data.md, "The consensus chain"). It is loaded only then: it
- * fixes Lodestar's preset for the whole process.
+ * validators, 4 of them offline; docs/beacon-data.md, "The consensus chain"). It is loaded only then, after
+ * its preset is set: Lodestar fixes the preset when its first module loads, and in `npm start`'s bundles a
+ * package's chunk is evaluated before the code of the module that imports it.
  */
+const lodestar = async () => {
+  process.env.LODESTAR_PRESET ??= "minimal";
+  return import("./consensus/server.ts");
+};
 const network = process.env.ETH_NETWORK === "mainnet" ? "mainnet" : "hoodi";
 const common = {
   port: Number(process.env.PORT ?? 5052),
@@ -21,7 +26,7 @@ const common = {
 } as const;
 const devnet =
   process.env.BEACON_CHAIN === "lodestar"
-    ? await (await import("./consensus/server.ts")).startConsensusDevnet({
+    ? await (await lodestar()).startConsensusDevnet({
         ...common,
         validators: Number(process.env.VALIDATORS ?? 64),
         offline: [60, 61, 62, 63],

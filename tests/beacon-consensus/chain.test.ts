@@ -1,12 +1,18 @@
-// The devnet's Lodestar preset (minimal) must be in force before anything loads @lodestar/params.
-import "../../devnet/beacon/consensus/preset.ts";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type ApiClient, getClient } from "@lodestar/api";
-import { MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA, SLOTS_PER_EPOCH } from "@lodestar/params";
-import { computeSigningRoot, interopSecretKey } from "@lodestar/state-transition";
-import { ssz } from "@lodestar/types";
-import { type ConsensusDevnet, startConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "./load.ts";
+
+const {
+  computeSigningRoot,
+  getClient,
+  interopSecretKey,
+  MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
+  SLOTS_PER_EPOCH,
+  ssz,
+  startConsensusDevnet,
+} = await loadLodestar();
+type ApiClient = import("./lodestar.ts").ApiClient;
 
 /**
  * The beacon devnet's chain made by Lodestar's state transition (devnet/beacon/consensus), read only through

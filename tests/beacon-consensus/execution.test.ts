@@ -1,15 +1,22 @@
-// The devnet's Lodestar preset (minimal) must be in force before anything loads @lodestar/params.
-import "../../devnet/beacon/consensus/preset.ts";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type ApiClient, getClient } from "@lodestar/api";
-import { DOMAIN_DEPOSIT, SLOTS_PER_EPOCH } from "@lodestar/params";
-import { computeDomain, computeSigningRoot, interopSecretKey } from "@lodestar/state-transition";
-import { ssz } from "@lodestar/types";
 import { type Address, concatHex, encodeFunctionData, type Hex, pad, parseAbi, toHex } from "viem";
-import { type ConsensusDevnet, startConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
+import { loadLodestar } from "./load.ts";
+
+const {
+  computeDomain,
+  computeSigningRoot,
+  DOMAIN_DEPOSIT,
+  getClient,
+  interopSecretKey,
+  SLOTS_PER_EPOCH,
+  ssz,
+  startConsensusDevnet,
+} = await loadLodestar();
+type ApiClient = import("./lodestar.ts").ApiClient;
 
 /**
  * The consensus devnet with anvil as its execution layer: every payload is an anvil block (builder blocks
