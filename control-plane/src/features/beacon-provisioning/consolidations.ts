@@ -3,6 +3,8 @@ import { CONSOLIDATION_REQUEST_CONTRACT, consolidationRequestTx } from "../../ch
 import type { StakingAuth } from "../../http/api-key-auth.ts";
 import {
   assertActive,
+  assertExitable,
+  assertNoPendingWithdrawals,
   type ExitChecks,
   type ExitContext,
   type ExitDeps,
@@ -19,13 +21,12 @@ function assertSwitchable(pubkey: string, s: Owned["chain"]) {
 
 /** A consolidation: an exitable source with no queued partials into an active 0x02 target. */
 function assertConsolidatable(
-  checks: ExitChecks,
   r: { sourcePubKey: string; targetPubKey: string },
   chain: { source: Owned["chain"]; target: Owned["chain"] },
   ctx: ExitContext,
 ) {
-  const v = checks.assertExitable(r.sourcePubKey, chain.source, ctx);
-  checks.assertNoPendingWithdrawals(r.sourcePubKey, v, ctx);
+  const v = assertExitable(r.sourcePubKey, chain.source, ctx);
+  assertNoPendingWithdrawals(r.sourcePubKey, v, ctx);
   const t = assertActive(r.targetPubKey, chain.target, "(target) ");
   if (!t.validator.withdrawal_credentials.startsWith("0x02"))
     throw refuse(
@@ -55,7 +56,7 @@ export function createConsolidations(deps: ExitDeps, checks: ExitChecks) {
       if (switching) assertSwitchable(r.sourcePubKey, source.chain);
       else {
         const target = validators.get(r.targetPubKey)?.chain;
-        assertConsolidatable(checks, r, { source: source.chain, target }, ctx);
+        assertConsolidatable(r, { source: source.chain, target }, ctx);
       }
       return { source, switching, target: r.targetPubKey, index: Number(source.chain?.index) };
     });

@@ -70,9 +70,33 @@ export function assertActive(pubkey: string, v: ApiValidator | undefined, what =
   );
 }
 
+/** Active, not exiting, active for SHARD_COMMITTEE_PERIOD: what every exit path asserts (Electra). */
+export function assertExitable(pubkey: string, v: ApiValidator | undefined, ctx: ExitContext): ApiValidator {
+  const active = assertActive(pubkey, v);
+  const from = Number(active.validator.activation_epoch ?? 0) + ctx.period;
+  if (ctx.epoch < from) {
+    throw refuse(
+      "VALIDATOR_NOT_EXITABLE_YET",
+      pubkey,
+      `must have been active for ${ctx.period} epochs (SHARD_COMMITTEE_PERIOD): exitable from epoch ${from}`,
+    );
+  }
+  return active;
+}
+
+export function assertNoPendingWithdrawals(pubkey: string, v: ApiValidator, ctx: ExitContext) {
+  if ((ctx.pending.get(v.index) ?? 0n) > 0n) {
+    throw refuse(
+      "PENDING_PARTIAL_WITHDRAWALS",
+      pubkey,
+      "has partial withdrawals waiting in the queue; the chain ignores an exit until they are paid",
+    );
+  }
+}
+
 /**
- * What every exit path shares: the organisation's validators and their head state, the chain's exit rules
- * (Electra) and the operator's signature. Every request is checked against the node's head state first,
+ * What every exit path reads and signs with: the organisation's validators and their head state, the exit
+ * rules' inputs and the operator's signature. Every request is checked against the node's head state first,
  * so what the chain would ignore is refused with a clear 4xx.
  */
 export function createExitChecks(deps: ExitDeps) {
@@ -110,30 +134,6 @@ export function createExitChecks(deps: ExitDeps) {
     return { epoch: Math.floor((head + 1) / spec.slotsPerEpoch), period, pending, time };
   }
 
-  /** Active, not exiting, active for SHARD_COMMITTEE_PERIOD: what every exit path asserts (Electra). */
-  function assertExitable(pubkey: string, v: ApiValidator | undefined, ctx: ExitContext): ApiValidator {
-    const active = assertActive(pubkey, v);
-    const from = Number(active.validator.activation_epoch ?? 0) + ctx.period;
-    if (ctx.epoch < from) {
-      throw refuse(
-        "VALIDATOR_NOT_EXITABLE_YET",
-        pubkey,
-        `must have been active for ${ctx.period} epochs (SHARD_COMMITTEE_PERIOD): exitable from epoch ${from}`,
-      );
-    }
-    return active;
-  }
-
-  function assertNoPendingWithdrawals(pubkey: string, v: ApiValidator, ctx: ExitContext) {
-    if ((ctx.pending.get(v.index) ?? 0n) > 0n) {
-      throw refuse(
-        "PENDING_PARTIAL_WITHDRAWALS",
-        pubkey,
-        "has partial withdrawals waiting in the queue; the chain ignores an exit until they are paid",
-      );
-    }
-  }
-
   function sign(row: ValidatorRow, validatorIndex: number, epoch: number): SignedVoluntaryExit {
     const sk = cipher.decrypt(row.encryptedSigningKey, row.pubkey);
     const key = blsKeyFromSecret(BigInt(`0x${Buffer.from(sk).toString("hex")}`));
@@ -144,7 +144,7 @@ export function createExitChecks(deps: ExitDeps) {
   const requestSender = (row: ValidatorRow) =>
     toChecksumAddress(withdrawalAddressOf(row.withdrawalCredentials) as string);
 
-  return { owned, chainContext, assertExitable, assertNoPendingWithdrawals, sign, requestSender };
+  return { owned, chainContext, sign, requestSender };
 }
 
 export type ExitChecks = ReturnType<typeof createExitChecks>;

@@ -1,6 +1,6 @@
 import type { StakingAuth } from "../../http/api-key-auth.ts";
 import type { OwnStep } from "../beacon-data/tracking.ts";
-import type { ExitChecks, ExitDeps } from "./exit-checks.ts";
+import { assertExitable, assertNoPendingWithdrawals, type ExitChecks, type ExitDeps } from "./exit-checks.ts";
 import type { ValidatorRow } from "./repo.ts";
 
 /**
@@ -26,8 +26,8 @@ export function createOperatorExit(deps: ExitDeps, checks: ExitChecks) {
     const validators = await checks.owned(auth, pubkeys);
     const ctx = await checks.chainContext();
     const checked = pubkeys.map((p) => {
-      const v = checks.assertExitable(p, validators.get(p)?.chain, ctx);
-      checks.assertNoPendingWithdrawals(p, v, ctx);
+      const v = assertExitable(p, validators.get(p)?.chain, ctx);
+      assertNoPendingWithdrawals(p, v, ctx);
       return { pubkey: p, row: validators.get(p)?.row as ValidatorRow, index: Number(v.index) };
     });
     const step = (c: (typeof checked)[number], status: OwnStep["status"]): OwnStep => ({

@@ -2,7 +2,15 @@ import type { Hex } from "viem";
 import { WITHDRAWAL_REQUEST_CONTRACT, withdrawalRequestTx } from "../../chains/el-requests.ts";
 import type { StakingAuth } from "../../http/api-key-auth.ts";
 import type { ApiValidator } from "../beacon-data/client.ts";
-import { type ExitChecks, type ExitContext, type ExitDeps, type Owned, refuse } from "./exit-checks.ts";
+import {
+  assertExitable,
+  assertNoPendingWithdrawals,
+  type ExitChecks,
+  type ExitContext,
+  type ExitDeps,
+  type Owned,
+  refuse,
+} from "./exit-checks.ts";
 
 const MIN_ACTIVATION_GWEI = 32_000_000_000n;
 
@@ -43,9 +51,9 @@ export function createWithdrawalRequests(deps: ExitDeps, checks: ExitChecks) {
     const ctx = await checks.chainContext();
     const items = requests.map((r) => {
       const o = validators.get(r.pubKey) as Owned;
-      const v = checks.assertExitable(r.pubKey, o.chain, ctx);
+      const v = assertExitable(r.pubKey, o.chain, ctx);
       if (r.amount) assertPartialWithdrawable(r.pubKey, v, r.amount, ctx);
-      else checks.assertNoPendingWithdrawals(r.pubKey, v, ctx);
+      else assertNoPendingWithdrawals(r.pubKey, v, ctx);
       return { o, v, full: !r.amount, amount: r.amount ?? 0n };
     });
     const fee = await deps.execution.requestFee(WITHDRAWAL_REQUEST_CONTRACT as Hex);
