@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { hashApiKey } from "@stake/db/api-key";
 import { newId } from "@stake/db/ids";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
-import { authenticate, type KeyRecord } from "./auth/authenticate.ts";
+import { authenticate, authenticateHash, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
 import { createCostFormatter, createCostOf } from "./billing/costs.ts";
 import type {
@@ -14,13 +15,14 @@ import type {
 } from "./billing/ledger.ts";
 import { createLimitHeaders } from "./billing/limit-headers.ts";
 import { meterSlices } from "./billing/slices.ts";
-import { type ErrorDetails, type GatewayErrorCode, writeError } from "./errors.ts";
+import { type ErrorDetails, GATEWAY_ERRORS, type GatewayErrorCode, writeError } from "./errors.ts";
 import { idempotencyKeyOf } from "./idempotency.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import { forward } from "./proxy/forward.ts";
 import { splice, tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
+import { CLOSE_REFUSED } from "./proxy/ws-frames.ts";
 import { type RequestHeaders, readRequestHeaders } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
@@ -321,7 +323,8 @@ export function createHandler(deps: HandleDeps) {
     const run = async () => {
       const admitted = await admit(req, log, (p) => p.upgradeSlice.costInUsd);
       if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
-      const { provider, target, headers, reservation, reserved } = admitted;
+      const { provider, target, headers, reservation } = admitted;
+      let reserved = admitted.reserved;
       const result = await tunnel({
         req,
         socket,
@@ -338,6 +341,9 @@ export function createHandler(deps: HandleDeps) {
         return finalize(reservation, "failed");
       }
       await finalize(reservation, "registered");
+      // Admitted, so the header held a well-formed key.
+      const keyHash = hashApiKey(headers.apiKey as string);
+      let refusedBy: GatewayErrorCode | undefined;
       const meter = meterSlices({
         terms: provider.upgradeSlice,
         async reserve(n) {
@@ -356,6 +362,24 @@ export function createHandler(deps: HandleDeps) {
             "upgraded connection closed: the next slice could not be paid",
           );
           spliced.closeUnpaid();
+        },
+        // A new request's checks, with what they load now: a lowered cap reaches the next slice too.
+        async authorized() {
+          const auth = await authenticateHash(keyHash, deps.keys);
+          if (auth.ok && auth.partyId === reserved.partyId) {
+            reserved = { ...reserved, keyId: auth.keyId, budget: auth.budget.script };
+            return true;
+          }
+          refusedBy = auth.ok ? "NO_PARTY" : auth.code;
+          return false;
+        },
+        onRefused() {
+          const code = refusedBy ?? "KEY_INACTIVE";
+          logger.info(
+            { party: reserved.partyId, provider: provider.key, slices: meter.slices, code },
+            "upgraded connection closed: its key no longer admits a request",
+          );
+          spliced.closeUnpaid(CLOSE_REFUSED, GATEWAY_ERRORS[code][1]);
         },
       });
       const spliced = splice({

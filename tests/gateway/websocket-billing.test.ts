@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { providers } from "@stake/db/schema/index";
+import { gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
 import { WebSocket, WebSocketServer } from "ws";
 import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
@@ -151,4 +151,76 @@ test("a connection closed by its client releases the slice reserved ahead and ke
   const { reserved, sum } = await h.checkInvariant(partyId);
   assert.equal(reserved, sum, "reserved = Σ open reservations");
   assert.ok(reserved === SLICE || reserved === 2n * SLICE, `one or two started slices charged: ${reserved}`);
+});
+
+/** A plain request with the key, as a new client would make it: its status. */
+async function requestStatus(apiKey: string, key: string) {
+  const res = await fetch(`${h.url}/gateway/ws-messages/rpc`, {
+    headers: { "x-gateway-api-key": apiKey, "idempotency-key": key },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+test("regression: a deactivated key's open WebSocket stops at its next message (4403) and is charged no further slice", async () => {
+  const a = await h.createAccount({ coins: "100" });
+  const partyId = a.partyId as string;
+  const c = connect("ws-messages", a.apiKey, "ws-d-1");
+  await c.opened;
+  const before = received;
+  for (let i = 1; i <= 2; i++) c.ws.send(`{"id":${i}}`);
+  await waitFor("two answers", () => c.replies.length === 2);
+  await h.deactivateKey(a.keyId);
+  await waitFor("a new request refused", async () => (await requestStatus(a.apiKey, "ws-d-probe")) === 403);
+  for (let i = 3; i <= 8; i++) c.ws.send(`{"id":${i}}`);
+  const { code, reason } = await within(c.closed, "the gateway to close the refused key's connection");
+  assert.equal(code, 4403, `close code (reason ${reason})`);
+  assert.equal(reason, "API Key is no longer active");
+  assert.equal(received - before, 2, "no message after the deactivation reached the provider");
+  const records = await h.reservations(partyId);
+  assert.deepEqual(
+    records.map((r) => `${r.i}: ${r.s}`).sort(),
+    ["ws-d-1: registered"],
+    "only the slice started before the deactivation is charged",
+  );
+  assert.equal((await h.account(partyId)).reserved, SLICE);
+});
+
+test("regression: an expired key's silent WebSocket (time slices) closes at the next slice boundary with nothing more charged", async () => {
+  const a = await h.createAccount({ coins: "100" });
+  const partyId = a.partyId as string;
+  const c = connect("ws-time", a.apiKey, "ws-e-1");
+  await c.opened;
+  await h.db.update(gatewayApiKeys).set({ expiresAt: new Date() }).where(eq(gatewayApiKeys.id, a.keyId));
+  await h.invalidate();
+  const { code } = await within(c.closed, "the gateway to close the expired key's connection");
+  assert.equal(code, 4403);
+  await waitFor("nothing left in flight", async () =>
+    (await h.reservations(partyId)).every((r) => r.s !== "request_in_flight"),
+  );
+  const records = await h.reservations(partyId);
+  assert.deepEqual(
+    records.filter((r) => r.s === "registered").map((r) => r.i),
+    ["ws-e-1"],
+    JSON.stringify(records),
+  );
+  assert.equal((await h.account(partyId)).reserved, SLICE);
+});
+
+test("regression: a party cap lowered under an open WebSocket refuses its next slice (4402)", async () => {
+  const a = await h.createAccount({ coins: "100" });
+  const partyId = a.partyId as string;
+  const c = connect("ws-messages", a.apiKey, "ws-c-1");
+  await c.opened;
+  for (let i = 1; i <= 3; i++) c.ws.send(`{"id":${i}}`);
+  await waitFor("three answers", () => c.replies.length === 3);
+  // One slice spent today; a cap of one slice leaves nothing for the next.
+  await h.db.update(parties).set({ dailySpendCap: SLICE.toString() }).where(eq(parties.id, partyId));
+  await h.invalidate();
+  await waitFor("a new request refused", async () => (await requestStatus(a.apiKey, "ws-c-probe")) === 402);
+  c.ws.send(`{"id":4}`);
+  const { code } = await within(c.closed, "the gateway to close the capped connection");
+  assert.equal(code, 4402);
+  assert.equal(c.replies.length, 3, "the message past the cap was not answered");
+  assert.equal((await h.account(partyId)).reserved, SLICE);
 });

@@ -95,7 +95,16 @@ export async function authenticate(
   keys: ReadThroughCache<KeyRecord>,
 ): Promise<AuthResult> {
   if (typeof raw !== "string" || !isKeyShaped("gateway", raw)) return { ok: false, code: "UNAUTHORIZED" };
-  const record = await keys.get(hashApiKey(raw));
+  return authenticateHash(hashApiKey(raw), keys);
+}
+
+/**
+ * The checks of stage 1 on a key already hashed: also what an upgraded connection repeats before each slice
+ * and each client message, so a key deactivated, expired, rotated out or given lower caps after the
+ * handshake stops its open connections as it stops new requests (docs/gateway.md, "WebSocket billing rule").
+ */
+export async function authenticateHash(hash: string, keys: ReadThroughCache<KeyRecord>): Promise<AuthResult> {
+  const record = await keys.get(hash);
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
   // Expiry and the end of a rotation's grace are checked on every request, so the cache cannot stretch
   // either. An expired key is an inactive one (the spec's 403).
