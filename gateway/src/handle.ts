@@ -23,7 +23,7 @@ import { forward } from "./proxy/forward.ts";
 import { splice, tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
 import { CLOSE_REFUSED } from "./proxy/ws-frames.ts";
-import { type RequestHeaders, readRequestHeaders } from "./routing/headers.ts";
+import { type RequestHeaders, readRequestHeaders, upgradeProtocol } from "./routing/headers.ts";
 import { joinBasePath, parseGatewayPath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
@@ -325,12 +325,13 @@ export function createHandler(deps: HandleDeps) {
       if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
       const { provider, target, headers, reservation } = admitted;
       let reserved = admitted.reserved;
+      const { protocol, websocket } = upgradeProtocol(req.rawHeaders);
       const result = await tunnel({
-        req,
         socket,
         dispatcher: deps.upstreams.get(provider.origin),
         path: joinBasePath(provider.basePath, target.path) + target.query,
         headers: headers.forward,
+        protocol,
         timeoutMs: deps.upstreamTimeoutMs,
         deadlineMs: deadlineLeft(started),
       });
@@ -386,7 +387,7 @@ export function createHandler(deps: HandleDeps) {
         client: socket,
         upstream: result.upstream,
         head,
-        websocket: String(req.headers.upgrade).toLowerCase() === "websocket",
+        websocket,
         onMessage: meter.message,
         onClose: meter.stop,
       });

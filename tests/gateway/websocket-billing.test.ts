@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect as connectTcp } from "node:net";
 import { after, before, test } from "node:test";
 import { gatewayApiKeys, parties, providers } from "@stake/db/schema/index";
 import { eq } from "drizzle-orm";
@@ -22,6 +23,15 @@ wss.on("connection", (socket) => {
     socket.send(`echo:${data.toString()}`);
   });
 });
+// A provider that accepts an Upgrade token list (RFC 9110 §7.8) and picks WebSocket from it.
+const lenient = createServer();
+const lenientWss = new WebSocketServer({ noServer: true });
+lenient.on("upgrade", (req, socket, head) => {
+  const tokens = String(req.headers.upgrade).split(",");
+  if (!tokens.some((t) => t.trim().toLowerCase() === "websocket")) return socket.destroy();
+  req.headers.upgrade = "websocket";
+  lenientWss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+});
 const openClients: WebSocket[] = [];
 const SLICE = 5_000_000_000n; // 0.5 USD at 1 USD per coin
 
@@ -34,6 +44,9 @@ before(async () => {
   await h.addProvider("ws-time", url, "0.5");
   await h.db.update(providers).set({ upgradeSliceMessages: 3 }).where(eq(providers.key, "ws-messages"));
   await h.db.update(providers).set({ upgradeSliceSeconds: 1 }).where(eq(providers.key, "ws-time"));
+  await new Promise<void>((r) => lenient.listen(0, "127.0.0.1", r));
+  await h.addProvider("ws-lenient", `http://127.0.0.1:${(lenient.address() as AddressInfo).port}`, "0.5");
+  await h.db.update(providers).set({ upgradeSliceMessages: 3 }).where(eq(providers.key, "ws-lenient"));
   await h.invalidate();
 });
 after(async () => {
@@ -41,6 +54,7 @@ after(async () => {
   for (const c of wss.clients) c.terminate();
   await new Promise((r) => wss.close(r));
   await new Promise((r) => provider.close(r));
+  await new Promise((r) => lenient.close(r));
   await h.close();
 });
 
@@ -224,3 +238,43 @@ test("regression: a party cap lowered under an open WebSocket refuses its next s
   assert.equal(c.replies.length, 3, "the message past the cap was not answered");
   assert.equal((await h.account(partyId)).reserved, SLICE);
 });
+
+/** A masked client text frame (RFC 6455 §5.2, §5.3), payload under 126 bytes. */
+function textFrame(text: string) {
+  const payload = Buffer.from(text);
+  const mask = randomBytes(4);
+  const masked = payload.map((b, i) => b ^ (mask[i % 4] as number));
+  return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
+}
+
+for (const [name, upgradeLines] of [
+  ["a token list", "Upgrade: websocket, x\r\n"],
+  ["a second Upgrade header", "Upgrade: x\r\nUpgrade: websocket\r\n"],
+] as const) {
+  test(`regression: an upgrade naming WebSocket in ${name} is billed per message like a WebSocket`, async (t) => {
+    const a = await h.createAccount({ coins: "100" });
+    const partyId = a.partyId as string;
+    const key = `ws-list-${name.length}`;
+    const socket = connectTcp(Number(new URL(h.url).port), "127.0.0.1");
+    t.after(() => socket.destroy());
+    let seen = "";
+    socket.on("data", (d: Buffer) => {
+      seen += d.toString("latin1");
+    });
+    socket.write(
+      `GET /gateway/ws-lenient/rpc HTTP/1.1\r\nHost: gw\r\n${upgradeLines}Connection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n` +
+        `x-gateway-api-key: ${a.apiKey}\r\nidempotency-key: ${key}\r\n\r\n`,
+    );
+    await waitFor("the 101", () => seen.includes("\r\n\r\n"));
+    assert.match(seen, /^HTTP\/1.1 101/, seen);
+    for (let i = 1; i <= 9; i++) socket.write(textFrame(`{"id":${i}}`));
+    await waitFor("nine answers", () => seen.split("echo:").length - 1 === 9);
+    const records = await h.reservations(partyId);
+    assert.deepEqual(
+      records.map((r) => `${r.i}: ${r.s}`).sort(),
+      [`${key} slice 2: registered`, `${key} slice 3: registered`, `${key}: registered`],
+      "nine messages at three a slice: three slices",
+    );
+  });
+}

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Dispatcher } from "undici";
 import {
@@ -30,11 +29,12 @@ export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details
  * else the upgrade is aborted (502, upstream aborted) and its reservation released.
  */
 export async function tunnel(args: {
-  req: IncomingMessage;
   socket: Duplex;
   dispatcher: Dispatcher;
   path: string;
   headers: string[];
+  /** The Upgrade value sent to the provider (`upgradeProtocol`). */
+  protocol: string;
   timeoutMs: number;
   deadlineMs: number;
 }): Promise<{ ok: true; upstream: Duplex } | { ok: false; code: GatewayErrorCode; error: unknown }> {
@@ -49,7 +49,7 @@ export async function tunnel(args: {
       path: args.path,
       method: "GET",
       headers: args.headers,
-      protocol: String(args.req.headers.upgrade ?? "websocket"),
+      protocol: args.protocol,
       signal: deadline.signal,
     });
     clearTimeout(timer);
