@@ -100,7 +100,7 @@ export function createGatewayUserKeyService(deps: GatewayAccountDeps, ctx: Accou
         return key ?? (await r.findKeyOfUser(userId, keyId));
       });
       if (!key) throw new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
-      await ctx.invalidate();
+      await ctx.invalidate(userId);
       return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
     },
   };
