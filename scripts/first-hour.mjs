@@ -63,7 +63,7 @@ async function npmStart() {
   await until("npm start's banner", () => {
     if (child.exitCode !== null)
       throw Object.assign(new Error(`npm start exited with ${child.exitCode}:\n${err}`), { fatal: true });
-    return out.includes("Ctrl-C stops everything.");
+    return out.includes("stops everything.");
   });
   return {
     banner: out,
@@ -122,8 +122,8 @@ say("npm start");
 let deployment = await npmStart();
 const { banner } = deployment;
 const [orgEmail] = grab(banner, /Demo organisation \(approved\): (\S+) \/ \S+/, "the demo organisation");
-const [key] = grab(banner, /Demo staking API key \(shown once\): (\S+)/, "the staking key");
-const [gatewayKey] = grab(banner, /Demo gateway key \(shown once\): (\S+)/, "the gateway key");
+const [key] = grab(banner, /Demo staking API key[^:]*: (stk_\S+)/, "the staking key");
+const [gatewayKey] = grab(banner, /Demo gateway key[^:]*: (gwk_\S+)/, "the gateway key");
 const [providerKey] = grab(banner, /\/gateway\/([^/\s]+)\/hello/, "the demo provider");
 const [hypeWallet] = grab(
   banner,

@@ -145,7 +145,7 @@ describe("feature boundaries", () => {
     const probe = (line: string) => violations("beacon-provisioning", file, line);
     assert.equal(probe(`import { createBeaconDataRepo } from "../beacon-data/repo.ts";`).length, 1);
     assert.equal(probe(`import type { IndexerRepo } from "../beacon-data/indexer-repo.ts";`).length, 1);
-    assert.equal(probe(`import { BEACON_INDEX_QUEUE } from "../beacon-data/jobs.ts";`).length, 1);
+    assert.equal(probe(`import { QUEUES } from "../beacon-data/jobs.ts";`).length, 1);
     assert.equal(probe(`import { beaconValidators } from "@stake/db/schema/beacon-data";`).length, 1);
     assert.equal(probe(`import { parties } from "@stake/db/schema/index";`).length, 1);
     assert.deepEqual(probe(`import type { Tracking } from "../beacon-data/tracking.ts";`), []);

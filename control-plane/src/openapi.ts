@@ -112,7 +112,7 @@ export function openApiDocument(areas: readonly Area[]) {
     },
     components: { securitySchemes: SECURITY },
     paths,
-    // Issue 28: what the platform POSTs to webhook endpoints, one entry per event type.
+    // What the platform POSTs to webhook endpoints, one entry per event type.
     webhooks: openApiWebhooks(),
   };
 }

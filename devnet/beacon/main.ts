@@ -13,8 +13,8 @@ const devnet = await startBeaconDevnet({
   executionPort: Number(process.env.EXECUTION_PORT ?? 8545),
   slotsPerEpoch: Number(process.env.SLOTS_PER_EPOCH ?? 8),
   secondsPerSlot: Number(process.env.SECONDS_PER_SLOT ?? 2),
-  // SLOT_MS=0: slots only on POST /devnet/advance (the benchmark drives them).
-  slotMs: Number(process.env.SLOT_MS ?? 2000),
+  // Slots on the clock; SLOT_MS=0: only on POST /devnet/advance (the benchmark drives them).
+  realTime: process.env.SLOT_MS !== "0",
   backgroundValidators: Number(process.env.BACKGROUND_VALIDATORS ?? 8),
 });
 process.stdout.write(`READY ${devnet.url}\n`);

@@ -7,7 +7,7 @@
  * load generator, in rounds. Prints the medians of each server's CPU per answer, of the client's (parsing
  * what it is sent), and of req/s, and the paired differences.
  * On a two-core machine that runs the client beside the server, the client's share is taken from the
- * server's cores, as it is in `bench:gateway` (docs/benchmarks.md, session 21).
+ * server's cores, as it is in `bench:gateway` (docs/benchmarks.md).
  *   [BENCH_ROUNDS=8] [BENCH_SECONDS=4]
  */
 import { createServer } from "node:http";

@@ -278,7 +278,7 @@ async function benchQueries() {
       CONTROL_PLANE_PORT: String(port),
       // One key sends every measured request: the per-key limit (300 a minute) would answer 429.
       API_KEY_REQUESTS_PER_MINUTE: "1000000000",
-      // The demo secrets of a local run (refused otherwise since issue 25).
+      // The demo secrets of a local run (refused otherwise, docs/architecture.md §11).
       DEMO_MODE: process.env.DEMO_MODE ?? "1",
     },
     readyUrl: `http://127.0.0.1:${port}`,

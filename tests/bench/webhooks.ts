@@ -7,7 +7,7 @@ import { startJobs } from "../helpers/jobs.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 /**
- * `npm run bench:webhooks` (issue 28): 10,000 events written to the outbox in one transaction, then the
+ * `npm run bench:webhooks`: 10,000 events written to the outbox in one transaction, then the
  * wall time until a local receiver has every one and Postgres records every delivery `delivered` (the
  * worker's delivery job in-process, real Postgres, real sockets, each request signed). The receiver
  * verifies a sample with the standardwebhooks library.

@@ -9,7 +9,7 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { operatorContext } from "../helpers/operator.ts";
 
-// The audit log (issue 29 item 6): one row per audited change, in the change's transaction; append-only.
+// The audit log: one row per audited change, in the change's transaction; append-only.
 let h: ControlPlaneHarness;
 let ctx: OperatorContext;
 before(async () => {

@@ -90,7 +90,7 @@ test("403 for an address outside a non-empty scope; empty scope is unrestricted"
   assert.equal((await request(app).get("/probe/0xdef").set("api-key", open.apiKey)).status, 200);
 });
 
-// Issue 25: `x-api-key` on the Hyperliquid or Ethereum areas answered MISSING_API_KEY.
+// `x-api-key` on the Hyperliquid or Ethereum areas answered MISSING_API_KEY.
 test("every staking area accepts both api-key and x-api-key", async () => {
   const org = await makeOrganisation(h.db);
   // One route per area, called without its input: past authentication it can only answer 400.

@@ -7,7 +7,7 @@ import { ROOT } from "../../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned } from "../../scripts/lib/owned.ts";
 
 /**
- * Issue 25's must-shows, on whole deployments: two private clones of this repository, each `npm start`ed in
+ * A newcomer's first hour, on whole deployments: two private clones of this repository, each `npm start`ed in
  * a network namespace of its own (free demo ports, one shared system temp directory, both at once), so they
  * never meet the suite's Postgres and Redis nor a developer's `npm start`. Clone A plays the whole first
  * hour (scripts/first-hour.mjs: the five first calls, the Solana snippet of docs/solana-demo.md with a

@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { accountV1Area } from "../features/account-v1/routes.ts";
 import { createAccountV1Service } from "../features/account-v1/service.ts";
 

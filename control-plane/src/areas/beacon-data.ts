@@ -1,6 +1,6 @@
 import type { QueueDeps } from "../background-job.ts";
 import { resolveNetwork } from "../chains/beacon-networks.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
 import { createIndexer } from "../features/beacon-data/indexer.ts";
 import { createIndexerRepo } from "../features/beacon-data/indexer-repo.ts";

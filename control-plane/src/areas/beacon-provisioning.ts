@@ -1,6 +1,6 @@
 import type { QueueDeps } from "../background-job.ts";
 import { resolveNetwork } from "../chains/beacon-networks.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
 import { createTracking } from "../features/beacon-data/tracking.ts";
 import { createExitService } from "../features/beacon-provisioning/exits.ts";
@@ -29,7 +29,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     tracking,
     quota: config.eth.provisionQuota,
   });
-  // Exits and EL requests (issue 27): the operator's keys, the node's pool, the system contracts' fees.
+  // Exits and EL requests: the operator's keys, the node's pool, the system contracts' fees.
   const exits = createExitService({
     repo,
     beacon,

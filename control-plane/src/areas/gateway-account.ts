@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createGatewayKeyService } from "../features/gateway-account/keys-service.ts";
 import { createRequestLimit } from "../features/gateway-account/limit.ts";
 import { createGatewayAccountRepo } from "../features/gateway-account/repo.ts";

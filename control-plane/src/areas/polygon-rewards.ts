@@ -1,5 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createPolygonL1 } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
 import { createPolygonIndexerRepo } from "../features/polygon-rewards/indexer-repo.ts";

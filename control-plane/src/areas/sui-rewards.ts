@@ -1,5 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createSuiNode } from "../features/sui-rewards/client.ts";
 import { createSuiFollows } from "../features/sui-rewards/follows.ts";
 import { createSuiIndexer } from "../features/sui-rewards/indexer.ts";

@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createRequestLimit } from "../features/gateway-account/limit.ts";
 import { createAddressPolicy } from "../features/webhooks/address-policy.ts";
 import { webhookJobs } from "../features/webhooks/jobs.ts";

@@ -10,7 +10,6 @@ import {
 } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
-import type { ExampleRecorder } from "./examples.ts";
 
 /**
  * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
@@ -164,6 +163,13 @@ export interface RegisterOptions {
   /** Records real exchanges as the OpenAPI document's examples (`npm run openapi:examples`); off: absent. */
   recordExamples?: ExampleRecorder | undefined;
 }
+
+/**
+ * Wraps one route's replies (http/examples.ts builds it); registerAreas puts it first in the route's chain
+ * when recording is on. Declared here, beside its one caller, so examples.ts depends on this module and not
+ * the other way round.
+ */
+export type ExampleRecorder = (r: Route, declared: Record<number, ResponseSpec>) => RequestHandler;
 
 function handle(r: Route, declared: Record<number, ResponseSpec>, options: RegisterOptions): RequestHandler {
   const authenticate = r.security === undefined ? undefined : options.authenticators[r.security];

@@ -1,3 +1,4 @@
+import { validatorStatus } from "@stake/db/schema/beacon-data";
 import { z } from "zod";
 
 /**
@@ -6,9 +7,8 @@ import { z } from "zod";
  * amounts are decimal strings (wei/gwei/base units as named), never JSON numbers.
  */
 const Pubkey = z.string().regex(/^0x[0-9a-f]{96}$/);
-const Status = z
-  .string()
-  .describe("Lifecycle status (CREATED, DEPOSITED, PENDING, ACTIVE, EXITING, EXITED, …)");
+/** The spec's validator lifecycle statuses (docs/spec.md "Validator lifecycle status"), the one enum. */
+const Status = z.enum(validatorStatus.enumValues).describe("Validator lifecycle status");
 const Gwei = z.string().regex(/^-?\d+$/);
 
 export const EVENT_DATA = {

@@ -57,13 +57,15 @@ export function createAccountOperatorService(deps: { db: Db }) {
     /**
      * An approved organisation (found by e-mail, else created with `passwordHash` and an unrestricted
      * scope) with one fresh key labelled `label`, its earlier keys of that label revoked in the same
-     * transaction.
+     * transaction; or, when `keep` is an active key of that organisation and label, that key unchanged (the
+     * demo keeps its printed key across restarts).
      */
     async openApprovedOrganisation(input: {
       email: string;
       orgName: string;
       passwordHash: () => Promise<string>;
       label: string;
+      keep?: string | undefined;
     }) {
       if (!(await repo.findOrganisationByEmail(input.email))) {
         const scope: OrganisationScope = {};
@@ -76,6 +78,9 @@ export function createAccountOperatorService(deps: { db: Db }) {
         });
       }
       const org = (await setOrganisationStatus(input.email, "approved"))!;
+      const kept = input.keep ? await repo.findActiveKey(input.keep) : null;
+      if (kept && kept.organisation.id === org.id && kept.label === input.label)
+        return { organisationId: org.id, keyId: kept.keyId, apiKey: input.keep! };
       const issued = issueApiKey("staking");
       const key = await repo.transaction(async (tx) => {
         await repo.revokeKeysLabelled(org.id, input.label, tx);

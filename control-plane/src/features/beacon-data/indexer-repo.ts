@@ -116,7 +116,7 @@ async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
 async function insertHistory(tx: DbOrTx, data: EpochData) {
   const hs = data.history;
   if (!hs.length) return [];
-  const rows = await tx.execute<{ pubkey: string; status: string; previous: string | null }>(sql`
+  const rows = await tx.execute<{ pubkey: string; status: Lifecycle; previous: Lifecycle | null }>(sql`
     with ins as (
       insert into beacon_status_history as h (pubkey, status, time, epoch)
       select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int

@@ -42,7 +42,7 @@ export async function readKeyCounters(redis: Redis, keys: RedisKeys, partyId: st
 }
 
 /**
- * A gateway key's own budget and its rotation (issue 29 item 2): named limits, daily and monthly spend
+ * A gateway key's own budget and its rotation: named limits, daily and monthly spend
  * caps, and a new secret with a grace window for the old one. Every change is followed by the
  * invalidation message, so every gateway drops its cached key record within the pub/sub delivery time.
  */

@@ -1,7 +1,7 @@
 import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { currentCoinRate, DEACTIVATED, deactivateKeys } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
@@ -56,6 +56,20 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
         .where(eq(gatewayApiKeys.id, keyId))
         .returning();
       return existing ?? null;
+    },
+    /** The user's key with that hash if it still works (active, unexpired), else null. */
+    async findWorkingKeyOfUser(userId: string, hash: string) {
+      const [key] = await db
+        .select({ id: gatewayApiKeys.id, expiresAt: gatewayApiKeys.expiresAt })
+        .from(gatewayApiKeys)
+        .where(
+          and(
+            eq(gatewayApiKeys.userId, userId),
+            eq(gatewayApiKeys.hash, hash),
+            eq(gatewayApiKeys.active, true),
+          ),
+        );
+      return key && (!key.expiresAt || key.expiresAt > new Date()) ? key : null;
     },
     deactivateKeysOfUser: (userId: string) => deactivateKeys(db, eq(gatewayApiKeys.userId, userId)),
     /** Every gateway user with its party, if any, oldest first. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { issueApiKey } from "@stake/db/api-key";
+import { hashApiKey, issueApiKey } from "@stake/db/api-key";
 import type { Db, DbOrTx } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
@@ -35,6 +35,29 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
   /** `fn` on one transaction: the change and its audit entry commit together or not at all. */
   const audited = <T>(fn: (r: ReturnType<typeof createGatewayOperatorRepo>, tx: DbOrTx) => Promise<T>) =>
     db.transaction((tx) => fn(createGatewayOperatorRepo(tx), tx));
+
+  /** A new key of the user, the user's earlier keys deactivated, audited. */
+  const freshKey = async (userId: string) => {
+    const issued = issueApiKey("gateway");
+    const key = await audited(async (r, tx) => {
+      await tellDeactivated(tx, await r.deactivateKeysOfUser(userId), OPERATOR);
+      const key = (await createGatewayAccountRepo(tx).insertKey({
+        id: newId("gatewayKey"),
+        userId,
+        hash: issued.hash,
+        start: issued.start,
+      }))!;
+      await recordAudit(tx, {
+        actor: OPERATOR,
+        action: "gateway_key.create",
+        target: key.id,
+        after: { userId, start: key.start },
+      });
+      return key;
+    });
+    await redis.publish(keys.gateway.invalidations, invalidation.user(userId));
+    return { id: key.id, apiKey: issued.key };
+  };
 
   return {
     invalidate,
@@ -154,9 +177,11 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
      * A gateway user (found by e-mail, else created) with one fresh key, the user's earlier keys
      * deactivated; unless `party: false`, its party (found or created), funded with `coins` once per
      * `ref`. Without an e-mail a new user is made; without a password hash (computed only for a new user)
-     * it cannot log in.
+     * it cannot log in. When `keep` is a working key of that user, it is kept instead of a fresh one (the
+     * demo keeps its printed key across restarts).
      */
     async openAccount(input: {
+      keep?: string | undefined;
       email?: string;
       passwordHash?: () => Promise<string>;
       party?: boolean;
@@ -171,25 +196,9 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
           email: input.email ?? `${userId.toLowerCase()}@example.test`,
           passwordHash: input.passwordHash ? await input.passwordHash() : "-",
         }))!;
-      const issued = issueApiKey("gateway");
-      const key = await audited(async (r, tx) => {
-        await tellDeactivated(tx, await r.deactivateKeysOfUser(user.id), OPERATOR);
-        const key = await createGatewayAccountRepo(tx).insertKey({
-          id: newId("gatewayKey"),
-          userId: user.id,
-          hash: issued.hash,
-          start: issued.start,
-        });
-        await recordAudit(tx, {
-          actor: OPERATOR,
-          action: "gateway_key.create",
-          target: key!.id,
-          after: { userId: user.id, start: key!.start },
-        });
-        return key;
-      });
-      await redis.publish(keys.gateway.invalidations, invalidation.user(user.id));
-      const account = { userId: user.id, email: user.email, keyId: key!.id, apiKey: issued.key };
+      const kept = input.keep ? await repo.findWorkingKeyOfUser(user.id, hashApiKey(input.keep)) : null;
+      const key = kept ? { id: kept.id, apiKey: input.keep! } : await freshKey(user.id);
+      const account = { userId: user.id, email: user.email, keyId: key.id, apiKey: key.apiKey };
       if (input.party === false) return { ...account, partyId: null, balance: 0n };
       const party =
         (await accounts.findPartyOfUser(user.id)) ??

@@ -13,9 +13,9 @@ const RATE_SCALE = 12;
 /** An exact numeric column as read back ("0.0010000000"): the same value, trailing zeros dropped. */
 const exact = (v: string, scale: number) => formatUnits(parseUnits(v, scale), scale);
 
-/** What a party pays with: the providers and the coin rate, its balance, spend caps and low-balance threshold. */
-export function createGatewayPartyService(deps: GatewayAccountDeps, ctx: AccountContext) {
-  const { repo, redis, keys } = deps;
+/** What a request costs: the providers that can be called, at their prices, and the coin rate. */
+export function createGatewayCatalogService(deps: Pick<GatewayAccountDeps, "repo">) {
+  const { repo } = deps;
   return {
     async providers() {
       const rows = await repo.listCallableProviders();
@@ -34,7 +34,13 @@ export function createGatewayPartyService(deps: GatewayAccountDeps, ctx: Account
         rate: rate && { usdPerCoin: exact(rate.usdPerCoin, RATE_SCALE), since: rate.createdAt.toISOString() },
       };
     },
+  };
+}
 
+/** What a party holds and may spend: its balance, its spend caps and its low-balance threshold. */
+export function createGatewayPartyService(deps: GatewayAccountDeps, ctx: AccountContext) {
+  const { repo, redis, keys } = deps;
+  return {
     /** The party's spend caps and what they count so far (the gateway's counters in Redis). */
     async spendCaps(userId: string) {
       const party = await ctx.partyOf(userId);
