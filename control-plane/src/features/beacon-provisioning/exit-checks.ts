@@ -1,3 +1,4 @@
+import type { Db } from "@stake/db/client";
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import { toChecksumAddress } from "../../chains/evm.ts";
@@ -16,6 +17,8 @@ export const FAR_FUTURE = "18446744073709551615";
 
 /** What the exit service's use cases are built from (the composition root passes them). */
 export interface ExitDeps {
+  /** Opens the unit of work that writes the organisation's own steps. */
+  db: Db;
   repo: ProvisioningRepo;
   beacon: Pick<
     BeaconApi,

@@ -16,7 +16,7 @@ export function createOperatorExit(deps: ExitDeps, checks: ExitChecks) {
    * indexer's lock (beacon-data's status-changes.ts), the way the indexer writes the chain's.
    */
   const record = (steps: OwnStep[]) =>
-    deps.repo.transaction(async (tx) => {
+    deps.db.transaction(async (tx) => {
       await deps.tracking.lockStatuses(tx);
       await deps.tracking.recordOwnSteps(tx, steps);
     });
