@@ -1,4 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
+import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../compose.ts";
 import { createPolygonL1 } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
@@ -19,9 +20,15 @@ export function composeArea({ config, db, logger }: Core) {
     rootChain: config.polygon.rootChain,
     snapshotIntervalS: config.polygon.snapshotIntervalS,
     snapshotDepth: config.polygon.snapshotDepth,
+    chain: { db, policy: config.chainResetPolicy, logger: logger.child({ component: "polygon-snapshots" }) },
     logger: logger.child({ component: "polygon-snapshots" }),
   });
-  const service = createPolygonRewardsService({ l1, repo: createPolygonRepo(db), resolver });
+  const service = createPolygonRewardsService({
+    l1,
+    repo: createPolygonRepo(db),
+    resolver,
+    assertServing: createChainServing(db, "polygon-rewards"),
+  });
   return {
     routes: [polygonRewardsArea({ service })],
     indexer,

@@ -20,6 +20,10 @@ export interface PolygonL1 {
   /** The head at `depth` (default: the latest block). */
   head(depth?: SnapshotDepth): Promise<{ number: bigint; timestamp: bigint }>;
   blockTime(block: bigint): Promise<bigint>;
+  /** `eth_chainId`. */
+  chainId(): Promise<number>;
+  /** The hash of block `block`, or null when the node has no such block. */
+  blockHash(block: bigint): Promise<string | null>;
   validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
   /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
   validatorId(validatorShare: Address): Promise<bigint | null>;
@@ -79,6 +83,17 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number; maxBy
         `block ${block}`,
         async () => checked(await client.getBlock({ blockNumber: block }), "block").timestamp,
       ),
+    chainId: () => call("the chain id", () => client.getChainId()),
+    blockHash: (block) =>
+      call(`block ${block}`, async () => {
+        try {
+          return (await client.getBlock({ blockNumber: block })).hash.toLowerCase();
+        } catch (err) {
+          if (err instanceof BaseError && err.walk((e) => (e as Error).name === "BlockNotFoundError"))
+            return null;
+          throw err;
+        }
+      }),
     validatorContract: (stakeManager, validatorId) =>
       call("getValidatorContract", () =>
         client.readContract({

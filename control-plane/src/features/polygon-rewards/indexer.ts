@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { refusingInsaneNodes } from "../../background-job.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
@@ -29,10 +30,32 @@ export function createPolygonSnapshotter(deps: {
   snapshotIntervalS: number;
   /** How far behind the head snapshots are taken (POLYGON_SNAPSHOT_DEPTH). */
   snapshotDepth: SnapshotDepth;
+  /** The chain check of every pass (docs/architecture.md §13, "Chain identity"). */
+  chain: ChainGuardOptions;
   logger: Logger;
 }) {
   const { l1, repo } = deps;
   let backfillPausedUntil = 0;
+  /**
+   * An EVM chain is its chain id and the hash of a settled block it has: the first pass anchors on its
+   * settled head; later passes read the node's block at that height (none: another, shorter chain).
+   */
+  const verifyChain = createChainGuard({
+    ...deps.chain,
+    area: "polygon-rewards",
+    identify: async (recorded) => {
+      const anchor =
+        recorded?.anchor_block !== undefined
+          ? BigInt(recorded.anchor_block)
+          : (await l1.head(deps.snapshotDepth)).number;
+      const [chainId, hash] = await Promise.all([l1.chainId(), l1.blockHash(anchor)]);
+      return { chain_id: String(chainId), anchor_block: anchor.toString(), anchor_hash: hash ?? "none" };
+    },
+    forget: () => {
+      backfillPausedUntil = 0;
+      deps.resolver.forget();
+    },
+  });
 
   /**
    * The ValidatorShare at `block`, or null when the node answers its head but not that block's state (a full
@@ -98,7 +121,10 @@ export function createPolygonSnapshotter(deps: {
       interval: boolean;
       backfilled: number;
       head: string;
+      refused?: "CHAIN_MISMATCH";
     }> {
+      if (!(await verifyChain()))
+        return { checkpoints: 0, interval: false, backfilled: 0, head: "", refused: "CHAIN_MISMATCH" };
       const { address: vs } = await deps.resolver.get();
       // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
       const head = await l1.head(deps.snapshotDepth);
@@ -132,7 +158,7 @@ export function createPolygonSnapshotter(deps: {
     },
   };
 
-  return { runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
+  return { verifyChain, runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type PolygonSnapshotter = ReturnType<typeof createPolygonSnapshotter>;

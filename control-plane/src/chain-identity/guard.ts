@@ -1,0 +1,121 @@
+import type { Db } from "@stake/db/client";
+import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { CHAIN_AREAS, type ChainArea, type ChainIdentity, describeIdentity, sameChain } from "./areas.ts";
+import { chainIdentityRepo as repo } from "./repo.ts";
+
+/** What happens when an area's node serves another chain than the one indexed (CHAIN_RESET_POLICY). */
+export type ChainResetPolicy = "refuse" | "reindex";
+
+/**
+ * Deletes what `area` indexed and its recorded identity in one transaction under the area's lock (a write
+ * of its follower never interleaves): the follower's next pass records the chain its node serves then and
+ * indexes it from the start (or `node` is recorded at once). Organisations' data stays (`CHAIN_AREAS`).
+ */
+export async function reindexArea(db: Db, area: ChainArea, node?: ChainIdentity): Promise<void> {
+  await db.transaction(async (tx) => {
+    await repo.lockArea(tx, area);
+    await repo.deleteIndexed(tx, area);
+    if (node) await repo.record(tx, area, node);
+  });
+}
+
+/** What `reindexArea` would delete: rows per table, and what stays. */
+export async function reindexPlan(db: Db, area: ChainArea) {
+  return {
+    area,
+    recorded: (await repo.read(db, area))?.identity ?? null,
+    deletes: await repo.countIndexed(db, area),
+    keeps: CHAIN_AREAS[area].keeps,
+  };
+}
+
+export interface ChainGuardDeps {
+  db: Db;
+  area: ChainArea;
+  policy: ChainResetPolicy;
+  logger: Logger;
+  /**
+   * The chain the node serves now. Given the recorded identity, so that an anchored one (an EVM block's
+   * hash) is read at the recorded anchor; given null, it picks its anchor.
+   */
+  identify(recorded: ChainIdentity | null): Promise<ChainIdentity>;
+  /** Forgets what the follower keeps in memory of a chain (its spec, states, resolved contracts). */
+  forget(): void;
+  /**
+   * The identity implied by data stored before identities were recorded (the beacon cursor's genesis time),
+   * or null: a database upgraded under a switched node is caught too.
+   */
+  legacy?(): Promise<ChainIdentity | null>;
+}
+
+/** What the composition root gives a follower to build its guard with. */
+export type ChainGuardOptions = Pick<ChainGuardDeps, "db" | "policy" | "logger">;
+
+/**
+ * The chain check every follower runs when it starts and before every pass (docs/architecture.md §13,
+ * "Chain identity"). Returns true when the pass may write: the node serves the indexed chain, or the area
+ * was just emptied to index the node's (CHAIN_RESET_POLICY=reindex, never on mainnet). Otherwise it records
+ * what the node serves (the area's data endpoints then answer 503 CHAIN_MISMATCH), logs one error naming
+ * both identities, and returns false: nothing is written until the node is back or an operator re-indexes.
+ */
+export function createChainGuard(deps: ChainGuardDeps) {
+  const { db, area, logger } = deps;
+  return async function verifyChain(): Promise<boolean> {
+    const stored = await repo.read(db, area);
+    const legacy = stored ? null : ((await deps.legacy?.()) ?? null);
+    const row = stored ?? (legacy && { identity: legacy, nodeIdentity: null });
+    const node = await deps.identify(stored?.identity ?? null);
+    if (!row) {
+      await repo.record(db, area, node);
+      deps.forget();
+      logger.info({ area, identity: node }, "chain identity recorded");
+      return true;
+    }
+    if (sameChain(row.identity, node)) {
+      if (!stored) await repo.record(db, area, node);
+      else if (row.nodeIdentity) {
+        await repo.markMismatch(db, area, null);
+        logger.info({ area, identity: node }, "the node serves the indexed chain again");
+      }
+      return true;
+    }
+    const both = `indexed ${describeIdentity(row.identity)}; node ${describeIdentity(node)}`;
+    if (deps.policy === "reindex") {
+      await reindexArea(db, area, node);
+      deps.forget();
+      logger.warn(
+        { area, indexed: row.identity, node },
+        `${area}: node serves another chain (${both}); its indexed data deleted, re-indexing from the node (CHAIN_RESET_POLICY=reindex)`,
+      );
+      return true;
+    }
+    if (!row.nodeIdentity || !sameChain(row.nodeIdentity, node)) {
+      if (!stored) await repo.record(db, area, row.identity);
+      await repo.markMismatch(db, area, node);
+      logger.error(
+        { area, indexed: row.identity, node },
+        `${area}: node serves another chain (${both}); not writing, data endpoints answer 503 CHAIN_MISMATCH until it is back or \`npm run operator -- chain reindex ${area}\``,
+      );
+    }
+    return false;
+  };
+}
+
+/**
+ * The API side: an area's data endpoints call `assertServing()` before reading what the follower stored, so
+ * nothing indexed from one chain is served while the node serves another.
+ */
+export function createChainServing(db: Db, area: ChainArea) {
+  return async function assertServing(): Promise<void> {
+    const row = await repo.read(db, area);
+    if (!row?.nodeIdentity) return;
+    throw new AppError(
+      "CHAIN_MISMATCH",
+      `The ${area} node now serves another chain (indexed: ${describeIdentity(row.identity)}; node: ${describeIdentity(row.nodeIdentity)}); its data is withheld until the operator re-indexes`,
+      { headers: { "retry-after": "60" } },
+    );
+  };
+}
+
+export type AssertServing = ReturnType<typeof createChainServing>;
