@@ -49,7 +49,7 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
     beacon,
     limit: (organisationId) => registerLimit(organisationId),
     maxRegistered: config.beaconData.registeredPerOrganisation,
-    assertServing: createChainServing(db, "beacon-data"),
+    assertServing: createChainServing({ db, area: "beacon-data", identify: () => beacon.chainIdentity() }),
   });
   return {
     routes: [beaconDataArea({ service })],

@@ -1,7 +1,7 @@
 import type { QueueDeps } from "../background-job.ts";
 import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../compose.ts";
-import { createPolygonL1 } from "../features/polygon-rewards/client.ts";
+import { createPolygonL1, l1Identity } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
 import { createPolygonIndexerRepo } from "../features/polygon-rewards/indexer-repo.ts";
 import { polygonRewardsJobs } from "../features/polygon-rewards/jobs.ts";
@@ -27,7 +27,11 @@ export function composeArea({ config, db, logger }: Core) {
     l1,
     repo: createPolygonRepo(db),
     resolver,
-    assertServing: createChainServing(db, "polygon-rewards"),
+    assertServing: createChainServing({
+      db,
+      area: "polygon-rewards",
+      identify: (recorded) => l1Identity(l1, recorded, config.polygon.snapshotDepth),
+    }),
   });
   return {
     routes: [polygonRewardsArea({ service })],

@@ -102,17 +102,51 @@ export function createChainGuard(deps: ChainGuardDeps) {
   };
 }
 
+/** How long the API trusts its last look at the node's identity. */
+const SERVING_CHECK_MS = 5_000;
+/** How long a read waits for that look. */
+const SERVING_LOOK_MS = 1_000;
+
 /**
- * The API side: an area's data endpoints call `assertServing()` before reading what the follower stored, so
- * nothing indexed from one chain is served while the node serves another.
+ * The API side: an area's data endpoints call `assertServing()` before reading what the follower stored,
+ * so nothing indexed from one chain is served as another's. Two checks: the worker's verdict in
+ * `chain_identities`, and, with `identify`, the API's own look at the node (at most every 5 s), which
+ * closes the gap between a node switching and the worker's next pass (an API started before the worker
+ * on a database of a chain that is gone). A node that does not answer leaves the worker's verdict.
  */
-export function createChainServing(db: Db, area: ChainArea) {
+export function createChainServing(deps: {
+  db: Db;
+  area: ChainArea;
+  identify?: (recorded: ChainIdentity) => Promise<ChainIdentity>;
+}) {
+  let seen: { recorded: string; node: ChainIdentity; at: number } | undefined;
+  async function nodeNow(recorded: ChainIdentity): Promise<ChainIdentity | null> {
+    if (!deps.identify) return null;
+    const key = JSON.stringify(recorded);
+    if (seen?.recorded === key && Date.now() - seen.at < SERVING_CHECK_MS) return seen.node;
+    // A slow node does not hold a read up for its whole timeout: past this bound the worker's verdict stands.
+    const late = new Promise<null>((resolve) => setTimeout(resolve, SERVING_LOOK_MS, null).unref());
+    const look = deps.identify(recorded).then(
+      (node) => {
+        seen = { recorded: key, node, at: Date.now() };
+        return node;
+      },
+      () => null,
+    );
+    return Promise.race([look, late]);
+  }
   return async function assertServing(): Promise<void> {
-    const row = await repo.read(db, area);
-    if (!row?.nodeIdentity) return;
+    const row = await repo.read(deps.db, deps.area);
+    if (!row) return;
+    let node = row.nodeIdentity;
+    if (!node) {
+      const now = await nodeNow(row.identity);
+      if (!now || sameChain(row.identity, now)) return;
+      node = now;
+    }
     throw new AppError(
       "CHAIN_MISMATCH",
-      `The ${area} node now serves another chain (indexed: ${describeIdentity(row.identity)}; node: ${describeIdentity(row.nodeIdentity)}); its data is withheld until the operator re-indexes`,
+      `The ${deps.area} node now serves another chain (indexed: ${describeIdentity(row.identity)}; node: ${describeIdentity(node)}); its indexed data is withheld until the area is re-indexed`,
       { headers: { "retry-after": "60" } },
     );
   };

@@ -36,6 +36,22 @@ export interface PolygonL1 {
 }
 
 /**
+ * An EVM chain's identity (docs/architecture.md §13, "Chain identity"): its chain id and the hash of a
+ * settled block. Without a recorded one, the anchor is the settled head at `depth`; with one, the node's
+ * block at the recorded height is read (none there: another, shorter chain).
+ */
+export async function l1Identity(
+  l1: PolygonL1,
+  recorded: Record<string, string> | null,
+  depth: SnapshotDepth,
+): Promise<Record<string, string>> {
+  const anchor =
+    recorded?.anchor_block !== undefined ? BigInt(recorded.anchor_block) : (await l1.head(depth)).number;
+  const [chainId, hash] = await Promise.all([l1.chainId(), l1.blockHash(anchor)]);
+  return { chain_id: String(chainId), anchor_block: anchor.toString(), anchor_hash: hash ?? "none" };
+}
+
+/**
  * Ethereum L1 JSON-RPC through viem on the one outbound client: a timeout is a 504, a node that is down,
  * answers 5xx or not JSON a 502. A JSON-RPC error (a reverted call, "missing trie node" for a block the
  * node has pruned, an unknown method) is the node failing us as well: a 502 whose cause holds its words.

@@ -4,7 +4,7 @@ import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/g
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
-import type { PolygonL1, SnapshotDepth } from "./client.ts";
+import { l1Identity, type PolygonL1, type SnapshotDepth } from "./client.ts";
 import type { PolygonIndexerRepo } from "./indexer-repo.ts";
 import type { ValidatorShareResolver } from "./validator.ts";
 
@@ -36,21 +36,10 @@ export function createPolygonSnapshotter(deps: {
 }) {
   const { l1, repo } = deps;
   let backfillPausedUntil = 0;
-  /**
-   * An EVM chain is its chain id and the hash of a settled block it has: the first pass anchors on its
-   * settled head; later passes read the node's block at that height (none: another, shorter chain).
-   */
   const verifyChain = createChainGuard({
     ...deps.chain,
     area: "polygon-rewards",
-    identify: async (recorded) => {
-      const anchor =
-        recorded?.anchor_block !== undefined
-          ? BigInt(recorded.anchor_block)
-          : (await l1.head(deps.snapshotDepth)).number;
-      const [chainId, hash] = await Promise.all([l1.chainId(), l1.blockHash(anchor)]);
-      return { chain_id: String(chainId), anchor_block: anchor.toString(), anchor_hash: hash ?? "none" };
-    },
+    identify: (recorded) => l1Identity(l1, recorded, deps.snapshotDepth),
     forget: () => {
       backfillPausedUntil = 0;
       deps.resolver.forget();
