@@ -54,6 +54,7 @@ export function sameChain(recorded: ChainIdentity, node: ChainIdentity): boolean
 /** `genesis_time=1795910397, genesis_validators_root=0x4b36…` for logs and the 503's message. */
 export function describeIdentity(identity: ChainIdentity): string {
   return Object.entries(identity)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([k, v]) => `${k}=${v}`)
     .join(", ");
 }
