@@ -135,13 +135,14 @@ export function createChainServing(deps: {
     );
     return Promise.race([look, late]);
   }
-  return async function assertServing(): Promise<void> {
+  /** Returns when the served chain's identity was recorded (null: none yet), for caches of its data. */
+  return async function assertServing(): Promise<number | null> {
     const row = await repo.read(deps.db, deps.area);
-    if (!row) return;
+    if (!row) return null;
     let node = row.nodeIdentity;
     if (!node) {
       const now = await nodeNow(row.identity);
-      if (!now || sameChain(row.identity, now)) return;
+      if (!now || sameChain(row.identity, now)) return row.recordedAt.getTime();
       node = now;
     }
     throw new AppError(
@@ -153,3 +154,22 @@ export function createChainServing(deps: {
 }
 
 export type AssertServing = ReturnType<typeof createChainServing>;
+
+/**
+ * For an area whose API itself stores what the node said (Solana's rewards cache, filled on request): the
+ * chain check runs in the API, at most every 5 s, before any read of the stored data; then as
+ * `createChainServing`, a node serving another chain is 503 CHAIN_MISMATCH (or, with
+ * CHAIN_RESET_POLICY=reindex, the cache is emptied and filled from the node's chain).
+ */
+export function createReadThroughGuard(deps: ChainGuardDeps) {
+  const verifyChain = createChainGuard(deps);
+  const served = createChainServing({ db: deps.db, area: deps.area });
+  let checkedAt = 0;
+  return async function assertServing(): Promise<number | null> {
+    if (Date.now() - checkedAt >= SERVING_CHECK_MS) {
+      await verifyChain();
+      checkedAt = Date.now();
+    }
+    return served();
+  };
+}
