@@ -14,7 +14,7 @@ import { build } from "esbuild";
  * `npm run bench:gateway`, whose settlement passes run in its own process). Its young generation's
  * semi-spaces may grow to 32 MB, as the gateway's (gateway/build.ts): a settlement pass reads 5,000
  * stream events at a time, a few hundred thousand short-lived strings, which a 16 MB nursery copies and
- * promotes before the batch is done with them. Measured (docs/benchmarks.md, session 21): worker CPU per
+ * promotes before the batch is done with them. Measured (docs/benchmarks.md): worker CPU per
  * 1,000 reservations 38-40 → 29-33 ms (`bench:settlement`), settlement in `bench:gateway` 23.0-23.5k →
  * 26.7-27.9k reservations/s; the cost is at most 48 MB more young generation (3 × 16 MB) under load.
  */

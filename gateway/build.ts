@@ -16,7 +16,7 @@ import { build } from "esbuild";
  * The young generation's semi-spaces may grow to 32 MB (V8's own cap here is 16): every request leaves a
  * few dozen KB of short-lived objects, and with a hundred requests in flight a smaller nursery is
  * scavenged so often that much of it is still live, copied and promoted. Measured side by side at c100
- * (docs/benchmarks.md, session 20): garbage collection 18.7 → 13.8 µs a request, for about 30 MB more
+ * (docs/benchmarks.md): garbage collection 18.7 → 13.8 µs a request, for about 30 MB more
  * peak RSS at 1000 connections (145 → 167–176 MB; the target is ≤ 192). `gateway/package.json`'s start
  * script repeats both flags.
  */

@@ -5,24 +5,29 @@
  * Ctrl-C stops everything this command started.
  */
 
+import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
-import { ed25519 } from "@noble/curves/ed25519.js";
-import { base58 } from "@scure/base";
 import { buildDashboard, WORKER_NODE_FLAGS } from "@stake/control-plane/build";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
-import { backgroundPubkey } from "../devnet/beacon/chain.ts";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
-import { demoWallets } from "../devnet/hyperliquid/server.ts";
-import { ROLES as POLYGON_ROLES } from "../devnet/polygon/scenario.ts";
-import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../devnet/sui/scenario.ts";
+import { demoBanner, saveBanner } from "./lib/banner.ts";
 import { bundleEntries } from "./lib/bundle.mjs";
+import {
+  claimRedisPrefix,
+  loadCheckout,
+  ownNames,
+  readDemoKeys,
+  saveCheckout,
+  writeDemoKeys,
+} from "./lib/checkout.ts";
 import { writeDeploymentEnv } from "./lib/deployment-env.ts";
 import { ensureInfra, stateDir } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
+import { choosePort } from "./lib/ports.ts";
 import { type Started, startProcess, stopAll } from "./lib/processes.ts";
 import {
   ensureDemoDatabase,
@@ -32,13 +37,13 @@ import {
   seedGatewayDemo,
 } from "./seed-demo.ts";
 
-const CONTROL_PLANE_PORT = Number(process.env.CONTROL_PLANE_PORT ?? 3000);
 const NETWORK = process.env.NETWORK ?? "testnet";
+const env = process.env;
 
 /**
  * Simulated chain nodes on loopback (devnet/). Each prints `READY <url>`; the URL goes to the
  * control plane in `urlEnv`. A node whose URL variable is already set is not started: that deployment
- * talks to a real node.
+ * talks to a real node. `span`: ports it listens on from PORT (the Solana node's PubSub on PORT + 1).
  */
 const DEVNETS = [
   {
@@ -52,8 +57,9 @@ const DEVNETS = [
     name: "solana-devnet",
     entry: "devnet/solana/main.ts",
     port: 8899,
+    span: 2,
     urlEnv: "SOLANA_RPC_URL",
-    env: { EPOCH_MS: process.env.SOLANA_EPOCH_MS ?? "30000" },
+    env: { EPOCH_MS: env.SOLANA_EPOCH_MS ?? "30000" },
   },
   { name: "beacon-devnet", entry: "devnet/beacon/main.ts", port: 5052, urlEnv: "ETH_BEACON_URL" },
   { name: "sui-devnet", entry: "devnet/sui/main.ts", port: 9125, urlEnv: "SUI_RPC_URL" },
@@ -61,32 +67,88 @@ const DEVNETS = [
   // checkpoints built at start (~10 s).
   { name: "polygon-devnet", entry: "devnet/polygon/main.ts", port: 8546, urlEnv: "POLYGON_L1_RPC_URL" },
 ];
-const WORKER_PORT = Number(process.env.WORKER_PORT ?? 3002);
-const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
-const DEMO_PROVIDER_PORT = 4010;
 const PROVIDER_ENTRY = "devnet/provider/main.ts";
 const CONTROL_PLANE_ENTRY = "control-plane/src/main.ts";
 const WORKER_ENTRY = "control-plane/src/worker.ts";
 const BUNDLES = path.join(stateDir(), "bundle");
-/** The Solana devnet's first demo wallet and first validator vote account (fixed seeds, see its main.ts). */
-const solanaKey = (fill: number) => base58.encode(ed25519.getPublicKey(new Uint8Array(32).fill(fill)));
+const LOGS = path.join(".data", "logs");
+
+/** Ends a start that must not go on with one line, before anything of this start runs. */
+function refuse(reason: string): never {
+  console.error(`npm start: ${reason}`);
+  process.exit(1);
+}
 
 const refusal = refuseDemoNetwork(NETWORK);
-if (refusal) {
-  console.error(`npm start: ${refusal}`);
-  process.exit(1);
+if (refusal) refuse(refusal);
+let checkout = loadCheckout();
+const infra = await ensureInfra().catch((err: Error) => refuse(err.message));
+let databaseUrl = env.DATABASE_URL;
+if (!databaseUrl) {
+  let own = await ensureDemoDatabase(infra.databaseUrl, checkout.database, checkout.id);
+  if ("ownedBy" in own) {
+    // A pre-id checkout whose shared database another checkout claimed first: it gets names of its own.
+    console.error(
+      `npm start: the database ${checkout.database} belongs to another checkout (${own.ownedBy}); this checkout uses its own`,
+    );
+    checkout = ownNames(checkout.id);
+    saveCheckout(checkout);
+    own = await ensureDemoDatabase(infra.databaseUrl, checkout.database, checkout.id);
+    if ("ownedBy" in own) refuse(`the database ${checkout.database} belongs to checkout ${own.ownedBy}`);
+  }
+  databaseUrl = own.url;
 }
-const infra = await ensureInfra();
-const databaseUrl = process.env.DATABASE_URL ?? (await ensureDemoDatabase(infra.databaseUrl));
 await runMigrations(databaseUrl);
 const pg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
-const occupied = await refuseDemoDatabase(pg.db);
+const redisPrefix = env.REDIS_PREFIX ?? checkout.redisPrefix;
+const redisKeys = createRedisKeys(redisPrefix);
+const seedRedis = createRedis(infra.redisUrl, { name: "seed" });
+const occupied =
+  (await refuseDemoDatabase(pg.db, checkout.id)) ??
+  (await claimRedisPrefix(seedRedis, redisKeys, checkout.id));
 if (occupied) {
-  console.error(`npm start: ${occupied}`);
-  await pg.close();
+  await Promise.all([pg.close(), seedRedis.quit()]);
   infra.stop();
-  process.exit(1);
+  refuse(occupied);
 }
+
+/**
+ * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
+ * moves said in one line; a port the user set and another program holds refuses the start in one line.
+ */
+const moved: string[] = [];
+const port = (variable: string, preferred: number, what: string, span = 1) =>
+  choosePort({
+    preferred: Number(env[variable] ?? preferred),
+    fixed: env[variable] !== undefined,
+    variable,
+    what,
+    span,
+    log: (line) => moved.push(line),
+  }).catch((err: Error) => {
+    infra.stop();
+    return refuse(err.message);
+  });
+const ports = {
+  controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
+  worker: await port("WORKER_PORT", 3002, "worker"),
+  gateway: await port("GATEWAY_PORT", 8080, "gateway"),
+  provider: await port("DEMO_PROVIDER_PORT", 4010, "demo provider"),
+  devnets: new Map<string, number>(),
+  // The beacon devnet's execution node (anvil), where ETH_EXECUTION_URL points.
+  execution: env.ETH_BEACON_URL ? 0 : await port("EXECUTION_PORT", 8545, "beacon execution node"),
+};
+for (const d of DEVNETS)
+  if (!env[d.urlEnv])
+    ports.devnets.set(
+      d.name,
+      await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
+    );
+if (moved.length)
+  console.error(
+    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
+  );
+
 // Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
 // builds on threads of its own while this process seeds. Only after the refusals above: a refused start
@@ -98,7 +160,9 @@ const builds = Promise.all([
 ]);
 // Awaited once the deployment is seeded; a failure is reported there.
 builds.catch(() => {});
-const demo = await seedDemo(pg.db);
+const kept = readDemoKeys();
+const demo = await seedDemo(pg.db, kept.stakingKey);
+writeDemoKeys({ ...kept, stakingKey: demo.apiKey });
 await pg.close();
 
 const started: Started[] = [];
@@ -116,10 +180,11 @@ process.on("SIGTERM", () => void shutdown(0));
 stopWithBootstrap();
 
 const baseEnv: NodeJS.ProcessEnv = {
-  ...process.env,
+  ...env,
   DATABASE_URL: databaseUrl,
   REDIS_URL: infra.redisUrl,
-  CONTROL_PLANE_PORT: String(CONTROL_PLANE_PORT),
+  REDIS_PREFIX: redisPrefix,
+  CONTROL_PLANE_PORT: String(ports.controlPlane),
   NETWORK,
   // The demo runs on the public demo secrets (config.ts refuses them unless this is on).
   DEMO_MODE: "1",
@@ -128,15 +193,28 @@ const baseEnv: NodeJS.ProcessEnv = {
   // (docs/architecture.md §13, "Chain identity").
   CHAIN_RESET_POLICY: process.env.CHAIN_RESET_POLICY ?? "reindex",
   // The dashboard's try-it curl names the gateway this command starts.
-  DASHBOARD_GATEWAY_URL: process.env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${GATEWAY_PORT}`,
+  DASHBOARD_GATEWAY_URL: env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${ports.gateway}`,
+};
+if (ports.execution) baseEnv.ETH_EXECUTION_URL ??= `http://127.0.0.1:${ports.execution}`;
+
+// Each process logs to a file of its own: the console keeps the banner (npm run banner prints it again).
+mkdirSync(LOGS, { recursive: true });
+const logTo = (name: string) => {
+  const file = createWriteStream(path.join(LOGS, `${name}.log`), { flags: "a" });
+  return (line: string) => file.write(`${line}\n`);
 };
 
 try {
   const nodes: string[] = [];
   const [, , gatewayEntry] = await builds;
+  console.error(`npm start: starting the processes; their logs: ${LOGS}/<process>.log`);
   /** Starts a process and keeps it to stop with the rest, as soon as it is up. */
   const up = async (opts: Parameters<typeof startProcess>[0]) => {
-    const s = await startProcess({ bundles: BUNDLES, ...opts });
+    const s = await startProcess({ bundles: BUNDLES, output: logTo(opts.name), ...opts }).catch(
+      (err: Error) => {
+        throw new Error(`${err.message} (its log: ${LOGS}/${opts.name}.log)`);
+      },
+    );
     started.push(s);
     return s;
   };
@@ -144,19 +222,24 @@ try {
   // waits for the slowest (the Polygon L1 building its month of checkpoints) instead of the sum of all.
   const [nodesUp, provider] = await Promise.all([
     Promise.all(
-      DEVNETS.filter((d) => !process.env[d.urlEnv]).map(async (d) => ({
+      DEVNETS.filter((d) => !env[d.urlEnv]).map(async (d) => ({
         d,
         node: await up({
           name: d.name,
           entry: d.entry,
-          env: { ...baseEnv, ...("env" in d ? d.env : {}), PORT: String(d.port) },
+          env: {
+            ...baseEnv,
+            ...("env" in d ? d.env : {}),
+            PORT: String(ports.devnets.get(d.name)),
+            EXECUTION_PORT: String(ports.execution),
+          },
         }),
       })),
     ),
     up({
       name: "demo-provider",
       entry: PROVIDER_ENTRY,
-      env: { ...baseEnv, PORT: String(DEMO_PROVIDER_PORT) },
+      env: { ...baseEnv, PORT: String(ports.provider) },
     }),
   ]);
   for (const { d, node } of nodesUp) {
@@ -166,7 +249,7 @@ try {
     // the head, would hold the demo's APR an hour behind.
     if (d.urlEnv === "POLYGON_L1_RPC_URL") baseEnv.POLYGON_SNAPSHOT_DEPTH ??= "0";
     if (d.urlEnv === "ETH_BEACON_URL") {
-      // The simulated chain: anvil on 8545 (ETH_EXECUTION_URL's default), indexed from genesis.
+      // The simulated chain: its anvil at ETH_EXECUTION_URL, indexed from genesis.
       baseEnv.ETH_BATCH_DEPOSITOR ??= DEVNET_BATCH_DEPOSITOR;
       baseEnv.BEACON_INDEXER_START_EPOCH ??= "0";
       baseEnv.BEACON_INDEXER_INTERVAL_MS ??= "2000";
@@ -175,13 +258,11 @@ try {
   }
   nodes.push(`  ${"demo provider".padEnd(20)} ${provider.url}`);
   const seedPg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
-  const seedRedis = createRedis(infra.redisUrl, { name: "seed" });
-  const gw = await seedGatewayDemo(
-    seedPg.db,
-    seedRedis,
-    createRedisKeys(process.env.REDIS_PREFIX ?? "stake:"),
-    provider.url,
-  );
+  const gw = await seedGatewayDemo(seedPg.db, seedRedis, redisKeys, {
+    providerUrl: provider.url,
+    keep: kept.gatewayKey,
+  });
+  writeDemoKeys({ stakingKey: demo.apiKey, gatewayKey: gw.gatewayKey });
   await Promise.all([seedPg.close(), seedRedis.quit()]);
 
   // The deployables need the nodes' URLs and the seeded demo, not one another.
@@ -190,103 +271,49 @@ try {
       name: "control-plane",
       entry: CONTROL_PLANE_ENTRY,
       env: baseEnv,
-      readyUrl: `http://127.0.0.1:${CONTROL_PLANE_PORT}`,
+      readyUrl: `http://127.0.0.1:${ports.controlPlane}`,
     }),
     up({
       name: "worker",
       entry: WORKER_ENTRY,
       nodeFlags: WORKER_NODE_FLAGS,
-      env: { ...baseEnv, WORKER_PORT: String(WORKER_PORT) },
-      readyUrl: `http://127.0.0.1:${WORKER_PORT}`,
+      env: { ...baseEnv, WORKER_PORT: String(ports.worker) },
+      readyUrl: `http://127.0.0.1:${ports.worker}`,
     }),
     up({
       name: "gateway",
       entry: gatewayEntry,
       nodeFlags: GATEWAY_NODE_FLAGS,
-      env: { ...baseEnv, GATEWAY_PORT: String(GATEWAY_PORT) },
+      env: { ...baseEnv, GATEWAY_PORT: String(ports.gateway) },
     }),
   ]);
-  for (const s of started) s.child.once("exit", (code) => !stopping && void shutdown(code ?? 1));
-  writeDeploymentEnv({
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: infra.redisUrl,
-    REDIS_PREFIX: process.env.REDIS_PREFIX,
+  for (const s of started)
+    s.child.once("exit", (code) => {
+      if (stopping) return;
+      console.error(`npm start: ${s.name} exited with code ${code} (its log: ${LOGS}/${s.name}.log)`);
+      void shutdown(code ?? 1);
+    });
+  writeDeploymentEnv({ DATABASE_URL: databaseUrl, REDIS_URL: infra.redisUrl, REDIS_PREFIX: redisPrefix });
+
+  const banner = demoBanner({
+    network: NETWORK,
+    cp: cp.url,
+    worker: worker.url,
+    gateway: gateway.url,
+    postgres: redact(databaseUrl),
+    redis: infra.redisUrl,
+    nodes,
+    solana: started.some((s) => s.name === "solana-devnet"),
+    solanaEpochMs: Number(env.SOLANA_EPOCH_MS ?? 30000),
+    demo,
+    gw,
+    logs: LOGS,
   });
-
-  const hypeWallet = demoWallets(1)[0]!;
-  // Only the simulated node's wallet is printed: its key is public (a fixed seed) and holds devnet SOL only.
-  const solanaDemo = started.some((s) => s.name === "solana-devnet")
-    ? `Demo Solana wallet (throwaway devnet key): ${solanaKey(0x01)} seed (hex) ${"01".repeat(32)}
-  ${solanaEpochs()}; sign and send with @solana/web3.js: docs/solana-demo.md
-`
-    : "";
-  console.log(`
-The staking platform is up (NETWORK=${NETWORK}).
-
-  control plane        ${cp.url}   (API reference: ${cp.url}/docs, OpenAPI: ${cp.url}/openapi.json)
-  worker (jobs)        ${worker.url}/healthz
-  gateway              ${gateway.url}
-  Postgres             ${redact(databaseUrl)}
-  Redis                ${infra.redisUrl}
-${nodes.join("\n")}
-
-Demo organisation (approved): ${demo.email} / ${demo.password}
-Demo staking API key (shown once): ${demo.apiKey}
-
-Try it:
-  curl -s -u '${demo.email}:${demo.password}' ${cp.url}/user/api-keys
-  curl -s -X POST ${cp.url}/api/v1/staking/delegate -H 'api-key: ${demo.apiKey}' \\
-    -d '{"amount": 1.5, "delegatorAddress": "${hypeWallet.address}"}'
-
-  curl -s -X POST ${cp.url}/api/v1/stake -H 'x-api-key: ${demo.apiKey}' \\
-    -d '{"validatorPubKey": "${solanaKey(0xf0)}", "walletPubKey": "${solanaKey(0x01)}", "amount": 2000000000}'
-  curl -s -X POST ${cp.url}/api/provision -H 'api-key: ${demo.apiKey}' \\
-    -d '{"attributes": {"withdrawalAddress": "0x00000000219ab540356cBB839Cbe05303d7705Fa", "validatorsCount": 2, "batch": true}}'
-  curl -s "${cp.url}/api/validators?provisionId=<provisionId from the answer above>" -H 'api-key: ${demo.apiKey}'
-
-  # Sui (chain C): the spec sample's delegator, then the demo delegator (3 stakes, 1 unstake, a safe-mode
-  # epoch); the worker indexes the devnet's pools within seconds of start-up (503 until then).
-  curl -s -X POST "${cp.url}/sui/rewards/daily?page=1&limit=10" -H 'x-api-key: ${demo.apiKey}' \\
-    -d '{"stake_account_address": "${SUI_SAMPLE.delegator}", "start_date": "2025-01-01", "end_date": "2025-01-02"}'
-  curl -s -X POST ${cp.url}/api/rewards -H 'x-api-key: ${demo.apiKey}' \\
-    -d '{"stake_account_address": "${SUI_DEMO.delegator}", "start_date": "2025-01-28", "end_date": "2025-02-02"}'
-  # Polygon (chain B): a delegator of validator 18 on the simulated L1 (POL, and exactly in wei), then the
-  # delegators' APR over 1/7/30 days from the worker's snapshots (503 until its first pass, seconds after start).
-  curl -s -X POST ${cp.url}/api/pending-rewards -H 'x-api-key: ${demo.apiKey}' \\
-    -d '{"stake_account_address": "${POLYGON_ROLES.delegators[0]}"}'
-  curl -s ${cp.url}/api/apr -H 'x-api-key: ${demo.apiKey}'
-  Beacon data (the worker indexes the simulated chain; follow two of its validators, then read):
-  curl -s -X POST ${cp.url}/api/validators/register -H 'api-key: ${demo.apiKey}' \\
-    -d '{"pubkeys": ["${backgroundPubkey(0)}", "${backgroundPubkey(1)}"]}'
-  curl -s "${cp.url}/api/validators/list?per_page=5" -H 'api-key: ${demo.apiKey}'
-  curl -s "${cp.url}/api/rewards/overview" -H 'api-key: ${demo.apiKey}'
-  curl -s "${cp.url}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${demo.apiKey}'
-  curl -s "${cp.url}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${demo.apiKey}'
-  curl -s "${cp.url}/api/transactions" -H 'api-key: ${demo.apiKey}'
-
-Gateway account dashboard: ${cp.url}/dashboard  (log in as ${gw.email} / ${gw.password}, or sign up)
-Gateway demo: user ${gw.email} / ${gw.password}, party ${gw.partyId} funded with ${gw.balance} coins
-(1 coin = ${gw.usdPerCoin} USD at first start; provider "${gw.providerKey}" costs ${gw.costInUsd} USD a request).
-Demo gateway key (shown once): ${gw.gatewayKey}
-  curl -s ${gateway.url}/gateway/${gw.providerKey}/hello?from=readme -H 'x-gateway-api-key: ${gw.gatewayKey}' \\
-    -H "idempotency-key: $(date +%s%N)"
-  TOKEN=$(curl -s -X POST ${cp.url}/api/onboarding/login -d '{"email":"${gw.email}","password":"${gw.password}"}' | sed 's/.*"token":"\\([^"]*\\)".*/\\1/')
-  curl -s ${cp.url}/api/balance -H "authorization: Bearer $TOKEN"
-
-Demo Hyperliquid wallet (throwaway devnet key): ${hypeWallet.address} ${hypeWallet.privateKey}
-${solanaDemo}
-Operator CLI: DATABASE_URL='${databaseUrl}' npm run operator -- orgs list
-Ctrl-C stops everything.`);
+  saveBanner(banner);
+  console.log(banner);
 } catch (err) {
-  console.error(err instanceof Error ? err.message : err);
+  console.error(`npm start: ${err instanceof Error ? err.message : err}`);
   await shutdown(1);
-}
-
-function solanaEpochs(): string {
-  const ms = Number(process.env.SOLANA_EPOCH_MS ?? 30000);
-  return ms > 0
-    ? `an epoch closes every ${ms / 1000} s (SOLANA_EPOCH_MS)`
-    : "epochs never close (SOLANA_EPOCH_MS=0)";
 }
 
 function redact(url: string): string {

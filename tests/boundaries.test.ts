@@ -15,23 +15,12 @@ const FEATURES = path.join(ROOT, "control-plane/src/features");
 
 /** Each feature's declared ports: the only files of it another feature may import, and who does. */
 export const PORTS: Record<string, { file: string; users: string[]; why: string }[]> = {
-  audit: [
-    {
-      file: "repo.ts",
-      users: ["account-v2", "gateway-account", "gateway-settlement"],
-      why: "audit entries written in the transaction of the change they record",
-    },
-  ],
   "account-v2": [
-    { file: "repo.ts", users: ["account-v1"], why: "v1 is an edge over v2's tables and repository (§3)" },
     {
       file: "schemas.ts",
       users: ["account-v1", "gateway-account"],
       why: "the shared e-mail and scope schemas",
     },
-  ],
-  "beacon-provisioning": [
-    { file: "key-encryption.ts", users: ["webhooks"], why: "the one AES-GCM envelope for stored secrets" },
   ],
   "beacon-data": [
     {
@@ -41,6 +30,13 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
     },
     { file: "lifecycle.ts", users: ["beacon-provisioning"], why: "the lifecycle status vocabulary" },
     { file: "client.ts", users: ["beacon-provisioning"], why: "the one Beacon API client (add-stake)" },
+  ],
+  "hyperliquid-delegation": [
+    {
+      file: "rewards.ts",
+      users: ["statements"],
+      why: "a delegator's daily distributions and withdrawals, the statements' Hyperliquid rows",
+    },
   ],
   "gateway-account": [
     { file: "schemas.ts", users: ["dashboard"], why: "the dashboard page speaks the gateway account API" },
@@ -55,11 +51,6 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   ],
   webhooks: [
     {
-      file: "outbox.ts",
-      users: ["beacon-provisioning", "beacon-data", "gateway-account", "gateway-settlement"],
-      why: "events written in the transaction of their cause",
-    },
-    {
       file: "schemas.ts",
       users: ["dashboard"],
       why: "the dashboard page lists the user's webhook endpoints",
@@ -70,13 +61,14 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
 /** Which features own each schema module of db/src/schema (the tables they may query). */
 export const SCHEMA_OWNERS: Record<string, string[]> = {
   accounts: ["account-v2", "account-v1"],
-  audit: ["audit"],
+  audit: [],
   "beacon-data": ["beacon-data"],
   provisioning: ["beacon-provisioning"],
   gateway: ["gateway-account", "gateway-settlement"],
   polygon: ["polygon-rewards"],
   solana: ["solana-stake"],
   sui: ["sui-rewards"],
+  statements: ["statements"],
   webhooks: ["webhooks"],
 };
 
@@ -84,8 +76,8 @@ export const SCHEMA_OWNERS: Record<string, string[]> = {
 export const SCHEMA_PORTS: { module: string; users: string[]; why: string }[] = [
   {
     module: "accounts",
-    users: ["sui-rewards"],
-    why: "the indexer follows every delegator in an organisation's scope",
+    users: ["sui-rewards", "statements"],
+    why: "the indexer follows every delegator in an organisation's scope; statement.ready per organisation",
   },
   {
     module: "beacon-data",
@@ -161,7 +153,7 @@ describe("feature boundaries", () => {
     const probe = (line: string) => violations("beacon-provisioning", file, line);
     assert.equal(probe(`import { createBeaconDataRepo } from "../beacon-data/repo.ts";`).length, 1);
     assert.equal(probe(`import type { IndexerRepo } from "../beacon-data/indexer-repo.ts";`).length, 1);
-    assert.equal(probe(`import { BEACON_INDEX_QUEUE } from "../beacon-data/jobs.ts";`).length, 1);
+    assert.equal(probe(`import { QUEUES } from "../beacon-data/jobs.ts";`).length, 1);
     assert.equal(probe(`import { beaconValidators } from "@stake/db/schema/beacon-data";`).length, 1);
     assert.equal(probe(`import { parties } from "@stake/db/schema/index";`).length, 1);
     assert.deepEqual(probe(`import type { Tracking } from "../beacon-data/tracking.ts";`), []);

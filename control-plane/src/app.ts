@@ -12,9 +12,9 @@ import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
-import type { ExampleRecorder } from "./http/examples.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
 import { operationsArea } from "./http/operations.ts";
+import type { ExampleRecorder } from "./http/route.ts";
 import { type Area, assertAllDeclared, registerAreas, registerWrongMethods } from "./http/route.ts";
 import type { Logger } from "./log.ts";
 import { docsAssets, openApiDocument } from "./openapi.ts";
@@ -71,7 +71,7 @@ export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authe
     basic: async (req) => ({
       organisationId: (await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
     }),
-    // Every staking area accepts both header names (issue 25): the scheme names the spec's one first.
+    // Every staking area accepts both header names: the scheme names the spec's one first.
     "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),
     "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }), keyLimit),
     "stake-key": limited(

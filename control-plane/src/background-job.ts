@@ -2,6 +2,7 @@ import type { Redis } from "@stake/db/redis/client";
 import { Queue, type Job as QueueJob, Worker } from "bullmq";
 import { NodeAnswerRefused } from "./http/upstream.ts";
 import type { Logger } from "./log.ts";
+import type { JobQueue, QueuePayloads, RepeatingQueueName, WorkQueueName } from "./queues.ts";
 
 /**
  * The one shape of background work (docs/architecture.md §12): the worker process builds every area's
@@ -64,7 +65,7 @@ export interface QueueDeps {
  * from whatever the pass keeps in Postgres.
  */
 export function repeatingJob<R extends object>(
-  opts: QueueDeps & { name: string; everyMs: number; run: () => Promise<R> },
+  opts: QueueDeps & { name: RepeatingQueueName; everyMs: number; run: () => Promise<R> },
 ): BackgroundJob {
   const { connection, prefix, logger } = opts;
   let queue: Queue | undefined;
@@ -103,7 +104,7 @@ export function repeatingJob<R extends object>(
 
 /** A chain follower's step as a repeating job (the one way the three followers run). */
 export function followerJob(
-  opts: QueueDeps & { name: string; everyMs: number; follower: ChainFollower },
+  opts: QueueDeps & { name: RepeatingQueueName; everyMs: number; follower: ChainFollower },
 ): BackgroundJob {
   const job = repeatingJob({ ...opts, run: () => opts.follower.runOnce() });
   return {
@@ -119,9 +120,14 @@ export function followerJob(
 }
 
 /** A BullMQ worker of jobs other code enqueues on queue `name` (same name and prefix on both sides). */
-export function queueJob<D>(
-  opts: QueueDeps & { name: string; concurrency: number; process: (job: QueueJob<D>) => Promise<unknown> },
+export function queueJob<N extends WorkQueueName>(
+  opts: QueueDeps & {
+    name: N;
+    concurrency: number;
+    process: (job: QueueJob<QueuePayloads[N]>) => Promise<unknown>;
+  },
 ): BackgroundJob {
+  type D = QueuePayloads[N];
   let worker: Worker<D> | undefined;
   return {
     name: opts.name,
@@ -164,8 +170,11 @@ export async function enqueueAndWait<D, R>(
 }
 
 /** The queue the API side enqueues a `queueJob`'s work on. */
-export function createJobQueue<D>(name: string, deps: { connection: Redis; prefix: string }): Queue<D> {
-  return new Queue<D>(name, { connection: deps.connection, prefix: deps.prefix });
+export function createJobQueue<N extends WorkQueueName>(
+  name: N,
+  deps: { connection: Redis; prefix: string },
+): JobQueue<N> {
+  return new Queue<QueuePayloads[N]>(name, { connection: deps.connection, prefix: deps.prefix });
 }
 
 /**

@@ -1,25 +1,8 @@
-import type { Db } from "@stake/db/client";
 import type { Redis } from "@stake/db/redis/client";
-import { createRedisKeys } from "@stake/db/redis/keys";
-import { createJwt } from "./auth/jwt.ts";
-import { createPasswordHasher } from "./auth/password.ts";
 import type { BackgroundJob, QueueDeps } from "./background-job.ts";
-import type { AreaName, Config } from "./config.ts";
-import { createAccountsRepo } from "./features/account-v2/repo.ts";
-import { createAccountService } from "./features/account-v2/service.ts";
-import { createAbuseLimits } from "./http/abuse-limits.ts";
+import type { AreaName } from "./config.ts";
+import { type Core, createCore, type RootDeps } from "./core.ts";
 import type { Area } from "./http/route.ts";
-import type { Logger } from "./log.ts";
-
-export interface RootDeps {
-  config: Readonly<Config>;
-  logger: Logger;
-  db: Db;
-  /** Reads of the data endpoints (a read replica, `createReadDb`); the primary `db` when not given. */
-  reads?: Db;
-  /** The process's Redis connection (in the worker: settlement's, which fails a pass rather than waiting). */
-  redis: Redis;
-}
 
 /**
  * Each area's composition (`areas/<area>.ts`: its node clients, repositories, service, followers and jobs),
@@ -40,6 +23,7 @@ const AREAS = {
   dashboard: () => import("./areas/dashboard.ts"),
   webhooks: () => import("./areas/webhooks.ts"),
   partitions: () => import("./areas/partitions.ts"),
+  statements: () => import("./areas/statements.ts"),
 } satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
 
 /** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */
@@ -54,38 +38,6 @@ export interface JobOptions {
 }
 
 export type PartsOf<K extends AreaName> = ReturnType<Awaited<ReturnType<(typeof AREAS)[K]>>["composeArea"]>;
-
-/** What every area shares: the accounts (every staking area authenticates through them), hashing, limits. */
-export function createCore(deps: RootDeps) {
-  const { config, db, redis } = deps;
-  const keys = createRedisKeys(config.redisPrefix);
-  const passwords = createPasswordHasher(config.argon2);
-  const limits = createAbuseLimits({ redis, keys, config });
-  const accountsRepo = createAccountsRepo(db);
-  return {
-    ...deps,
-    reads: deps.reads ?? db,
-    keys,
-    queuePrefix: keys.queuePrefix,
-    passwords,
-    limits,
-    accountsRepo,
-    accounts: createAccountService({
-      accounts: accountsRepo,
-      passwords,
-      limits,
-      maxActiveKeys: config.apiKeysPerOrganisation,
-    }),
-    jwt: createJwt({
-      secret: config.gatewayAccount.jwtSecret,
-      issuer: "stake-gateway-account",
-      audience: "stake-gateway-account-api",
-      ttlSeconds: config.gatewayAccount.jwtTtlSeconds,
-    }),
-  };
-}
-
-export type Core = ReturnType<typeof createCore>;
 
 /** One area composed over `core` (its module loaded now). */
 export async function composeArea<K extends AreaName>(core: Core, name: K): Promise<PartsOf<K>> {

@@ -20,7 +20,7 @@ function refused(networks: Record<string, string>): string[] {
   }
 }
 
-// Regression (issue 24 item 4): the demo JWT secret signed valid tokens on the default (testnet)
+// Regression: the demo JWT secret signed valid tokens on the default (testnet)
 // configuration, whose gateway bills real coins whatever NETWORK says.
 for (const v of ALL) {
   test(`fix: ${v} left at its public demo value is refused unless DEMO_MODE is on`, () => {

@@ -16,13 +16,15 @@ import {
   reapAfterDeadline,
 } from "@stake/db/env";
 import { z } from "zod";
-import { EVM_ADDRESS, evmAddress } from "./chains/evm.ts";
+import { EVM_ADDRESS } from "./chains/evm.ts";
 import { BeaconDataConfig } from "./features/beacon-data/config.ts";
 import { DashboardConfig } from "./features/dashboard/config.ts";
 import { DEMO_GATEWAY_JWT_SECRET, GatewayAccountConfig } from "./features/gateway-account/config.ts";
 import { SettlementConfig } from "./features/gateway-settlement/config.ts";
+import { HyperliquidConfig } from "./features/hyperliquid-delegation/config.ts";
 import { PartitionsConfig } from "./features/partitions/config.ts";
 import { PolygonRewardsConfig } from "./features/polygon-rewards/config.ts";
+import { SolanaStakeConfig } from "./features/solana-stake/config.ts";
 import { SuiRewardsConfig } from "./features/sui-rewards/config.ts";
 import { WebhooksConfig } from "./features/webhooks/config.ts";
 import { NETWORK } from "./network.ts";
@@ -49,6 +51,7 @@ export const AREA_NAMES = [
   "dashboard",
   "webhooks",
   "partitions",
+  "statements",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 
@@ -253,46 +256,8 @@ export const ControlPlaneEnv = z.object({
     .regex(EVM_ADDRESS)
     .optional()
     .describe("Override of the batch-depositor contract address (default: Attestant's on the network)."),
-  SOLANA_RPC_URL: z
-    .url()
-    .default("http://127.0.0.1:8899")
-    .describe("Solana JSON-RPC endpoint of the stake-account area (the simulated node listens on 8899)."),
-  SOLANA_MEV_API_URL: z
-    .url()
-    .default("http://127.0.0.1:8899")
-    .describe("Base URL of the Jito-style MEV staker-rewards API (GET <url>/api/v1/staker_rewards)."),
-  SOLANA_REQUESTS_PER_KEY_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(120)
-    .describe(
-      "Stake-account area requests allowed per API key per minute (each can cost many Solana RPC calls).",
-    ),
-  SOLANA_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .default(10000)
-    .describe(
-      "Timeout of one Solana RPC or MEV API call, in milliseconds; past it the request fails with 504.",
-    ),
-  HYPERLIQUID_API_URL: z
-    .url()
-    .default("http://127.0.0.1:3001")
-    .describe("Hyperliquid API base URL (POST /info and /exchange); the default is the simulated node."),
-  HYPERLIQUID_VALIDATOR_ADDRESS: evmAddress()
-    .default("0x5ac99df645f3414876c816caa18b2d234024b487")
-    .describe(
-      "The operator's Hyperliquid validator that delegate/undelegate target (default: the devnet's).",
-    ),
-  HYPERLIQUID_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(60000)
-    .default(5000)
-    .describe("Timeout of each Hyperliquid API call; past it the request fails with 504."),
+  ...SolanaStakeConfig.in.shape,
+  ...HyperliquidConfig.in.shape,
   NODE_RESPONSE_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -399,17 +364,8 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
       depositContract: e.ETH_DEPOSIT_CONTRACT,
       batchDepositor: e.ETH_BATCH_DEPOSITOR,
     },
-    solana: {
-      rpcUrl: e.SOLANA_RPC_URL,
-      mevApiUrl: e.SOLANA_MEV_API_URL,
-      timeoutMs: e.SOLANA_TIMEOUT_MS,
-      requestsPerKeyPerMinute: e.SOLANA_REQUESTS_PER_KEY_PER_MINUTE,
-    },
-    hyperliquid: {
-      apiUrl: e.HYPERLIQUID_API_URL.replace(/\/+$/, ""),
-      validatorAddress: e.HYPERLIQUID_VALIDATOR_ADDRESS,
-      timeoutMs: e.HYPERLIQUID_TIMEOUT_MS,
-    },
+    solana: SolanaStakeConfig.out.parse(e),
+    hyperliquid: HyperliquidConfig.out.parse(e),
     nodeResponseMaxBytes: e.NODE_RESPONSE_MAX_BYTES,
     sui: SuiRewardsConfig.out.parse(e),
     polygon: PolygonRewardsConfig.out.parse(e),

@@ -29,7 +29,7 @@ export const CORE_ERRORS = {
   NOT_FOUND: 404,
   /** Shared by the staking areas: no such validator (vote account, beacon validator) for this caller. */
   VALIDATOR_NOT_FOUND: 404,
-  /** The path exists, the method does not: header `Allow` lists those it has (our addition, issue 25). */
+  /** The path exists, the method does not: header `Allow` lists those it has (our addition). */
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

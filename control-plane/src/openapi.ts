@@ -3,10 +3,10 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import express, { type RequestHandler } from "express";
 import { z } from "zod";
-import { openApiWebhooks } from "./features/webhooks/events.ts";
 import { SECURITY } from "./http/auth.ts";
 import { type Example, type Examples, operationKey } from "./http/examples.ts";
 import { type Area, type Route, responsesOf } from "./http/route.ts";
+import { openApiWebhooks } from "./platform/event-types.ts";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
@@ -112,7 +112,7 @@ export function openApiDocument(areas: readonly Area[]) {
     },
     components: { securitySchemes: SECURITY },
     paths,
-    // Issue 28: what the platform POSTs to webhook endpoints, one entry per event type.
+    // What the platform POSTs to webhook endpoints, one entry per event type.
     webhooks: openApiWebhooks(),
   };
 }

@@ -12,7 +12,6 @@ export {
   createAccountOperatorService,
   type OrganisationStatus,
 } from "./features/account-v2/operator-service.ts";
-export { listAudit } from "./features/audit/repo.ts";
 export { createKeystoreExport } from "./features/beacon-provisioning/keystore-export.ts";
 export {
   createGatewayOperatorService,
@@ -25,3 +24,5 @@ export { readBalance } from "./features/gateway-settlement/funding.ts";
 export { scanRecords } from "./features/gateway-settlement/hot-repo.ts";
 export { markAllPartiesDirty, runSettlementPass } from "./features/gateway-settlement/pass.ts";
 export { rebuildPartyRedis } from "./features/gateway-settlement/rebuild.ts";
+export { createStatementsRepo } from "./features/statements/repo.ts";
+export { listAudit } from "./platform/audit.ts";

@@ -12,7 +12,7 @@ const messageOf = (schema: z.ZodType, input: unknown): string => {
   throw new Error("parsed");
 };
 
-// Issue 25: "Invalid input: expected number, received NaN" reached users.
+// Regression: "Invalid input: expected number, received NaN" reached users.
 test("zod's library wording becomes plain wording in VALIDATION_ERROR details", () => {
   const cases: [z.ZodType, unknown, string][] = [
     [z.coerce.number(), "abc", "Must be a number"],

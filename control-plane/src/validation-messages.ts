@@ -37,8 +37,8 @@ function bound(issue: Bound, limit: number | bigint, least: boolean): string {
 }
 
 /**
- * Plain wording for every zod issue a schema did not word itself (issue 25: "expected number, received NaN"
- * reached users). Used by the one parse that builds VALIDATION_ERROR (`parseOrThrow`, errors.ts); a message
+ * Plain wording for every zod issue a schema did not word itself ("expected number, received NaN"
+ * reached users once). Used by the one parse that builds VALIDATION_ERROR (`parseOrThrow`, errors.ts); a message
  * a schema gives wins over these. An absent value reads "Required", as the spec words it.
  */
 export const zodMessages: z.core.$ZodErrorMap = (issue) => {

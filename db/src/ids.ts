@@ -98,7 +98,7 @@ const BASE58_CHARS = "1-9A-HJ-NP-Za-km-z";
 /** 16 random bytes encode to 21 or 22 base58 characters (fewer only with leading zero bytes). */
 const ID_BODY = `[${BASE58_CHARS}]{16,22}`;
 
-/** Prefixes ids were once minted with: those ids stay valid (gateway key ids were `gwk_` until issue 25). */
+/** Prefixes ids were once minted with: those ids stay valid (gateway key ids were `gwk_`, the secrets' prefix, before they had their own). */
 const FORMER_PREFIXES: Partial<Record<IdKind, string>> = { gatewayKey: "gwk" };
 
 export function idPattern(kind: IdKind): RegExp {

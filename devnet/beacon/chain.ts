@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Address, decodeEventLog, type Hex, parseAbi } from "viem";
+import type { Address, Hex } from "viem";
 import {
   type Block,
   type ChainValidator,
@@ -13,11 +13,6 @@ import {
   type State,
   type Withdrawal,
 } from "./chain-types.ts";
-import {
-  CONSOLIDATION_REQUEST_CONTRACT,
-  DEPOSIT_CONTRACT,
-  WITHDRAWAL_REQUEST_CONTRACT,
-} from "./contracts.ts";
 import { BUILDERS, type ExecutionNode } from "./execution.ts";
 import {
   initiateValidatorExit,
@@ -27,6 +22,7 @@ import {
   type SignedVoluntaryExit,
   takeDuePartials,
 } from "./exits.ts";
+import { requestsFromLogs } from "./requests.ts";
 
 export { type Block, type ChainValidator, type ElPayment, FAR_FUTURE, type PendingDeposit, type Withdrawal };
 
@@ -43,10 +39,6 @@ export { type Block, type ChainValidator, type ElPayment, FAR_FUTURE, type Pendi
  * becomes withdrawable, as `process_pending_consolidations` does.
  */
 
-const DEPOSIT_EVENT = parseAbi([
-  "event DepositEvent(bytes pubkey, bytes withdrawal_credentials, bytes amount, bytes signature, bytes index)",
-]);
-const le64 = (h: Hex) => Buffer.from(h.slice(2), "hex").readBigUInt64LE(0);
 const sha = (s: string): Hex => `0x${createHash("sha256").update(s).digest("hex")}`;
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 const clone = (s: State): State => structuredClone(s);
@@ -208,50 +200,21 @@ export function createChain(opts: ChainOptions) {
     return out;
   }
 
-  /** Execution requests in the block's logs (EIP-6110 deposits, EIP-7002 and EIP-7251 requests). */
-  function applyLogs(
-    slot: number,
-    logs: { address: string; data: Hex; topics: Hex[] }[],
-    req: Block["requests"],
-  ) {
-    for (const log of logs) {
-      const address = log.address.toLowerCase();
-      if (address === DEPOSIT_CONTRACT) {
-        const { args } = decodeEventLog({
-          abi: DEPOSIT_EVENT,
-          data: log.data,
-          topics: log.topics as [Hex],
-        }) as unknown as {
-          args: { pubkey: Hex; withdrawal_credentials: Hex; amount: Hex; signature: Hex; index: Hex };
-        };
-        const d = {
-          pubkey: args.pubkey,
-          withdrawal_credentials: args.withdrawal_credentials,
-          amount: le64(args.amount),
-          signature: args.signature,
-          slot,
-        };
-        state.pending.push(d);
-        req.deposits.push({ ...d, amount: String(d.amount), index: String(le64(args.index)) });
-      } else if (address === WITHDRAWAL_REQUEST_CONTRACT && log.data.length === 2 + 76 * 2) {
-        const source = `0x${log.data.slice(2, 42)}`;
-        const pubkey = `0x${log.data.slice(42, 138)}`;
-        const amount = BigInt(`0x${log.data.slice(138)}`);
-        req.withdrawals.push({ source_address: source, validator_pubkey: pubkey, amount: String(amount) });
-        processWithdrawalRequest(state, BigInt(epochOf(slot)), {
-          source_address: source,
-          validator_pubkey: pubkey,
-          amount,
-        });
-      } else if (address === CONSOLIDATION_REQUEST_CONTRACT && log.data.length === 2 + 116 * 2) {
-        const source = `0x${log.data.slice(2, 42)}`;
-        const from = `0x${log.data.slice(42, 138)}`;
-        const to = `0x${log.data.slice(138)}`;
-        const request = { source_address: source, source_pubkey: from, target_pubkey: to };
-        req.consolidations.push(request);
-        processConsolidationRequest(state, BigInt(epochOf(slot)), request);
-      }
+  /** Applies a block's execution requests (EIP-6110 deposits, EIP-7002 and EIP-7251 requests) to the state. */
+  function applyRequests(slot: number, req: Block["requests"]) {
+    for (const d of req.deposits) {
+      state.pending.push({
+        pubkey: d.pubkey,
+        withdrawal_credentials: d.withdrawal_credentials,
+        amount: BigInt(d.amount),
+        signature: d.signature,
+        slot,
+      });
     }
+    for (const w of req.withdrawals) {
+      processWithdrawalRequest(state, BigInt(epochOf(slot)), { ...w, amount: BigInt(w.amount) });
+    }
+    for (const c of req.consolidations) processConsolidationRequest(state, BigInt(epochOf(slot)), c);
   }
 
   async function propose(slot: number, forced?: string, builderBlock?: boolean): Promise<Block | undefined> {
@@ -267,7 +230,7 @@ export function createChain(opts: ChainOptions) {
     const voluntaryExits = exitPool
       .splice(0, 16)
       .filter((x) => processVoluntaryExit(state, BigInt(epochOf(slot)), x, exitDomain) === null);
-    const requests: Block["requests"] = { deposits: [], withdrawals: [], consolidations: [] };
+    let requests: Block["requests"] = { deposits: [], withdrawals: [], consolidations: [] };
     const feeRecipient = (feeRecipients.get(proposer.pubkey) ??
       addressOf(proposer.withdrawalCredentials) ??
       `0x${"fe".repeat(20)}`) as Address;
@@ -286,7 +249,8 @@ export function createChain(opts: ChainOptions) {
         trafficTxs: 2,
         tipGwei: 1 + Math.floor(rand(slot, "tip") * 3),
       });
-      applyLogs(slot, el.logs as never, requests);
+      requests = requestsFromLogs(el.logs as never);
+      applyRequests(slot, requests);
       elPayments.set(slot, {
         slot,
         blockNumber: el.number,

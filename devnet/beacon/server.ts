@@ -48,8 +48,11 @@ export interface BeaconDevnetOptions {
   slotsPerEpoch?: number;
   secondsPerSlot?: number;
   backgroundValidators?: number;
-  /** Produce a slot every `slotMs` (npm start); tests drive slots themselves. */
-  slotMs?: number;
+  /**
+   * Produce each slot at its time, genesis + slot × secondsPerSlot (npm start), skipping the slots whose
+   * time passed while the node was busy; tests drive slots themselves.
+   */
+  realTime?: boolean;
   /** Share of builder (MEV-boost) blocks, default 0.4 (chain.ts). */
   builderShare?: number;
   /** First Electra epoch, default 0 (chain.ts). */
@@ -350,10 +353,23 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
+  // As a real chain: slot n is at genesis + n × SECONDS_PER_SLOT, and one whose time passed before the node
+  // could make it stays empty. A timer that made the next slot after each one ran late by every pause
+  // (14–38 s at load 2), so the chain's times fell behind the clock that stamps the platform's own steps.
   let timer: NodeJS.Timeout | undefined;
-  if (opts.slotMs) {
+  let closed = false;
+  if (opts.realTime) {
+    const secondsPerSlot = opts.secondsPerSlot ?? 12;
+    const clockSlot = () => Math.floor((Date.now() / 1000 - chain.slotTime(0)) / secondsPerSlot);
+    const onTime = async () => {
+      const now = clockSlot();
+      while (chain.head < now - 1) await chain.produceSlot({ skip: true });
+      if (chain.head < now) await chain.produceSlot();
+    };
     const tick = () => {
-      timer = setTimeout(() => void serial(() => chain.produceSlot()).finally(tick), opts.slotMs);
+      if (closed) return;
+      const next = chain.slotTime(chain.head + 1) * 1000 - Date.now();
+      timer = setTimeout(() => void serial(onTime).finally(tick), Math.max(0, next));
     };
     tick();
   }
@@ -391,6 +407,7 @@ export async function startBeaconDevnet(opts: BeaconDevnetOptions = {}) {
       });
     },
     async close() {
+      closed = true;
       if (timer) clearTimeout(timer);
       await queue;
       server.closeAllConnections();

@@ -98,6 +98,8 @@ export async function startHyperliquidDevnet(opts: HyperliquidDevnetOptions = {}
         return user ? ledger.summary(user) : undefined;
       case "delegations":
         return user ? ledger.delegations(user) : undefined;
+      case "delegatorRewards":
+        return user ? ledger.rewards(user) : undefined;
       case "delegatorHistory":
         return user ? ledger.history(user).filter((e) => e.time + historyLagMs <= now()) : undefined;
     }

@@ -9,6 +9,12 @@ import { keccak256, toUtf8Bytes } from "ethers";
 export const DAY_MS = 86_400_000;
 export const LOCK_MS = DAY_MS;
 export const WITHDRAWAL_QUEUE_MS = 7 * DAY_MS;
+/**
+ * Delegation reward rate in basis points a year (the 0.0215 `predictedApr` the validator summaries show).
+ * Hyperliquid accrues rewards each minute and distributes them once a day, compounded into the delegation;
+ * the devnet pays a whole UTC day at its start, on the delegations held when the day closed.
+ */
+export const REWARD_APR_BPS = 215n;
 const ZERO_HASH = `0x${"0".repeat(64)}`;
 
 export type Delta =
@@ -22,6 +28,16 @@ export interface HistoryEntry {
   delta: Delta;
 }
 
+/** One daily distribution, the way `delegatorRewards` lists it. */
+export interface RewardEntry {
+  time: number;
+  source: "delegation" | "commission";
+  totalAmount: string;
+}
+
+/** One delegation's reward for a day: floor(amount × APR / 365), in wei. */
+export const dailyReward = (wei: bigint) => (wei * REWARD_APR_BPS) / (10_000n * 365n);
+
 interface Account {
   spot: bigint;
   staking: bigint;
@@ -29,6 +45,9 @@ interface Account {
   pending: { amount: bigint; finalizesAt: number }[];
   history: HistoryEntry[];
   nonces: number[];
+  rewards: RewardEntry[];
+  /** The UTC day (ms / DAY_MS) whose start was the last distribution already paid. */
+  paidDay: number;
 }
 
 /** Decimal HYPE string the way the info API writes it: "89968.0", "0.00674734". */
@@ -47,14 +66,42 @@ export function createLedger(opts: { now: () => number; validators: readonly str
     const key = user.toLowerCase();
     let a = accounts.get(key);
     if (!a) {
-      a = { spot: 0n, staking: 0n, delegations: new Map(), pending: [], history: [], nonces: [] };
+      a = {
+        spot: 0n,
+        staking: 0n,
+        delegations: new Map(),
+        pending: [],
+        history: [],
+        nonces: [],
+        rewards: [],
+        paidDay: Math.floor(opts.now() / DAY_MS),
+      };
       accounts.set(key, a);
     }
     return a;
   };
 
-  /** Matures the withdrawal queue lazily: whatever has waited 7 days lands in spot. */
+  /** Pays every day boundary passed since the last read, each on the delegations as compounded so far. */
+  function accrue(a: Account) {
+    const today = Math.floor(opts.now() / DAY_MS);
+    for (let day = a.paidDay + 1; day <= today; day++) {
+      let total = 0n;
+      for (const [validator, d] of a.delegations) {
+        const reward = dailyReward(d.amount);
+        d.amount += reward;
+        stakes.set(validator, (stakes.get(validator) ?? 0n) + reward);
+        total += reward;
+      }
+      if (total > 0n) {
+        a.rewards.unshift({ time: day * DAY_MS, source: "delegation", totalAmount: formatHype(total) });
+      }
+    }
+    a.paidDay = Math.max(a.paidDay, today);
+  }
+
+  /** Matures the withdrawal queue and pays rewards lazily: whatever has waited 7 days lands in spot. */
   function settle(a: Account) {
+    accrue(a);
     const now = opts.now();
     const due = a.pending.filter((p) => p.finalizesAt <= now);
     if (!due.length) return;
@@ -173,6 +220,7 @@ export function createLedger(opts: { now: () => number; validators: readonly str
     },
     delegations(user: string) {
       const a = get(user);
+      if (a) settle(a);
       return [...(a?.delegations.entries() ?? [])].map(([validator, d]) => ({
         validator,
         amount: formatHype(d.amount),
@@ -184,7 +232,14 @@ export function createLedger(opts: { now: () => number; validators: readonly str
       if (a) settle(a);
       return a?.history ?? [];
     },
+    /** `delegatorRewards`: newest first, amounts in HYPE. */
+    rewards(user: string) {
+      const a = get(user);
+      if (a) settle(a);
+      return a?.rewards ?? [];
+    },
     validatorSummaries() {
+      for (const a of accounts.values()) settle(a);
       return [...stakes.entries()].map(([validator, stake], i) => ({
         validator,
         signer: validator,

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { base58 } from "@scure/base";
-import { type WebSocket, WebSocketServer } from "ws";
 import { type ChainOptions, type LoggedTx, SolanaChain, STAKE_PROGRAM } from "./chain.ts";
+import { createSignaturePubSub } from "./pubsub.ts";
 
 /** Slots the recent status cache covers (Solana's MAX_RECENT_BLOCKHASHES), searched without searchTransactionHistory. */
 const STATUS_CACHE_SLOTS = 300;
@@ -252,68 +252,8 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
     confirmationStatus: "finalized",
   });
 
-  // PubSub: signatureSubscribe only (what confirmTransaction uses). A subscription is notified once, when
-  // the signature executes or at once if it already has, then ends, as on a real node.
-  const watchers = new Map<string, { socket: WebSocket; id: number }[]>();
-  let nextSubscription = 1;
-  const notify = (socket: WebSocket, id: number) =>
-    socket.send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        method: "signatureNotification",
-        params: { result: { ...ctx(), value: { err: null } }, subscription: id },
-      }),
-    );
-  const notifySignature = (sig: string) => {
-    for (const w of watchers.get(sig) ?? []) notify(w.socket, w.id);
-    watchers.delete(sig);
-  };
-  const pubsub = (socket: WebSocket, body: { id?: unknown; method?: unknown; params?: unknown }) => {
-    const id = body.id ?? null;
-    const params = Array.isArray(body.params) ? body.params : [];
-    const reply = (result: unknown) => socket.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
-    if (body.method === "signatureSubscribe" && typeof params[0] === "string") {
-      const sub = nextSubscription++;
-      reply(sub);
-      if (txBySignature(params[0])) notify(socket, sub);
-      else watchers.set(params[0], [...(watchers.get(params[0]) ?? []), { socket, id: sub }]);
-      return;
-    }
-    if (body.method === "signatureUnsubscribe") {
-      for (const [sig, list] of watchers) {
-        const rest = list.filter((w) => w.id !== params[0]);
-        if (rest.length) watchers.set(sig, rest);
-        else watchers.delete(sig);
-      }
-      return reply(true);
-    }
-    // Notifications (no id) such as the client's keep-alive ping need no answer.
-    if (body.id === undefined) return;
-    socket.send(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } }));
-  };
-  const wss = new WebSocketServer({ noServer: true });
-  wss.on("connection", (socket) => {
-    socket.on("message", (data) => {
-      try {
-        pubsub(socket, JSON.parse(String(data)));
-      } catch {
-        socket.send(
-          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }),
-        );
-      }
-    });
-    socket.on("close", () => {
-      for (const [sig, list] of watchers) {
-        const rest = list.filter((w) => w.socket !== socket);
-        if (rest.length) watchers.set(sig, rest);
-        else watchers.delete(sig);
-      }
-    });
-  });
-  const acceptUpgrades = (srv: Server) =>
-    srv.on("upgrade", (req, socket, head) =>
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req)),
-    );
+  const pubsub = createSignaturePubSub({ context: ctx, executed: (sig) => txBySignature(sig) !== undefined });
+  const { notifySignature, acceptUpgrades } = pubsub;
 
   const rpc = (body: { id?: unknown; method?: unknown; params?: unknown }) => {
     const id = body.id ?? null;
@@ -392,7 +332,7 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
     airdrop: (pubkey, lamports) => chain.airdrop(pubkey, lamports),
     close: async () => {
       clearInterval(timer);
-      for (const c of wss.clients) c.terminate();
+      pubsub.terminate();
       await Promise.all(
         servers.map(
           (srv) =>

@@ -108,7 +108,7 @@ const newUpstreamTally = () => new Tally(UPSTREAM_BUCKETS);
 /**
  * prom-client's process metrics the gateway leaves out: the counts of active handles, requests and
  * resources list every open handle (each client and upstream socket) on every scrape, and under load at
- * one scrape a second that alone cost the gateway 5-10 % of its throughput (docs/benchmarks.md, session 19).
+ * one scrape a second that alone cost the gateway 5-10 % of its throughput (docs/benchmarks.md).
  */
 const HANDLE_LISTINGS = new Set([
   "nodejs_active_handles",

@@ -13,12 +13,14 @@
  * must equal the bench's own (else exit 1). BENCH_GATEWAY_PROCESSES=2 adds a gateway of two processes
  * (GATEWAY_PROCESSES) and prints req/s of 1 and 2 side by side.
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
- * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. A load generator
- * sharing a 2-core box with the servers caps absolute numbers; the ratios are the point.
+ * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. Rounds run unpinned
+ * and pinned (BENCH_PIN), on a Redis server of the bench's own (BENCH_REDIS), whose commands per request
+ * are printed (scripts/bench/redis-breakdown.ts).
  */
-import type { spawn } from "node:child_process";
-import { spawnSync } from "node:child_process";
+import { type spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
+import path from "node:path";
 import { WORKER_NODE_FLAGS } from "@stake/control-plane/build";
 import {
   checkParty,
@@ -31,14 +33,40 @@ import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
+import { finalizeScript, reserveScript } from "@stake/db/redis/scripts";
 import { buildGateway } from "@stake/gateway/build";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { startRedis, stateDir } from "../lib/infra.ts";
 import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
-import { freePort, load, median, medianResult, type Result, startNginx, startProcess } from "./targets.ts";
+import {
+  commandStats,
+  describeCommands,
+  difference,
+  type RunCommands,
+  scriptTimes,
+} from "./redis-breakdown.ts";
+import {
+  freePort,
+  load,
+  median,
+  medianResult,
+  pin,
+  type Result,
+  startNginx,
+  startProcess,
+} from "./targets.ts";
 
 const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+// BENCH_REDIS=shared runs on REDIS_URL (the shared server); by default a Redis server of the bench's own,
+// in memory like the shared one, so its CPU and its `INFO commandstats` count the gateway's commands only.
+const OWN_REDIS = process.env.BENCH_REDIS !== "shared";
+// BENCH_PIN=on pins the load generator to CPU 1 and every server (the target, the upstream, Redis) to CPU
+// 0, so the client's parsing no longer takes CPU from the server measured; off leaves them to the
+// scheduler; both (the default) runs every round both ways.
+const PIN = process.env.BENCH_PIN ?? "both";
+const PIN_MODES = PIN === "both" ? [false, true] : [PIN === "on"];
+const ALL_CPUS = `0-${availableParallelism() - 1}`;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
 // BENCH_LEVELS=100 (comma-separated) runs only those connection counts, for quick comparisons.
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,100,1000").split(",").map(Number);
@@ -57,6 +85,14 @@ async function main() {
   const dbUrl = Object.assign(new URL(PG), { pathname: `/${dbName}` }).toString();
   await runMigrations(dbUrl);
   const pg = createDb(dbUrl, { max: 2 });
+  const ownRedis = OWN_REDIS
+    ? await startRedis({
+        dir: path.join(stateDir(), "bench-redis", String(process.pid)),
+        port: await freePort(),
+        args: ["--appendonly", "no"],
+      })
+    : undefined;
+  const REDIS = ownRedis?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const redis = createRedis(REDIS, { name: "bench" });
   const prefix = `bench:${randomBytes(4).toString("hex")}:`;
   const keys = createRedisKeys(prefix);
@@ -148,25 +184,42 @@ async function main() {
     // What each gateway served by the bench's own count (200s), and its endpoint scraped during each run.
     const served = new Map<string, number>(chosen.map((t) => [t.name, 0]));
     const scraped = new Map<string, ScrapeStats[]>(chosen.map((t) => [t.name, []]));
-    const measure = async (t: (typeof chosen)[number], c: number, seconds: number, redisPid?: number) => {
+    // Every server this bench started; pinned runs move them all to CPU 0 and the load generator to CPU 1.
+    const servers = [...children.map((c) => c.pid as number), ...(redisPid && ownRedis ? [redisPid] : [])];
+    const named = (name: string, pinned: boolean) => (pinned ? `${name} pinned` : name);
+    const commands = new Map<string, RunCommands[]>();
+    const measure = async (t: (typeof chosen)[number], c: number, seconds: number, pinned = false) => {
       const scraping = t.metricsUrl ? scrapeDuring(t.metricsUrl) : undefined;
-      const r = await load(t.url, t.path, c, seconds, t.pid, t.gatewayKey, redisPid);
+      const counted = t.gatewayKey && ownRedis;
+      const before = counted ? await commandStats(redis) : undefined;
+      const redisOf = t.gatewayKey ? redisPid : undefined;
+      const r = await load(t.url, t.path, c, seconds, t.pid, t.gatewayKey, redisOf, pinned ? "1" : undefined);
+      if (before) {
+        const key = `${named(t.name, pinned)} c${c}`;
+        const stats = difference(await commandStats(redis), before);
+        commands.set(key, [...(commands.get(key) ?? []), { stats, requests: r.count + r.errors }]);
+      }
       if (scraping) scraped.get(t.name)?.push(await scraping.stop());
       served.set(t.name, (served.get(t.name) ?? 0) + r.count);
       return r;
     };
     for (const t of chosen) await measure(t, 50, 1);
     const runs: Record<string, Record<number, Result[]>> = Object.fromEntries(
-      chosen.map((t) => [t.name, Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
+      chosen.flatMap((t) =>
+        PIN_MODES.map((p) => [named(t.name, p), Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
+      ),
     );
     for (const c of LEVELS) {
       for (let round = 0; round < (c === 1000 ? 1 : ROUNDS); round++) {
-        for (const t of chosen) {
-          const r = await measure(t, c, SECONDS, t.gatewayKey ? redisPid : undefined);
-          runs[t.name]?.[c]?.push(r);
+        // c1000 (peak RSS) as deployed: unpinned, once.
+        for (const pinned of c === 1000 ? [PIN_MODES[0] as boolean] : PIN_MODES) {
+          pin(servers, pinned ? "0" : ALL_CPUS);
+          for (const t of chosen)
+            runs[named(t.name, pinned)]?.[c]?.push(await measure(t, c, SECONDS, pinned));
         }
       }
     }
+    pin(servers, ALL_CPUS);
     const rows: Record<string, Partial<Record<string, Result>>> = {};
     for (const [name, byLevel] of Object.entries(runs)) {
       rows[name] = Object.fromEntries(Object.entries(byLevel).map(([c, rs]) => [`c${c}`, medianResult(rs)]));
@@ -177,19 +230,35 @@ async function main() {
       `\nper target (median of ${ROUNDS} rounds of ${SECONDS}s at c1 and c100, one at c1000; c = concurrent connections; latency ms; server CPU ms per request)`,
     );
     console.log(
-      "target                 | c1 req/s  p50   p99  cpu/req | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
+      "target                   | c1 req/s  p50   p99  cpu/req | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
     );
     for (const [name, r] of Object.entries(rows)) {
       const { c1, c100, c1000 } = r as Record<string, Result>;
       console.log(
-        `${name.padEnd(22)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} ${f(c1?.cpuPerReq ?? 0, 3)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
+        `${name.padEnd(24)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} ${f(c1?.cpuPerReq ?? 0, 3)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
       );
     }
     const g = rows["gateway + billing"] as Record<string, Result> | undefined;
     if (g && redisPid)
       console.log(
-        `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}`,
+        `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}${ownRedis ? "" : " (the shared Redis: other clients' commands count too)"}`,
       );
+    const gp = rows["gateway + billing pinned"] as Record<string, Result> | undefined;
+    if (gp && redisPid)
+      console.log(
+        `pinned: Redis server CPU ms per gateway request: c1 ${f(gp.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(gp.c100?.redisCpuPerReq ?? 0, 3)}`,
+      );
+    for (const [key, rs] of commands)
+      if (!key.includes(" c1000")) console.log(`Redis per request, ${key}: ${describeCommands(rs)}`);
+    if (ownRedis && g) {
+      const probe = chosen.find((t) => t.name === "gateway + billing");
+      const times = await scriptTimes(
+        redis,
+        { "reserve.lua": reserveScript.script.sha, "finalize.lua": finalizeScript.script.sha },
+        () => (probe ? measure(probe, 1, 2) : Promise.resolve()),
+      );
+      console.log(`Redis time per script call at c1 (SLOWLOG, every call for 2 s): ${times}`);
+    }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
     const paired = (
@@ -210,24 +279,33 @@ async function main() {
         `${label}: ${f(median(values), digits)}${unit} (rounds: ${values.map((v) => f(v, digits)).join(", ")}) (target ${target})`,
       );
     };
-    console.log();
-    paired(
-      "gateway / bare dispatch req/s at c100",
-      100,
-      "bare undici dispatch",
-      (gw, b) => gw.rps / b.rps,
-      "",
-      "≥ 0.60",
-    );
-    paired("gateway added p50 at c1 over direct", 1, "direct", (gw, d) => gw.p50 - d.p50, " ms", "≤ 0.3 ms");
-    paired(
-      "gateway / nginx (1 worker) req/s at c100",
-      100,
-      "nginx (1 worker)",
-      (gw, n) => gw.rps / n.rps,
-      "",
-      "≥ 0.30",
-    );
+    for (const pinned of PIN_MODES) {
+      const n = (name: string) => named(name, pinned);
+      const say = (label: string) => (pinned ? `pinned: ${label}` : label);
+      console.log();
+      const gw = n("gateway + billing");
+      const ratio = (x: Result, y: Result) => x.rps / y.rps;
+      paired(
+        say("gateway / bare dispatch req/s at c100"),
+        100,
+        n("bare undici dispatch"),
+        ratio,
+        "",
+        "≥ 0.60",
+        gw,
+      );
+      const added = (x: Result, d: Result) => x.p50 - d.p50;
+      paired(say("gateway added p50 at c1 over direct"), 1, n("direct"), added, " ms", "≤ 0.3 ms", gw);
+      paired(
+        say("gateway / nginx (1 worker) req/s at c100"),
+        100,
+        n("nginx (1 worker)"),
+        ratio,
+        "",
+        "≥ 0.30",
+        gw,
+      );
+    }
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
     const many = `gateway ×${PROCESSES} processes`;
     if (rows[many]) {
@@ -309,6 +387,7 @@ async function main() {
       if (batch.length) await redis.del(...batch);
     } while (cursor !== "0");
     await redis.quit();
+    ownRedis?.stop();
     await pg.close();
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();

@@ -7,7 +7,7 @@
  * operator service, gateway bundle), in a child process per tree. What it measures is the whole stack:
  * sharing the cores, each stack's throughput follows the CPU all its processes spend on a request (~190 µs
  * here), so a cost in the gateway alone reads about half as large as in `bench:gateway`, where the gateway
- * process is the bottleneck (docs/benchmarks.md, session 21). Use it for whether a change costs anything,
+ * process is the bottleneck (docs/benchmarks.md). Use it for whether a change costs anything,
  * and `bench:gateway` run alternately on both trees for how much the gateway pays.
  *   BENCH_BASELINE_DIR=<worktree of the earlier commit, installed> [BENCH_ROUNDS=10] [BENCH_SECONDS=5]
  *   [BENCH_CONNECTIONS=100] [BENCH_WARMUP_SECONDS=15] [BENCH_METRICS=off: this tree's gateway without its

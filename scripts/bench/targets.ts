@@ -120,6 +120,24 @@ http {
   }
 }
 
+/**
+ * Moves running processes (every thread, and a primary's gateway processes) to the CPUs `cpus` (a taskset
+ * list, "0" or "0-1").
+ */
+export function pin(pids: readonly number[], cpus: string): void {
+  for (const pid of pids.flatMap(tree))
+    spawnSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
+}
+
+/** `INFO commandstats` as calls and µs per command. */
+export type CommandStats = Map<string, { calls: number; usec: number }>;
+export function parseCommandStats(info: string): CommandStats {
+  const stats: CommandStats = new Map();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm))
+    stats.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
+  return stats;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
@@ -158,6 +176,8 @@ export async function load(
   pid: number,
   gatewayKey?: string,
   redisPid?: number,
+  /** CPUs (a taskset list) the load generator runs on; absent: wherever the scheduler puts it. */
+  pinLoad?: string,
 ): Promise<Result> {
   let peakRss = sumOver(pid, rssMb);
   const sampler = setInterval(() => {
@@ -167,7 +187,9 @@ export async function load(
   const redisStart = redisPid ? cpuMs(redisPid) : 0;
   const args = [url, path, String(connections), String(seconds)];
   if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/bench/load.ts", ...args], {
+  const command = [process.execPath, "--import", "tsx", "scripts/bench/load.ts", ...args];
+  if (pinLoad) command.unshift("taskset", "-c", pinLoad);
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -35,6 +35,10 @@ export async function runTs(entry, args = []) {
   // A supervisor may signal only this process (not the terminal's whole group): pass it on, so the entry
   // stops what it started instead of being orphaned with it. The entries' shutdowns are idempotent.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  // The process that started this one may end without a signal reaching it (npm SIGKILLed, or npm's
+  // `sh -c` killed where the script is not `exec`ed): this one is then re-parented, and stops as on SIGTERM.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && child.kill("SIGTERM"), 500).unref();
   child.on("exit", (code, signal) =>
     process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)),
   );

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { own, release, spawnOwned } from "./owned.ts";
+import { choosePort } from "./ports.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const DATA = path.join(ROOT, ".data");
@@ -39,13 +40,41 @@ export async function ensureInfra(env = process.env, log: Log = console.error): 
   };
 }
 
+/**
+ * The system's Postgres, else this checkout's own project-local one. A project-local server is this
+ * checkout's when it runs from this checkout's data directory (its `postmaster.pid` names the port), never
+ * because something answers on 55432: that may be another clone's, which this one must not write to.
+ */
 async function ensurePostgres(log: Log, stops: Array<() => void>): Promise<string> {
   if (await canConnect("127.0.0.1", 5432)) return "postgres://postgres@127.0.0.1:5432/postgres";
-  const url = `postgres://postgres@127.0.0.1:${LOCAL_PG_PORT}/postgres`;
-  if (await canConnect("127.0.0.1", LOCAL_PG_PORT)) return url;
-  const pg = await startPostgres({ dir: postgresDataDir(), port: LOCAL_PG_PORT, log });
+  const dir = postgresDataDir();
+  const running = runningPostgresPort(dir);
+  if (running && (await canConnect("127.0.0.1", running)))
+    return `postgres://postgres@127.0.0.1:${running}/postgres`;
+  const port = await ownPort(LOCAL_PG_PORT, "project-local Postgres", log);
+  const pg = await startPostgres({ dir, port, log });
   stops.push(pg.stop);
   return pg.url;
+}
+
+/** The port of the Postgres running from `dir` (line 4 of its pid file), or null when none runs. */
+function runningPostgresPort(dir: string): number | null {
+  try {
+    const [pid, , , port] = readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n");
+    process.kill(Number(pid), 0);
+    return Number(port) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `preferred` when free, else a free port, said in one line. */
+async function ownPort(preferred: number, what: string, log: Log): Promise<number> {
+  return choosePort({
+    preferred,
+    what,
+    log: (move) => log(`port ${preferred} is in use (another checkout or program): ${move}`),
+  });
 }
 
 /**
@@ -136,13 +165,25 @@ function tail(file: string, lines = 15): string {
   return `last lines of ${file}:\n${text || "(empty)"}`;
 }
 
+/** The system's Redis, else this checkout's own: one whose directory is this checkout's (`CONFIG GET dir`). */
 async function ensureRedis(log: Log, stops: Array<() => void>): Promise<string> {
   if (await canConnect("127.0.0.1", 6379)) return "redis://127.0.0.1:6379";
+  const dir = path.join(DATA, "redis");
   const url = `redis://127.0.0.1:${LOCAL_REDIS_PORT}`;
-  if (await canConnect("127.0.0.1", LOCAL_REDIS_PORT)) return url;
-  const redis = await startRedis({ dir: path.join(DATA, "redis"), port: LOCAL_REDIS_PORT, log });
+  if ((await canConnect("127.0.0.1", LOCAL_REDIS_PORT)) && redisDir(LOCAL_REDIS_PORT) === dir) return url;
+  const port = await ownPort(LOCAL_REDIS_PORT, "project-local Redis", log);
+  const redis = await startRedis({ dir, port, log });
   stops.push(redis.stop);
   return redis.url;
+}
+
+/** The working directory of the Redis on `port` (where its AOF lives), or null. */
+function redisDir(port: number): string | null {
+  const r = spawnSync("redis-cli", ["-p", String(port), "--raw", "config", "get", "dir"], {
+    encoding: "utf8",
+    timeout: 2000,
+  });
+  return r.status === 0 ? (r.stdout.trim().split("\n")[1] ?? null) : null;
 }
 
 /**

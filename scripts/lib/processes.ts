@@ -38,6 +38,8 @@ export function startProcess(opts: {
   stdoutFile?: string;
   env: NodeJS.ProcessEnv;
   readyUrl?: string;
+  /** Where the child's log lines go (default: the parent's stderr, prefixed with its name). */
+  output?: (line: string) => void;
 }): Promise<Started> {
   const args = [
     ...(opts.nodeFlags ?? []),
@@ -53,7 +55,8 @@ export function startProcess(opts: {
   });
   if (typeof stdout === "number") closeSync(stdout);
   const prefix = `[${opts.name}] `;
-  createInterface({ input: child.stderr! }).on("line", (l) => process.stderr.write(prefix + l + "\n"));
+  const output = opts.output ?? ((l: string) => process.stderr.write(`${prefix}${l}\n`));
+  createInterface({ input: child.stderr! }).on("line", output);
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (err: Error | null, url?: string) => {
@@ -75,7 +78,7 @@ export function startProcess(opts: {
       createInterface({ input: child.stdout }).on("line", (line) => {
         const ready = /^READY (\S+)/.exec(line);
         if (ready?.[1] && !opts.readyUrl) finish(null, ready[1]);
-        else if (!settled || line.trim()) process.stderr.write(prefix + line + "\n");
+        else if (!settled || line.trim()) output(line);
       });
     if (opts.readyUrl) {
       const url = opts.readyUrl;

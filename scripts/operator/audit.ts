@@ -15,7 +15,7 @@ function since(value: string | undefined): Date | undefined {
   return at;
 }
 
-/** The audit log (features/audit): who changed keys, funding, the coin rate, providers, organisations. */
+/** The audit log (control-plane/src/platform/audit.ts): who changed keys, funding, the coin rate, providers, organisations. */
 export const auditCommands: Record<string, Command> = {
   "audit list": {
     usage: "audit list [--since <iso|24h|7d>] [--target <id>] [--limit <n>]",

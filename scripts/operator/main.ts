@@ -9,6 +9,7 @@ import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, Usa
 import { gatewayCommands } from "./gateway.ts";
 import { gatewayReadCommands } from "./gateway-reads.ts";
 import { ledgerCommands } from "./ledger.ts";
+import { priceCommands } from "./prices.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   ...auditCommands,
   ...beaconCommands,
   ...chainCommands,
+  ...priceCommands,
 };
 
 function help(): string {

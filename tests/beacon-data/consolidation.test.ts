@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex } from "viem";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { CONSOLIDATION_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
@@ -44,7 +44,7 @@ before(async () => {
   });
   key = (await makeOrganisation(h.db)).apiKey;
   // The worker's roll-up of registrations (POST /api/validators/register waits for it).
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
 });
 after(async () => {
   await jobs?.close();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import supertest from "supertest";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -32,7 +32,7 @@ before(async () => {
   await h.sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', 100, 98, 1742213400, 12, 32)`;
   // The worker's roll-up of registrations (POST /api/validators/register waits for it).
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
 });
 after(async () => {
   await jobs?.close();

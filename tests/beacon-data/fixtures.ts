@@ -1,4 +1,4 @@
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -25,7 +25,7 @@ export async function startBeaconEnv(opts: {
     ETH_EXECUTION_URL: devnet.execution!.url,
     ...opts.env,
   });
-  const jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  const jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
   return {
     devnet,
     h,

@@ -9,7 +9,7 @@ import { areaOf } from "../helpers/jobs.ts";
 import { startBeaconEnv } from "./fixtures.ts";
 
 // Epoch 0's consensus reward is measured from the genesis state, not from nothing: a validator in the
-// genesis set did not earn its 32 ETH in epoch 0 (issue 23 item 5).
+// genesis set did not earn its 32 ETH in epoch 0.
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { composeArea, createCore } from "../../control-plane/src/compose.ts";
+import { composeArea } from "../../control-plane/src/compose.ts";
+import { createCore } from "../../control-plane/src/core.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
@@ -13,7 +14,7 @@ import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { indexedRows, startBeaconEnv } from "./fixtures.ts";
 
 /**
- * Issue 23 item 8: a Beacon node's answers are hostile input. A lying proxy stands between the control
+ * A Beacon node's answers are hostile input. A lying proxy stands between the control
  * plane and the real beacon devnet and rewrites its answers on demand: a 100 MB body, a negative balance,
  * a balance above 2^63, finality beyond the head and finality moving back. Each time the indexer refuses,
  * logs an error naming what it refused, keeps every row it had and writes nothing; an API call that reads

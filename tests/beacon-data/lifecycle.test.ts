@@ -78,7 +78,7 @@ async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address
 const get = (path: string, key = org.apiKey) => supertest(h.app).get(path).set("api-key", key);
 
 test("provision → deposits on anvil → indexed lifecycle, rewards and transactions", async () => {
-  // Issue 28: the organisation's webhook endpoint hears every step (checked at the end).
+  // The organisation's webhook endpoint hears every step (checked at the end).
   const endpoint = await supertest(h.app)
     .post("/api/webhooks/endpoints")
     .set("api-key", org.apiKey)

@@ -9,7 +9,7 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 
-// Issue 26 item 5: with DATABASE_REPLICA_URLS the beacon-data reads go to the replica (drizzle
+// With DATABASE_REPLICA_URLS the beacon-data reads go to the replica (drizzle
 // `withReplicas`, `createReadDb`) and everything else to the primary. The "replica" is a second database
 // holding different rows, so an answer tells which database served it.
 let h: ControlPlaneHarness;

@@ -13,7 +13,7 @@ import { startBeaconEnv } from "./fixtures.ts";
 /**
  * What real chains and nodes do, on one devnet (Electra at epoch 2, 4 slots an epoch) and one index, tests
  * in order: execution-layer rewards on a chain of builder (MEV-boost) and local blocks, checked against the
- * devnet's own record of what each proposer was paid (issue 23 items 1 and 2); the behaviours of real
+ * devnet's own record of what each proposer was paid; the behaviours of real
  * nodes (item 7): a start before the Electra fork, optimistic answers, one read of each state's deposit
  * queue; and the devnet speaking the standard (item 6): Lodestar's own typed client (`@lodestar/api`,
  * which parses every answer into its SSZ types) reads every endpoint the indexer and the registration call
@@ -216,7 +216,7 @@ test("the backfill reaches down to the index's first epoch even when no pubkey w
   );
 });
 
-// The standard's shapes (issue 23 item 6), on the chain the tests above produced.
+// The standard's shapes, on the chain the tests above produced.
 const last = (epoch: number) => epoch * S + S - 1;
 
 test("standard API: genesis, spec and headers parse", async () => {

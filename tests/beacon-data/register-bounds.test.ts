@@ -8,7 +8,7 @@ import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
 import { startBeaconEnv } from "./fixtures.ts";
 
-// Issue 24 item 6: any well-formed pubkey was registered, without a cap or a rate limit, and each
+// Any well-formed pubkey was registered, without a cap or a rate limit, and each
 // organisation's late registrations were backfilled without one budget for all.
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;

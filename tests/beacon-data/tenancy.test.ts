@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
 import { createBeaconDataRepo } from "../../control-plane/src/features/beacon-data/repo.ts";
 import { createTracking } from "../../control-plane/src/features/beacon-data/tracking.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
 
 // A pubkey one organisation provisioned and another registers: the second sees the validator as the chain
 // shows it, never the first's provisioning data (its fee recipient, its credentials before any deposit, its
-// CREATED entry and creation time). Issue 23 item 3.
+// CREATED entry and creation time).
 let h: ControlPlaneHarness;
 let jobs: Awaited<ReturnType<typeof startJobs>>;
 const PK = `0x${"a7".repeat(48)}`;
@@ -21,7 +21,7 @@ before(async () => {
   h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "beacon-data" });
   await h.sql`insert into beacon_indexer_cursor (id, epoch, finalized_epoch, genesis_time, seconds_per_slot, slots_per_epoch)
     values ('beacon', 100, 98, 1742213400, 12, 32)`;
-  jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
 });
 after(async () => {
   await jobs.close();
@@ -60,7 +60,7 @@ test("an organisation that registers another's provisioned pubkey sees none of i
     );
 });
 
-test("status history entries at the same time are in lifecycle order, not alphabetical (issue 23 item 4)", async () => {
+test("status history entries at the same time are in lifecycle order, not alphabetical", async () => {
   const org = await makeOrganisation(h.db);
   const pubkey = `0x${"b8".repeat(48)}`;
   await createBeaconDataRepo(h.db).register(org.id, [pubkey]);

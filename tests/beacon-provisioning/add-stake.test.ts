@@ -15,12 +15,12 @@ import { blsKeyFromSecret } from "../../control-plane/src/features/beacon-provis
 import {
   createProvisionQueue,
   failureReason,
-  PROVISION_QUEUE,
 } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
 import {
   decryptKeystore,
   type Keystore,
 } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
@@ -240,7 +240,7 @@ describe("a failing job", () => {
       connection,
       prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,
     });
-    await queue.add(PROVISION_QUEUE, { provisionId: id }, { jobId: id, attempts: 1 });
+    await queue.add(QUEUES.provision.name, { provisionId: id }, { jobId: id, attempts: 1 });
     const res = await waitForProvision(h.app, a.apiKey, id);
     await queue.close();
     await connection.quit();

@@ -14,7 +14,7 @@ import {
 import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
- * Issue 27 without an execution node: pre-signed exits handed out as a JWE (decrypted here with jose and the
+ * Without an execution node: pre-signed exits handed out as a JWE (decrypted here with jose and the
  * client's private key, verified with noble, accepted by the node's pool), and every refusal: bad input,
  * what the chain would refuse, another organisation's validators. Validators are put on the devnet directly.
  */

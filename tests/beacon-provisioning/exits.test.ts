@@ -10,7 +10,7 @@ import { areaOf } from "../helpers/jobs.ts";
 import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
- * Issue 27 end to end on real Postgres, Redis, anvil and the beacon devnet (Electra exit rules, compressed
+ * End to end on real Postgres, Redis, anvil and the beacon devnet (Electra exit rules, compressed
  * epochs): six validators provisioned and deposited, then an operator exit through the node's pool, an EIP-7002
  * full exit and partial withdrawal, an EIP-7251 switch and consolidation, each built by our API and, for the
  * EL ones, signed and mined as the client would; the indexer must then show every step.

@@ -1,15 +1,15 @@
 import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import supertest from "supertest";
-import { PROVISION_QUEUE } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
-import { BEACON_NETWORKS } from "../../control-plane/src/features/beacon-provisioning/networks.ts";
+import { BEACON_NETWORKS } from "../../control-plane/src/chains/beacon-networks.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
 
 /** The provisioning worker, in-process, on its own queue connection. */
 export function startWorker(h: ControlPlaneHarness, concurrency = 1) {
-  return startJobs(h, [PROVISION_QUEUE], { provisionConcurrency: concurrency });
+  return startJobs(h, [QUEUES.provision.name], { provisionConcurrency: concurrency });
 }
 
 /** Polls GET /api/validators until the provision leaves IN_PROGRESS. */

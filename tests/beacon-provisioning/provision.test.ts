@@ -196,7 +196,7 @@ describe("provisioning end to end", () => {
 
   test("Idempotency-Key: a retry returns the same provision; another body is 409", async () => {
     const first = await post(a.apiKey, { attributes: attrs({ validatorsCount: 1 }) }, "retry-1");
-    // Issue 25: the answer said CREATED while the provision was IN_PROGRESS; `provisionStatus` says which.
+    // The answer said CREATED while the provision was IN_PROGRESS; `provisionStatus` says which.
     assert.deepEqual(
       [first.body.result.status, first.body.result.provisionStatus],
       ["CREATED", "IN_PROGRESS"],

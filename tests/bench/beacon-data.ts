@@ -24,8 +24,8 @@ import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import postgres from "postgres";
 import { Client } from "undici";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { createIndexer } from "../../control-plane/src/features/beacon-data/indexer.ts";
+import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -278,7 +278,7 @@ async function benchQueries() {
       CONTROL_PLANE_PORT: String(port),
       // One key sends every measured request: the per-key limit (300 a minute) would answer 429.
       API_KEY_REQUESTS_PER_MINUTE: "1000000000",
-      // The demo secrets of a local run (refused otherwise since issue 25).
+      // The demo secrets of a local run (refused otherwise, docs/architecture.md §11).
       DEMO_MODE: process.env.DEMO_MODE ?? "1",
     },
     readyUrl: `http://127.0.0.1:${port}`,

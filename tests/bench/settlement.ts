@@ -7,7 +7,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { servedReservations } from "../helpers/reservations.ts";
 
 /**
- * `npm run bench:settlement` (issue 26): settlement throughput with 1 and with 3 worker processes, side by
+ * `npm run bench:settlement`: settlement throughput with 1 and with 3 worker processes, side by
  * side. Each run gets a fresh deployment (tests/faults/stack.ts: its own Postgres and Redis), parties with
  * `BENCH_RESERVATIONS` served requests made by the gateway's ledger scripts, and real workers
  * (control-plane/src/worker.ts, settlement only). The workers start on an empty dirty set and the requests

@@ -1,13 +1,13 @@
 import { Webhook } from "standardwebhooks";
 import supertest from "supertest";
-import { emitEvents, type OutboxEvent } from "../../control-plane/src/features/webhooks/outbox.ts";
+import { emitEvents, type OutboxEvent } from "../../control-plane/src/platform/outbox.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
 import { startReceiver } from "../helpers/webhook-receiver.ts";
 
 /**
- * `npm run bench:webhooks` (issue 28): 10,000 events written to the outbox in one transaction, then the
+ * `npm run bench:webhooks`: 10,000 events written to the outbox in one transaction, then the
  * wall time until a local receiver has every one and Postgres records every delivery `delivered` (the
  * worker's delivery job in-process, real Postgres, real sockets, each request signed). The receiver
  * verifies a sample with the standardwebhooks library.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { reindexArea } from "../../control-plane/src/chain-identity/guard.ts";
-import { BEACON_REGISTRATIONS_QUEUE } from "../../control-plane/src/features/beacon-data/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { chainCommands } from "../../scripts/operator/chain.ts";
@@ -75,7 +75,7 @@ before(async () => {
     ETH_EXECUTION_URL: devnet.execution!.url,
     BEACON_INDEXER_START_EPOCH: "0",
   });
-  const jobs = await startJobs(h, [BEACON_REGISTRATIONS_QUEUE]);
+  const jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
   closeJobs = () => jobs.close();
   const org = await makeOrganisation(h.db);
   apiKey = org.apiKey;

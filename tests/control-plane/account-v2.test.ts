@@ -66,7 +66,7 @@ describe("happy", () => {
   });
 });
 
-// Issue 25: "0xabc" was accepted, and no request of that chain could ever be in scope again.
+// "0xabc" was accepted, and no request of that chain could ever be in scope again.
 describe("scope addresses are checked per chain at sign-up", () => {
   const entry = (list: "validator_addresses" | "delegator_addresses", address: string) => ({
     validator_addresses: list === "validator_addresses" ? [address] : [],

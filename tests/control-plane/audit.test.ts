@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import request from "supertest";
-import { listAudit } from "../../control-plane/src/features/audit/repo.ts";
+import { listAudit } from "../../control-plane/src/platform/audit.ts";
 import { auditCommands } from "../../scripts/operator/audit.ts";
 import type { OperatorContext } from "../../scripts/operator/context.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { operatorContext } from "../helpers/operator.ts";
 
-// The audit log (issue 29 item 6): one row per audited change, in the change's transaction; append-only.
+// The audit log: one row per audited change, in the change's transaction; append-only.
 let h: ControlPlaneHarness;
 let ctx: OperatorContext;
 before(async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, mock, test } from "node:test";
 import express from "express";
 import request from "supertest";
@@ -127,7 +128,7 @@ test("/docs serves the interactive reference and its assets from the package", a
   }
 });
 
-test("fix: /docs serves only what the reference page loads, under a Content-Security-Policy (issue 24 item 13)", async () => {
+test("fix: /docs serves only what the reference page loads, under a Content-Security-Policy", async () => {
   for (const path of ["/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/init.js"]) {
     const res = await request(h.app).get(path);
     const csp = res.headers["content-security-policy"] ?? "";
@@ -150,7 +151,7 @@ test("fix: /docs serves only what the reference page loads, under a Content-Secu
   }
 });
 
-// Issue 25: the overview's APY had no unit; a scheme's second header name was undocumented.
+// The overview's APY had no unit; a scheme's second header name was undocumented.
 test("OpenAPI gives the APY's unit and documents both API-key header names", async () => {
   const doc = (await request(h.app).get("/openapi.json")).body;
   const ok = doc.paths["/api/rewards/overview"].get.responses["200"].content["application/json"].schema;
@@ -160,7 +161,7 @@ test("OpenAPI gives the APY's unit and documents both API-key header names", asy
   assert.match(doc.components.securitySchemes["x-api-key"].description, /`api-key` is accepted too/);
 });
 
-// Issue 25 item 6: every refusal a route can give is declared, and a wrong method is 405 with Allow.
+// Every refusal a route can give is declared, and a wrong method is 405 with Allow.
 test("every authenticated route declares 401, every limited route 429", async () => {
   const doc = (await request(h.app).get("/openapi.json")).body;
   const areas = await declaredAreas();
@@ -227,7 +228,7 @@ test("a known path asked with a wrong method is 405 with Allow, in its area's er
   assert.equal((await request(h.app).put("/api/nowhere")).status, 404);
 });
 
-// Issue 25 item 6: examples on every operation, taken from the tests (docs/testing.md, "OpenAPI examples").
+// Examples on every operation, taken from the tests (docs/testing.md, "OpenAPI examples").
 test("every operation has a recorded success example, and every example fits its operation", async () => {
   const examples = recordedExamples();
   // Declarations only: the operations area's dependencies are never called here.
@@ -281,4 +282,23 @@ test("every operation has a recorded success example, and every example fits its
   assert.ok(create.requestBody.content["application/json"].examples["201"].value, "request example");
   const endpoint = doc.paths["/api/webhooks/endpoints/{id}"].get;
   assert.match(endpoint.parameters[0].example, /^whep_/, JSON.stringify(endpoint.parameters));
+});
+
+test("the event catalogue's validator statuses are exactly the spec's lifecycle statuses", async () => {
+  // docs/spec.md "Validator lifecycle status": "Values: CREATED (…), DEPOSITED (…), …, UNKNOWN (…). A sample…"
+  const spec = await readFile("docs/spec.md", "utf8");
+  const values = /### Validator lifecycle status\nValues: (.*?)\. A sample/.exec(spec)?.[1];
+  assert.ok(values, "docs/spec.md lists the lifecycle statuses");
+  const statuses = values
+    .replace(/\([^)]*\)/g, "")
+    .split(",")
+    .map((s) => s.trim());
+  const doc = (await request(h.app).get("/openapi.json")).body;
+  const body = doc.webhooks["validator.status_changed"].post.requestBody.content["application/json"].schema;
+  const data = body.properties.data;
+  for (const field of ["status", "previousStatus"]) {
+    const schema = data.properties[field];
+    const listed = schema.enum ?? schema.anyOf?.find((s: { enum?: string[] }) => s.enum)?.enum;
+    assert.deepEqual(listed, statuses, `${field}: ${JSON.stringify(schema)}`);
+  }
 });

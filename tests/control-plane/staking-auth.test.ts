@@ -4,11 +4,11 @@ import express from "express";
 import request from "supertest";
 import { z } from "zod";
 import { presentStandard } from "../../control-plane/src/errors.ts";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
 import { assertInScope, createApiKeyAuth } from "../../control-plane/src/http/api-key-auth.ts";
 import type { Authenticators } from "../../control-plane/src/http/auth.ts";
 import { registerAreas, route } from "../../control-plane/src/http/route.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
 import { basic, makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 
@@ -90,7 +90,7 @@ test("403 for an address outside a non-empty scope; empty scope is unrestricted"
   assert.equal((await request(app).get("/probe/0xdef").set("api-key", open.apiKey)).status, 200);
 });
 
-// Issue 25: `x-api-key` on the Hyperliquid or Ethereum areas answered MISSING_API_KEY.
+// `x-api-key` on the Hyperliquid or Ethereum areas answered MISSING_API_KEY.
 test("every staking area accepts both api-key and x-api-key", async () => {
   const org = await makeOrganisation(h.db);
   // One route per area, called without its input: past authentication it can only answer 400.

@@ -4,7 +4,7 @@ import request from "supertest";
 import { basic, makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 
-// Issue 24 item 7: no per-key limit on the data areas, no cap on active keys per organisation or gateway
+// No per-key limit on the data areas, no cap on active keys per organisation or gateway
 // user, 1,000 stake accounts per balance request, no provisioning quota.
 let h: ControlPlaneHarness;
 before(async () => {

@@ -97,7 +97,7 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     const row = page.getByTestId("key-row");
     assert.equal(await row.count(), 1);
     assert.match((await row.textContent()) ?? "", new RegExp(`^laptop${key.slice(0, 8)}.*active`));
-    // Issue 25: the id the operator CLI takes was nowhere on the page.
+    // The id the operator CLI takes was nowhere on the page.
     // The first characters of the key, as the page names the key beside its label.
     const start = ((await row.locator("td").nth(1).textContent()) ?? "").replace(/…$/, "");
     assert.ok(start.length >= 8 && key.startsWith(start), start);

@@ -5,9 +5,9 @@ import { coinsToBaseUnits } from "@stake/db/coin";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import type { ConsoleMessage, Page } from "playwright-core";
 import { createApp } from "../../control-plane/src/app.ts";
-import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
 import { settlePartyOnce } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -43,7 +43,7 @@ export async function startDashboardStack(env: Record<string, string> = {}) {
   await operator.addProvider({ key: "demo", originUrl: providerUrl, costInUsd: "0.25" });
   await operator.setCoinRate("0.5");
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
-  const jobs = await startJobs(h, [DRAIN_QUEUE]);
+  const jobs = await startJobs(h, [QUEUES.reservationDrain.name]);
 
   return {
     url,

@@ -10,7 +10,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { freePort } from "./ports.ts";
 import { assertBooks, type Stack, settledCount, startStack } from "./stack.ts";
 
-// Several gateways over one Redis (issue 26 item 1): one started with GATEWAY_PROCESSES=2 (node:cluster,
+// Several gateways over one Redis: one started with GATEWAY_PROCESSES=2 (node:cluster,
 // one port), one alone on another port, as two hosts behind a load balancer would be.
 
 const RATE_LIMIT = 30;
@@ -73,7 +73,7 @@ test("a party's balance and rate limit hold exactly across gateway processes and
   await Promise.all([stop(clustered), stop(single)]);
 });
 
-test("a key's spend cap and named limit hold exactly across gateway processes and hosts (issue 29)", async () => {
+test("a key's spend cap and named limit hold exactly across gateway processes and hosts", async () => {
   const [clustered, single] = await gateways();
   const repo = createGatewayAccountRepo(s.db);
   // 0.02 coins a request: a key capped at 0.4 coins a day pays for 20, asked 60 times at once. The party

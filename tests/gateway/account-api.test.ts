@@ -11,11 +11,11 @@ import { SignJWT } from "jose";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { creditParty, readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
 import {
   runSettlementPass,
   settlePartyOnce,
 } from "../../control-plane/src/features/gateway-settlement/pass.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { startGateway } from "../helpers/gateway.ts";
@@ -42,7 +42,7 @@ before(async () => {
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
   // The worker's drain of a party's reservation log (GET /api/reservations waits for it).
-  jobs = await startJobs(h, [DRAIN_QUEUE, "webhook-delivery"]);
+  jobs = await startJobs(h, [QUEUES.reservationDrain.name, "webhook-delivery"]);
 });
 after(async () => {
   for (const close of closeAfter) await close();
@@ -105,7 +105,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   const key = await request(h.app).post("/api/api-key/create").set(bearer);
   assert.equal(key.status, 201);
   assert.match(key.body.key, /^gwk_/);
-  // Issue 25: ids shared the secrets' `gwk_` prefix; an id has its own.
+  // Ids shared the secrets' `gwk_` prefix; an id has its own.
   assert.match(key.body.id, /^gkid_/);
   const [stored] = await h.sql`select hash, start from gateway_api_keys where id = ${key.body.id}`;
   assert.notEqual(stored?.hash, key.body.key, "only the hash is stored");
@@ -176,7 +176,7 @@ test("signup, login, party, key, funding, a paid request, balance, reservations,
   assert.equal(off.status, 200);
   const after = (await request(h.app).get("/api/api-key/list").set(bearer)).body.keys[0];
   assert.deepEqual([after.active, after.deactivatedAt], [false, off.body.deactivatedAt]);
-  // Issue 25: deactivating again answered a new deactivatedAt; it answers the first one.
+  // Deactivating again answered a new deactivatedAt; it answers the first one.
   const offAgain = await request(h.app).post(`/api/api-key/${key.body.id}/deactivate`).set(bearer);
   assert.deepEqual([offAgain.status, offAgain.body], [200, off.body]);
   const deadline = Date.now() + 1000;
@@ -212,7 +212,7 @@ test("bearer errors: Unauthorized without a token, Invalid token for a forged or
   assert.deepEqual((await request(h.app).get("/api/health")).body, { status: "ok" });
 });
 
-test("fix: a valid token naming a user that does not exist gets 401 Invalid token, not 500 (issue 24 item 8)", async () => {
+test("fix: a valid token naming a user that does not exist gets 401 Invalid token, not 500", async () => {
   const secret = new TextEncoder().encode(h.config.gatewayAccount.jwtSecret);
   const ghost = await new SignJWT({})
     .setProtectedHeader({ alg: "HS256" })
@@ -385,7 +385,7 @@ test("key expiry: a key works until its expiresAt, then is refused like a deacti
   );
 });
 
-// Issue 28 item 4: gateway.balance_low once per crossing of the user's threshold, in the settlement that
+// `gateway.balance_low` once per crossing of the user's threshold, in the settlement that
 // crossed it; gateway.key_deactivated once per key that stops working, whoever deactivates it.
 test("webhooks: gateway.balance_low fires once per crossing at settlement; gateway.key_deactivated once", async () => {
   const who = { email: `low-${Date.now()}@example.com`, password };

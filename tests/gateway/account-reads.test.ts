@@ -9,13 +9,13 @@ import { RESERVATION_PATH_MAX } from "@stake/db/redis/scripts";
 import { coinRates, providers } from "@stake/db/schema/index";
 import request from "supertest";
 import { creditParty } from "../../control-plane/src/features/gateway-settlement/funding.ts";
-import { DRAIN_QUEUE } from "../../control-plane/src/features/gateway-settlement/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 import { startJobs } from "../helpers/jobs.ts";
 
-// The account API's reads behind the dashboard's views (issue 29): funding history, the coin rate, the
+// The account API's reads behind the dashboard's views: funding history, the coin rate, the
 // low-balance threshold, and the request log (key, path, status, latency) of requests through a real gateway.
 let h: ControlPlaneHarness;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -29,7 +29,7 @@ before(async () => {
   h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "gateway-account,gateway-settlement" });
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   gateway = await startGateway(h.config);
-  jobs = await startJobs(h, [DRAIN_QUEUE]);
+  jobs = await startJobs(h, [QUEUES.reservationDrain.name]);
 });
 after(async () => {
   await jobs.close();

@@ -5,7 +5,7 @@ import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts
 import { send } from "../helpers/http-client.ts";
 import { startProvider } from "../helpers/provider.ts";
 
-// Regression (issue 24 item 3): failed requests were free but not costless: with 0.06 coins a party made
+// Regression: failed requests were free but not costless: with 0.06 coins a party made
 // 672 failed requests in 3.4 s, each leaving a record in Redis for 48 h and a Postgres row. Now a party's
 // failures are limited per window (GATEWAY_PARTY_FAILURE_LIMIT), and the record of a request that failed
 // before any provider byte keeps its idempotency key for minutes (GATEWAY_UNANSWERED_RECORD_TTL_SECONDS).

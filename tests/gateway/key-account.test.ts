@@ -15,7 +15,7 @@ import { startGateway } from "../helpers/gateway.ts";
 import { send } from "../helpers/http-client.ts";
 
 // A gateway key's budget and rotation through the account API and a real gateway on the same Postgres and
-// Redis (issue 29 item 2): named limits, the key's spend caps, its last use, rotation with a grace window.
+// Redis: named limits, the key's spend caps, its last use, rotation with a grace window.
 let h: ControlPlaneHarness;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 const upstream = createServer((_req, res) => res.end("paid response"));

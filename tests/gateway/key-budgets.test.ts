@@ -15,7 +15,7 @@ import { createLedger, NO_PARTY_LIMITS as NO_LIMITS } from "../../gateway/src/bi
 import { createLimitHeaders, keyPolicyOf } from "../../gateway/src/billing/limit-headers.ts";
 import { createTestRedis, testRedisUrl } from "../helpers/redis.ts";
 
-// A key's own budget in reserve.lua (issue 29 item 2): named limits over several windows, daily and monthly
+// A key's own budget in reserve.lua: named limits over several windows, daily and monthly
 // spend caps, its last use, all counted in the one atomic step with the party's, by any number of gateway
 // processes (ledgers on their own connections here; tests/faults/gateway-processes.test.ts has processes).
 const r = createTestRedis();

@@ -123,7 +123,7 @@ test("method, base path, normalised path, query, body and other headers are forw
   for (const banned of ["x-gateway-api-key", "x-hop-listed", "keep-alive", "proxy-authorization", "te"]) {
     assert.ok(!names.some((n) => n.toLowerCase() === banned), `${banned} must not reach the provider`);
   }
-  // The gateway's own forwarding headers, in place of the client's (issue 24 item 10).
+  // The gateway's own forwarding headers, in place of the client's.
   const values = (name: string) =>
     got.rawHeaders.filter((_, i) => got.rawHeaders[i - 1]?.toLowerCase() === name);
   assert.deepEqual(values("x-forwarded-for"), ["127.0.0.1"]);
@@ -208,7 +208,7 @@ function abortAfter(path: string, when: "provider-has-it" | "first-byte", key: s
   });
 }
 
-// Regression (issue 24 item 2): a client that hung up after its whole request reached the provider was
+// Regression: a client that hung up after its whole request reached the provider was
 // not charged, although the provider did the work (an eth_sendRawTransaction executed, say).
 test("fix: client abort after the whole request reached the provider aborts the upstream and charges it", async () => {
   const release = provider.holdRequests();

@@ -6,7 +6,7 @@ import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts
 import { send } from "../helpers/http-client.ts";
 import { startProvider } from "../helpers/provider.ts";
 
-// Regression (issue 24 item 12): the worker checked RESERVATION_REAP_AFTER_MS against its own
+// Regression: the worker checked RESERVATION_REAP_AFTER_MS against its own
 // GATEWAY_REQUEST_DEADLINE_MS, so a gateway configured with a longer deadline passed the check and its
 // requests were released (and the funds spendable again) while it was still serving them.
 const GATEWAY_DEADLINE = 120_000;

@@ -8,7 +8,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { runSettlementPass } from "../../control-plane/src/features/gateway-settlement/pass.ts";
 import { createGatewayHarness, type GatewayHarness } from "../helpers/gateway.ts";
 
-// Regression (issue 24 item 1): a WebSocket was charged once and then piped forever, so one paid upgrade
+// Regression: a WebSocket was charged once and then piped forever, so one paid upgrade
 // bought unlimited JSON-RPC calls. Now a connection is billed in slices (docs/architecture.md §11), each
 // reserved before it is used; when the party cannot pay the next one the gateway closes with 4402 and
 // what was used stays charged. A real WebSocket client, through the real gateway, to a real WS provider.

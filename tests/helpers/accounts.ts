@@ -2,7 +2,7 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import type { OrganisationScope } from "@stake/db/schema/accounts";
 import { createPasswordHasher } from "../../control-plane/src/auth/password.ts";
-import { createAccountsRepo } from "../../control-plane/src/features/account-v2/repo.ts";
+import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
 
 let counter = 0;
 export const STRONG_PASSWORD = "Sup3rSecret";

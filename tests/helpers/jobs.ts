@@ -1,6 +1,7 @@
 import { createRedis } from "@stake/db/redis/client";
-import { compose, composeArea, createCore } from "../../control-plane/src/compose.ts";
+import { compose, composeArea } from "../../control-plane/src/compose.ts";
 import type { AreaName, Config } from "../../control-plane/src/config.ts";
+import { createCore } from "../../control-plane/src/core.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import type { ControlPlaneHarness } from "./control-plane.ts";
 

@@ -12,7 +12,7 @@ import {
 } from "../../control-plane/src/features/gateway-settlement/repo.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 
-// Issue 26: migration 0018 rebuilds beacon_rewards, reservations and ledger_entries as partitioned tables.
+// Migration 0018 rebuilds beacon_rewards, reservations and ledger_entries as partitioned tables.
 // From the unpartitioned schema (0017) with data: every row is there after, in its range (none left to
 // the default partition), and the reads give the same answers.
 const DATA = path.resolve(import.meta.dirname, "../../.data");

@@ -9,7 +9,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 
-// Issue 26, "Partitioned history": the job creates partitions ahead and detaches those past retention;
+// "Partitioned history": the job creates partitions ahead and detaches those past retention;
 // the reads of what stays give the same answers. Migration 0018 (run on the test template, in the month
 // the template was made) created this month and the next for reservations and ledger_entries.
 let db: TestDatabase;

@@ -27,7 +27,7 @@ describe("Polygon rewards when the L1 node fails", () => {
     await env.snapshotter.runOnce();
     const apr = await request(env.h.app).get("/api/apr").set("x-api-key", env.key);
     assert.equal(apr.status, 200, JSON.stringify(apr.body));
-    // Issue 23 item 8: a settled head behind the block already read (a node gone back) is refused, and
+    // A settled head behind the block already read (a node gone back) is refused, and
     // nothing is written until the node is back.
     const snapshots = async () => [
       ...(await env.h.sql`select * from polygon_snapshots order by block, source`),

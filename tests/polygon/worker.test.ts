@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import request from "supertest";
-import { POLYGON_SNAPSHOT_QUEUE } from "../../control-plane/src/features/polygon-rewards/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
 import { startPolygonEnv } from "./setup.ts";
@@ -22,7 +22,7 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
       env: { POLYGON_POLL_INTERVAL_MS: "200" },
     });
     cleanups.push(() => env.close());
-    const start = () => startJobs(env.h, [POLYGON_SNAPSHOT_QUEUE]);
+    const start = () => startJobs(env.h, [QUEUES.polygonSnapshots.name]);
     const rows = () =>
       env.h.sql<
         { block: string; source: string }[]
@@ -90,7 +90,7 @@ describe("Polygon snapshots in the worker, on a node that keeps no history", () 
     assert.equal(BigInt(moved!.last_block), latest);
   });
 
-  it("takes snapshots only of blocks POLYGON_SNAPSHOT_DEPTH below the head, never of the unsettled top (issue 23 item 11)", async () => {
+  it("takes snapshots only of blocks POLYGON_SNAPSHOT_DEPTH below the head, never of the unsettled top", async () => {
     const env = await startPolygonEnv({ days: 2, env: { POLYGON_SNAPSHOT_DEPTH: "3" } });
     cleanups.push(() => env.close());
     const blocks = async () =>

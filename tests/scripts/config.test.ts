@@ -82,7 +82,7 @@ test("the worker and the operator CLI refuse a reap delay not longer than the ga
   assert.equal(config.settlement.reapAfterMs, 41_000);
 });
 
-test("fix: the operator CLI exports keystores only with a key of its own, or in demo mode (issue 24 item 4)", async () => {
+test("fix: the operator CLI exports keystores only with a key of its own, or in demo mode", async () => {
   const { loadOperatorConfig } = await import("../../scripts/operator/context.ts");
   assert.match(
     loadOperatorConfig({}).keyEncryptionKeyRefused ?? "",

@@ -10,6 +10,8 @@ import { runEntry } from "../helpers/entry.ts";
 import { adminUrl, createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 
+const CHECKOUT = "c0ffee0001";
+
 // `npm start` seeds public credentials (a demo organisation, key and gateway user): never on mainnet and
 // never into a database that holds anything but its own demo data.
 let fresh: TestDatabase;
@@ -44,10 +46,14 @@ test("npm start refuses to seed demo credentials into a database with real accou
 });
 
 test("a fresh database, or one holding only the demo, may be seeded", async () => {
-  assert.equal(await refuseDemoDatabase(fresh.db), null);
+  assert.equal(await refuseDemoDatabase(fresh.db, CHECKOUT), null);
   await seedDemo(fresh.db);
-  assert.equal(await refuseDemoDatabase(fresh.db), null, "a restart re-seeds its own demo database");
-  assert.match((await refuseDemoDatabase(occupied.db)) ?? "", /real accounts/);
+  assert.equal(
+    await refuseDemoDatabase(fresh.db, CHECKOUT),
+    null,
+    "a restart re-seeds its own demo database",
+  );
+  assert.match((await refuseDemoDatabase(occupied.db, CHECKOUT)) ?? "", /real accounts/);
 });
 
 test("the demo's own database comes up again after a sign-up in it; created once, kept across restarts", async () => {
@@ -55,15 +61,31 @@ test("the demo's own database comes up again after a sign-up in it; created once
   const name = `staking_test_${Date.now().toString(36)}_de30`;
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
   try {
-    const url = await ensureDemoDatabase(adminUrl(), name);
+    const own = await ensureDemoDatabase(adminUrl(), name, CHECKOUT);
+    assert.ok("url" in own, "created for this checkout");
+    const { url } = own;
     await runMigrations(url);
     const demoDb = createDb(url, { max: 1 });
     try {
       await seedDemo(demoDb.db);
       // What a dashboard sign-up leaves: an account that is not the demo's.
       await makeOrganisation(demoDb.db, { email: "someone-trying-it@example.com" });
-      assert.equal(await refuseDemoDatabase(demoDb.db), null, "its own database, whatever it holds");
-      assert.equal(await ensureDemoDatabase(adminUrl(), name), url, "the same database on the next start");
+      assert.equal(
+        await refuseDemoDatabase(demoDb.db, CHECKOUT),
+        null,
+        "its own database, whatever it holds",
+      );
+      assert.deepEqual(
+        await ensureDemoDatabase(adminUrl(), name, CHECKOUT),
+        { url },
+        "the same database on the next start",
+      );
+      // A second checkout on the same server, told the same name: it is refused, by the id written in.
+      assert.deepEqual(await ensureDemoDatabase(adminUrl(), name, "other0ck"), { ownedBy: CHECKOUT });
+      assert.match(
+        (await refuseDemoDatabase(demoDb.db, "other0ck")) ?? "",
+        new RegExp(`demo database of another checkout \\(${CHECKOUT}\\)`),
+      );
       await seedDemo(demoDb.db);
       assert.deepEqual(
         (await demoDb.db.select({ email: organisations.email }).from(organisations))
@@ -79,4 +101,15 @@ test("the demo's own database comes up again after a sign-up in it; created once
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
     await admin.end();
   }
+});
+
+test("a re-seed keeps the demo key it is given while it works, and replaces one that does not", async () => {
+  const first = await seedDemo(fresh.db);
+  const again = await seedDemo(fresh.db, first.apiKey);
+  assert.equal(again.apiKey, first.apiKey, "the printed key survives a restart");
+  assert.equal(again.keyId, first.keyId);
+  const stranger = await seedDemo(fresh.db, "stk_notAKeyOfThisDatabase");
+  assert.notEqual(stranger.apiKey, first.apiKey, "a key this database never issued is not kept");
+  const after = await seedDemo(fresh.db, first.apiKey);
+  assert.notEqual(after.apiKey, first.apiKey, "a revoked key is not revived");
 });

@@ -95,7 +95,7 @@ test("a deployment that does not answer is one line naming the service and its a
   );
 });
 
-// Issue 25: nobody could read or edit a scope once signed up.
+// Nobody could read or edit a scope once signed up.
 test("orgs scope replaces a scope after checking it; the organisation reads it back", async () => {
   const email = uniqueEmail("scope");
   await request(h.app)
@@ -123,7 +123,7 @@ test("orgs scope replaces a scope after checking it; the organisation reads it b
   );
 });
 
-// Issue 25: a misspelt command printed the whole help text; stray flags and arguments were ignored.
+// A misspelt command printed the whole help text; stray flags and arguments were ignored.
 test("unknown command, unknown option and extra arguments are named and exit 2", async () => {
   const refused = async (args: string[], message: RegExp) =>
     assert.rejects(operator(...args), (err: { code: number; stdout: string }) => {

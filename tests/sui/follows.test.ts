@@ -27,7 +27,7 @@ describe("one Sui read follows at most SUI_MAX_PAGES_PER_SYNC pages", () => {
     assert.equal(env.dev.operations.filter((o) => o === "suiRewardsOwnedStakes").length, 1);
   });
 
-  // Issue 23 item 8: the same cap bounds a pass of the pools' rate history, so an epoch far ahead (a lie,
+  // The same cap bounds a pass of the pools' rate history, so an epoch far ahead (a lie,
   // or years of history) is read over several passes instead of in one unbounded one.
   const pools = () =>
     env.h.sql<{ pool_id: string; activation_epoch: number; indexed_through_epoch: number }[]>`
@@ -57,7 +57,7 @@ describe("one Sui read follows at most SUI_MAX_PAGES_PER_SYNC pages", () => {
   });
 });
 
-// Issue 24 item 5: any API key made the worker follow arbitrary addresses forever, without a cap.
+// Any API key made the worker follow arbitrary addresses forever, without a cap.
 describe("Sui delegators outside every scope are followed within a cap and an expiry", () => {
   let env: SuiEnv;
   before(async () => {

@@ -212,7 +212,7 @@ describe("Sui rewards when the index starts after a stake's activation", () => {
   let late: SuiEnv | undefined;
   after(async () => late?.close());
 
-  it("refuses with a clear 503 instead of valuing the stake 1:1 (issue 23 item 10)", async () => {
+  it("refuses with a clear 503 instead of valuing the stake 1:1", async () => {
     // The sample stake activated before epoch 630; its pool long before.
     late = await startSuiEnv({ SUI_INDEX_FROM_EPOCH: "630" });
     const res = await request(late.h.app)

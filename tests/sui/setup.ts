@@ -1,4 +1,4 @@
-import { SUI_DELEGATORS_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { buildScenario, type Scenario } from "../../devnet/sui/scenario.ts";
 import { type SuiDevnet, startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -26,7 +26,7 @@ export async function startSuiEnv(
   const { indexer } = await areaOf(h, "sui-rewards");
   await indexer.runOnce();
   // The worker's first sync of a delegator a request asks for (the request waits for it).
-  const jobs = await startJobs(h, [SUI_DELEGATORS_QUEUE]);
+  const jobs = await startJobs(h, [QUEUES.suiDelegators.name]);
   const org = await makeOrganisation(h.db);
   return {
     scenario,

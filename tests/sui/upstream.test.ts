@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import request from "supertest";
-import { SUI_DELEGATORS_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { devnetId } from "../../devnet/sui/chain.ts";
 import { SAMPLE } from "../../devnet/sui/scenario.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -60,7 +60,7 @@ describe("Sui rewards when the node fails", () => {
       SUI_VALIDATOR_ADDRESSES: `${env.scenario.validators.operator},${env.scenario.validators.sample}`,
     });
     cleanups.push(() => slow.close());
-    const slowJobs = await startJobs(slow, [SUI_DELEGATORS_QUEUE]);
+    const slowJobs = await startJobs(slow, [QUEUES.suiDelegators.name]);
     cleanups.push(() => slowJobs.close());
     // Same pools indexed in this database, so only the delegator read reaches the silent node.
     const org = await makeOrganisation(slow.db);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import request from "supertest";
-import { SUI_INDEX_QUEUE } from "../../control-plane/src/features/sui-rewards/jobs.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { buildScenario, SAMPLE } from "../../devnet/sui/scenario.ts";
 import { startSuiDevnet } from "../../devnet/sui/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -29,7 +29,7 @@ describe("Sui indexer in the worker (BullMQ job scheduler)", () => {
     const org = await makeOrganisation(h.db, {
       scope: { sui: { delegator_addresses: [SAMPLE.delegator], validator_addresses: [] } },
     });
-    const sui = await startJobs(h, [SUI_INDEX_QUEUE]);
+    const sui = await startJobs(h, [QUEUES.suiIndex.name]);
     cleanups.push(() => sui.close());
 
     await eventually(

@@ -7,16 +7,17 @@ import request from "supertest";
 import { createApp } from "../../control-plane/src/app.ts";
 import { loadConfig } from "../../control-plane/src/config.ts";
 import { BuilderError } from "../../control-plane/src/errors.ts";
-import { PROVISION_QUEUE, provisionJob } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
+import { provisionJob } from "../../control-plane/src/features/beacon-provisioning/jobs.ts";
 import { createProvisioningRepo } from "../../control-plane/src/features/beacon-provisioning/repo.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import { QUEUES } from "../../control-plane/src/queues.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
-// Issue 28 items 1-3 and 5: endpoints of both route groups, Standard Webhooks signatures checked by the
+// Endpoints of both route groups, Standard Webhooks signatures checked by the
 // reference library, retries with the same webhook-id, replay, rotation, auto-disable, the SSRF guard.
 const ENV = {
   WEBHOOK_ALLOW_HTTP: "1",
@@ -375,7 +376,7 @@ test("provision.completed when a provision's validators are made; provision.fail
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.result.provisionId as string;
   };
-  const worker = await startJobs(h, [PROVISION_QUEUE]);
+  const worker = await startJobs(h, [QUEUES.provision.name]);
   let done: string;
   let completed: Awaited<ReturnType<typeof r.of>>[number];
   try {
@@ -407,6 +408,7 @@ test("provision.completed when a provision's validators are made; provision.fail
     connection,
     prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,
     logger: createLogger({ level: "silent", service: "t" }),
+    db: h.db,
     repo: createProvisioningRepo(h.db),
     run: async () => {
       throw new BuilderError("refused for the test");

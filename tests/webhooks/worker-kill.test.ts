@@ -9,7 +9,7 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 import { eventually } from "../helpers/eventually.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
-// Issue 28 item 3: a worker SIGKILLed while its deliveries are in flight loses none of them: the claims
+// A worker SIGKILLed while its deliveries are in flight loses none of them: the claims
 // are leases in Postgres, and the next worker delivers them, with the same webhook-id.
 const ENV = {
   WEBHOOK_ALLOW_HTTP: "1",

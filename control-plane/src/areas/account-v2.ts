@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { accountV2Area } from "../features/account-v2/routes.ts";
 
 export function composeArea(core: Core) {

@@ -1,6 +1,7 @@
 import type { QueueDeps } from "../background-job.ts";
 import { createChainServing } from "../chain-identity/guard.ts";
-import type { Core } from "../compose.ts";
+import { resolveNetwork } from "../chains/beacon-networks.ts";
+import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
 import { createIndexer } from "../features/beacon-data/indexer.ts";
 import { createIndexerRepo } from "../features/beacon-data/indexer-repo.ts";
@@ -8,7 +9,6 @@ import { beaconDataJobs, createRegistrationsQueue } from "../features/beacon-dat
 import { createBeaconDataRepo } from "../features/beacon-data/repo.ts";
 import { beaconDataArea } from "../features/beacon-data/routes.ts";
 import { createBeaconDataService } from "../features/beacon-data/service.ts";
-import { resolveNetwork } from "../features/beacon-provisioning/networks.ts";
 import { createKeyRateLimit } from "../http/abuse-limits.ts";
 
 export function composeArea({ config, db, reads, redis, keys, logger, queuePrefix }: Core) {

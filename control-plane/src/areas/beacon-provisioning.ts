@@ -1,10 +1,10 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import { resolveNetwork } from "../chains/beacon-networks.ts";
+import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
 import { createTracking } from "../features/beacon-data/tracking.ts";
 import { createExitService } from "../features/beacon-provisioning/exits.ts";
 import { createProvisionQueue, provisionJob } from "../features/beacon-provisioning/jobs.ts";
-import { resolveNetwork } from "../features/beacon-provisioning/networks.ts";
 import { createProvisionProcessor } from "../features/beacon-provisioning/provision.ts";
 import { createProvisioningRepo } from "../features/beacon-provisioning/repo.ts";
 import { beaconProvisioningArea } from "../features/beacon-provisioning/routes.ts";
@@ -29,7 +29,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     tracking,
     quota: config.eth.provisionQuota,
   });
-  // Exits and EL requests (issue 27): the operator's keys, the node's pool, the system contracts' fees.
+  // Exits and EL requests: the operator's keys, the node's pool, the system contracts' fees.
   const exits = createExitService({
     repo,
     beacon,
@@ -55,8 +55,9 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     jobs: (q: QueueDeps, options: { provisionConcurrency?: number }) => [
       provisionJob({
         ...q,
+        db,
         repo,
-        run: createProvisionProcessor({ repo, eth: config.eth, network, tracking, logger }),
+        run: createProvisionProcessor({ db, repo, eth: config.eth, network, tracking, logger }),
         concurrency: options.provisionConcurrency ?? 1,
       }),
     ],

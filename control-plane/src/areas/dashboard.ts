@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { dashboardArea } from "../features/dashboard/routes.ts";
 import { createDashboardService } from "../features/dashboard/service.ts";
 

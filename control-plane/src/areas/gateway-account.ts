@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createGatewayKeyService } from "../features/gateway-account/keys-service.ts";
 import { createRequestLimit } from "../features/gateway-account/limit.ts";
 import { createGatewayAccountRepo } from "../features/gateway-account/repo.ts";
@@ -10,6 +10,7 @@ export function composeArea({ config, db, redis, keys, passwords, limits, jwt, q
   const gw = config.gatewayAccount;
   const repo = createGatewayAccountRepo(db);
   const accounts = createGatewayAccountService({
+    db,
     repo,
     passwords,
     limits,
@@ -26,7 +27,7 @@ export function composeArea({ config, db, redis, keys, passwords, limits, jwt, q
     routes: [
       gatewayAccountArea({
         accounts,
-        keys: createGatewayKeyService({ repo, redis, keys }),
+        keys: createGatewayKeyService({ db, repo, redis, keys }),
         limit: createRequestLimit({ redis, keys, points: gw.rateLimit, windowSeconds: gw.rateWindowSeconds }),
       }),
     ],

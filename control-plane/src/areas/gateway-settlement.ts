@@ -1,5 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { gatewaySettlementJobs } from "../features/gateway-settlement/jobs.ts";
 
 /** No routes: settlement runs in the worker only. */

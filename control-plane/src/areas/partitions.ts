@@ -1,5 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { partitionJobs } from "../features/partitions/jobs.ts";
 import { createPartitionMaintenance } from "../features/partitions/maintain.ts";
 

@@ -1,6 +1,6 @@
 import type { QueueDeps } from "../background-job.ts";
 import { createChainServing } from "../chain-identity/guard.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createPolygonL1, l1Identity } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
 import { createPolygonIndexerRepo } from "../features/polygon-rewards/indexer-repo.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createReadThroughGuard } from "../chain-identity/guard.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createSolanaRpc } from "../features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "../features/solana-stake/repo.ts";
 import { solanaStakeArea } from "../features/solana-stake/routes.ts";

@@ -1,6 +1,6 @@
 import type { QueueDeps } from "../background-job.ts";
 import { createChainServing } from "../chain-identity/guard.ts";
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createSuiNode } from "../features/sui-rewards/client.ts";
 import { createSuiFollows } from "../features/sui-rewards/follows.ts";
 import { createSuiIndexer } from "../features/sui-rewards/indexer.ts";
@@ -21,6 +21,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
   const node = createSuiNode({ ...config.sui, maxBytes: config.nodeResponseMaxBytes }, config.network);
   const indexer = createSuiIndexer({
     node,
+    db,
     repo: createSuiIndexerRepo(db),
     ...config.sui,
     recentlyQueried: follows.recent,

@@ -1,4 +1,4 @@
-import type { Core } from "../compose.ts";
+import type { Core } from "../core.ts";
 import { createRequestLimit } from "../features/gateway-account/limit.ts";
 import { createAddressPolicy } from "../features/webhooks/address-policy.ts";
 import { webhookJobs } from "../features/webhooks/jobs.ts";
@@ -11,6 +11,7 @@ import { createWebhooksService } from "../features/webhooks/service.ts";
 export function composeArea({ config, db, redis, keys, logger }: Core) {
   const box = createSecretBox(config.eth.keyEncryptionKey);
   const service = createWebhooksService({
+    db,
     repo: createWebhooksRepo(db),
     box,
     policy: createAddressPolicy(config.webhooks.allowed),

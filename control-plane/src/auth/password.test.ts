@@ -3,7 +3,7 @@ import { pbkdf2 } from "node:crypto";
 import { test } from "node:test";
 import { createPasswordHasher } from "./password.ts";
 
-// Regression (issue 24 item 14): a burst of argon2 hashes took every libuv thread, so anything else on the
+// Regression: a burst of argon2 hashes took every libuv thread, so anything else on the
 // pool (fs, dns.lookup, crypto) waited for the whole burst.
 test("fix: a burst of argon2 hashes leaves libuv's thread pool free for other work", async () => {
   const hasher = createPasswordHasher({ memoryCost: 8192, timeCost: 3, concurrency: 2 });

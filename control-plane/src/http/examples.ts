@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Request, RequestHandler } from "express";
-import type { ResponseSpec, Route } from "./route.ts";
+import type { Request } from "express";
+import type { ExampleRecorder, Route } from "./route.ts";
 
 /**
  * The OpenAPI document's examples are real exchanges recorded while the tests run, never written by hand
@@ -21,9 +21,6 @@ export interface Example {
 export type Examples = Record<string, Record<string, Example>>;
 
 export const operationKey = (r: Pick<Route, "method" | "path">) => `${r.method} ${r.path}`;
-
-/** Wraps one route's replies; registerAreas puts it first in the route's chain when recording is on. */
-export type ExampleRecorder = (r: Route, declared: Record<number, ResponseSpec>) => RequestHandler;
 
 /** Bigger is richer (a filled list over an empty one), up to a size a reader can take in at a glance. */
 const READABLE = 2000;

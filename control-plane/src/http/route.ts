@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import {
@@ -10,7 +12,6 @@ import {
 } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
-import type { ExampleRecorder } from "./examples.ts";
 
 /**
  * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
@@ -29,7 +30,7 @@ export interface ResponseSpec {
 export interface Reply {
   status: number;
   body?: unknown;
-  /** A non-JSON body (e.g. `text/html`): sent as is with this content type. */
+  /** A non-JSON body (e.g. `text/html`): sent as is with this content type; a `Readable` is streamed. */
   type?: string;
   headers?: Record<string, string>;
 }
@@ -171,6 +172,13 @@ export interface RegisterOptions {
   recordExamples?: ExampleRecorder | undefined;
 }
 
+/**
+ * Wraps one route's replies (http/examples.ts builds it); registerAreas puts it first in the route's chain
+ * when recording is on. Declared here, beside its one caller, so examples.ts depends on this module and not
+ * the other way round.
+ */
+export type ExampleRecorder = (r: Route, declared: Record<number, ResponseSpec>) => RequestHandler;
+
 function handle(r: Route, declared: Record<number, ResponseSpec>, options: RegisterOptions): RequestHandler {
   const authenticate = r.security === undefined ? undefined : options.authenticators[r.security];
   return async (req: Request, res: Response) => {
@@ -188,10 +196,24 @@ function handle(r: Route, declared: Record<number, ResponseSpec>, options: Regis
     if (options.checkResponses) checkReply(r, declared, reply);
     if (reply.headers) res.set(reply.headers);
     res.status(reply.status);
-    if (reply.type !== undefined) res.type(reply.type).send(reply.body);
+    if (reply.body instanceof Readable) await streamTo(reply.body, res.type(reply.type ?? "text/plain"));
+    else if (reply.type !== undefined) res.type(reply.type).send(reply.body);
     else if (reply.body === undefined) res.end();
     else res.json(reply.body);
   };
+}
+
+/**
+ * Streams a body of any size with backpressure: memory stays one chunk however long the body. A client
+ * gone mid-way is not a fault; any other failure after the headers reaches the error handler, which can
+ * only cut the connection.
+ */
+async function streamTo(body: Readable, res: Response): Promise<void> {
+  try {
+    await pipeline(body, res);
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ERR_STREAM_PREMATURE_CLOSE") throw err;
+  }
 }
 
 function checkReply(r: Route, declared: Record<number, ResponseSpec>, reply: Reply): void {

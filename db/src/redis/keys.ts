@@ -34,6 +34,8 @@ export function createRedisKeys(prefix: string) {
   const dirtyBucket = (bucket: number) => `${p}gw:settle:dirty:{settle-dirty-${bucket}}`;
   return {
     prefix: p,
+    /** The id of the `npm start` checkout that owns this prefix (scripts/lib/checkout.ts): never another's data. */
+    checkoutOwner: `${p}checkout`,
     /** rate-limiter-flexible key prefix for one limiter. */
     rateLimit: (name: string) => `${p}rl:${name}`,
     /**

@@ -89,7 +89,7 @@ export const beaconValidators = pgTable(
      * before the index's first epoch).
      */
     indexedFrom: integer(),
-    /** Epochs in a row its balance fell (`validator.offline`, issue 28); reset by a rise. */
+    /** Epochs in a row its balance fell (`validator.offline`); reset by a rise. */
     fallingEpochs: integer().notNull().default(0),
   },
   (t) => [

@@ -208,7 +208,7 @@ export const reservations = pgTable(
     status: reservationStatus().notNull(),
     /** The settlement debit (ledger entry) this reservation was charged in, once settled. */
     debitId: text(),
-    /** The gateway key the request came with (null: reserved by a tool, or before issue 29). */
+    /** The gateway key the request came with (null: reserved by a tool, or before the column existed). */
     keyId: text(),
     /** The HTTP status the client got (the provider's, or the gateway's 502/408); null: none (it left). */
     httpStatus: smallint(),
@@ -216,7 +216,7 @@ export const reservations = pgTable(
     upstreamMs: integer(),
     /**
      * The path asked of the provider, without the query (a query may carry a secret), cut to
-     * RESERVATION_PATH_MAX characters; null: not recorded (the reaper's release, or before issue 29).
+     * RESERVATION_PATH_MAX characters; null: not recorded (the reaper's release, or before the column existed).
      */
     path: text(),
     ...timestamps(),

@@ -3,7 +3,7 @@ import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from
 import { timestamps } from "./_columns.ts";
 
 /**
- * Webhooks (issue 28, docs/spec.md "Webhooks"): endpoints tenants register, the outbox of events written in
+ * Webhooks (docs/spec.md "Webhooks"): endpoints tenants register, the outbox of events written in
  * the transaction of their cause, and one delivery row per event and endpoint that the worker works off.
  * An owner is an organisation (staking API) or a gateway user (gateway account API); the id's prefix says
  * which, the kind column makes it queryable without parsing.

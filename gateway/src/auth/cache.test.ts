@@ -73,7 +73,7 @@ test("bounded: the least recently used entry goes first, the keys in use stay", 
   assert.equal(await cache.get("b"), "b:5", "evicted, so looked up again");
 });
 
-test("fix: while lookups fail, a value is served for at most maxStaleMs, then the lookup's failure is (issue 24 item 11)", async (t) => {
+test("fix: while lookups fail, a value is served for at most maxStaleMs, then the lookup's failure is answered", async (t) => {
   t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
   let fail = false;
   let loads = 0;

@@ -152,7 +152,7 @@ test("response headers named in Connection go, before or after it, and only name
   );
 });
 
-test("fix: the client's Forwarded and X-Forwarded-* never reach the provider; the gateway's own do (issue 24 item 10)", () => {
+test("fix: the client's Forwarded and X-Forwarded-* never reach the provider; the gateway's own do", () => {
   const h = readRequestHeaders(
     [
       "Host",

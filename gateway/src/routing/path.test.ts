@@ -48,7 +48,7 @@ test("dots, percent escapes and backslashes still go through resolution", () => 
   assert.equal(parseGatewayPath("/gateway/rpc/a%5C%2e%2E%5cx"), null);
 });
 
-test("fix: `;`, `%00` and a double-encoded `%25` never reach the provider (issue 24 item 9)", () => {
+test("fix: `;`, `%00` and a double-encoded `%25` never reach the provider", () => {
   for (const path of [
     "/gateway/rpc/..;/admin",
     "/gateway/rpc/a/..;/..;/admin",

@@ -2,8 +2,8 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import type { OrganisationScope, organisations } from "@stake/db/schema/accounts";
 import { parseOrThrow } from "../../errors.ts";
-import { OPERATOR, recordAudit } from "../audit/repo.ts";
-import { createAccountsRepo } from "./repo.ts";
+import { createAccountsRepo } from "../../platform/accounts-repo.ts";
+import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { Scope } from "./schemas.ts";
 
 export type OrganisationStatus = (typeof organisations.$inferSelect)["status"];
@@ -18,7 +18,7 @@ export function createAccountOperatorService(deps: { db: Db }) {
   const repo = createAccountsRepo(db);
   /** The organisation with its new status, or null when there is none with that e-mail. */
   const setOrganisationStatus = (email: string, status: OrganisationStatus) =>
-    repo.transaction(async (tx) => {
+    db.transaction(async (tx) => {
       const before = await repo.lockOrganisationByEmail(email, tx);
       if (!before) return null;
       const row = await repo.setOrganisationStatus(email, status, tx);
@@ -57,13 +57,15 @@ export function createAccountOperatorService(deps: { db: Db }) {
     /**
      * An approved organisation (found by e-mail, else created with `passwordHash` and an unrestricted
      * scope) with one fresh key labelled `label`, its earlier keys of that label revoked in the same
-     * transaction.
+     * transaction; or, when `keep` is an active key of that organisation and label, that key unchanged (the
+     * demo keeps its printed key across restarts).
      */
     async openApprovedOrganisation(input: {
       email: string;
       orgName: string;
       passwordHash: () => Promise<string>;
       label: string;
+      keep?: string | undefined;
     }) {
       if (!(await repo.findOrganisationByEmail(input.email))) {
         const scope: OrganisationScope = {};
@@ -76,8 +78,11 @@ export function createAccountOperatorService(deps: { db: Db }) {
         });
       }
       const org = (await setOrganisationStatus(input.email, "approved"))!;
+      const kept = input.keep ? await repo.findActiveKey(input.keep) : null;
+      if (kept && kept.organisation.id === org.id && kept.label === input.label)
+        return { organisationId: org.id, keyId: kept.keyId, apiKey: input.keep! };
       const issued = issueApiKey("staking");
-      const key = await repo.transaction(async (tx) => {
+      const key = await db.transaction(async (tx) => {
         await repo.revokeKeysLabelled(org.id, input.label, tx);
         return repo.insertKey({ organisationId: org.id, label: input.label, issued }, tx);
       });

@@ -3,7 +3,7 @@ import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import type { BasicCredentials } from "../../http/basic-auth.ts";
-import type { AccountsRepo } from "./repo.ts";
+import type { AccountsRepo } from "../../platform/accounts-repo.ts";
 import type { SignupRequest } from "./schemas.ts";
 
 export function createAccountService(deps: {

@@ -2,6 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TransactionRow } from "./epoch-rewards.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 
 /**
  * The beacon indexer's SQL pieces: rows of an epoch and their sums into the daily rollups, written as
@@ -97,7 +98,7 @@ export async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec
 export async function insertHistory(tx: DbOrTx, data: EpochData) {
   const hs = data.history;
   if (!hs.length) return [];
-  const rows = await tx.execute<{ pubkey: string; status: string; previous: string | null }>(sql`
+  const rows = await tx.execute<{ pubkey: string; status: Lifecycle; previous: Lifecycle | null }>(sql`
     with ins as (
       insert into beacon_status_history as h (pubkey, status, time, epoch)
       select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int

@@ -1,4 +1,3 @@
-import type { Queue } from "bullmq";
 import {
   type BackgroundJob,
   type ChainFollower,
@@ -7,11 +6,9 @@ import {
   type QueueDeps,
   queueJob,
 } from "../../background-job.ts";
+import { type JobQueue, QUEUES } from "../../queues.ts";
 
-export const BEACON_INDEX_QUEUE = "beacon-data-index";
-/** Registrations waiting for their organisation's rollup (POST /api/validators/register enqueues one). */
-export const BEACON_REGISTRATIONS_QUEUE = "beacon-data-registrations";
-export type RegistrationsQueue = Queue<Record<string, never>>;
+export type RegistrationsQueue = JobQueue<typeof QUEUES.beaconRegistrations.name>;
 
 /**
  * One indexer step every BEACON_INDEXER_INTERVAL_MS; several workers are safe because each epoch write
@@ -31,14 +28,14 @@ export function beaconDataJobs(
     followerJob({
       ...deps,
       logger,
-      name: BEACON_INDEX_QUEUE,
+      name: QUEUES.beaconIndex.name,
       everyMs: deps.intervalMs,
       follower: deps.indexer,
     }),
     queueJob({
       ...deps,
       logger,
-      name: BEACON_REGISTRATIONS_QUEUE,
+      name: QUEUES.beaconRegistrations.name,
       concurrency: 1,
       process: deps.rollUpRegistrations,
     }),
@@ -46,4 +43,4 @@ export function beaconDataJobs(
 }
 
 export const createRegistrationsQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
-  createJobQueue<Record<string, never>>(BEACON_REGISTRATIONS_QUEUE, deps);
+  createJobQueue(QUEUES.beaconRegistrations.name, deps);

@@ -1,6 +1,11 @@
 import type { Hex } from "viem";
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent } from "../../chains/deposit-contract.ts";
+import {
+  decodeConsolidationRequestLog,
+  decodeWithdrawalRequestLog,
+  EL_REQUEST_LOG_ADDRESSES as SYSTEM_CONTRACTS,
+} from "../../chains/el-requests.ts";
 import { WEI_PER_GWEI } from "../../chains/evm.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
 import type {
@@ -19,11 +24,6 @@ import {
   type SlotInput,
   type TrackedValidator,
 } from "./epoch-rewards.ts";
-
-export const SYSTEM_CONTRACTS = {
-  withdrawals: "0x00000961ef480eb55e80d19ad83579a64c007002",
-  consolidations: "0x0000bbddc7ce488642fb579f8b00f3a590007251",
-} as const;
 
 /** The beacon reads of an epoch: answers the node marks optimistic throw (client.ts `OptimisticAnswer`). */
 type BeaconReads = BeaconApi["verified"];
@@ -165,26 +165,26 @@ async function logTransaction(
   tracked: Map<string, TrackedValidator>,
 ): Promise<RequestRow | null> {
   const address = log.address.toLowerCase();
+  const withdrawal = address === SYSTEM_CONTRACTS.withdrawals ? decodeWithdrawalRequestLog(log.data) : null;
+  const consolidation =
+    address === SYSTEM_CONTRACTS.consolidations ? decodeConsolidationRequestLog(log.data) : null;
   let fields: Pick<
     RequestRow,
     "pubkey" | "type" | "sourcePubkey" | "targetPubkey" | "amountGwei" | "withdrawalCredentials"
   >;
   if (address === depositContract.toLowerCase() && log.topics[0] === DEPOSIT_EVENT_TOPIC) {
     fields = { ...decodeDepositEvent(log), type: "DEPOSIT", sourcePubkey: null, targetPubkey: null };
-  } else if (address === SYSTEM_CONTRACTS.withdrawals && log.data.length === 2 + 76 * 2) {
-    const amount = BigInt(`0x${log.data.slice(138)}`);
-    const pubkey = `0x${log.data.slice(42, 138)}`;
+  } else if (withdrawal) {
     fields = {
-      pubkey,
-      type: amount === 0n ? "FULL_WITHDRAWAL" : "PARTIAL_EXIT",
+      pubkey: withdrawal.pubkey,
+      type: withdrawal.amountGwei === 0n ? "FULL_WITHDRAWAL" : "PARTIAL_EXIT",
       sourcePubkey: null,
       targetPubkey: null,
-      amountGwei: amount,
+      amountGwei: withdrawal.amountGwei,
       withdrawalCredentials: null,
     };
-  } else if (address === SYSTEM_CONTRACTS.consolidations && log.data.length === 2 + 116 * 2) {
-    const source = `0x${log.data.slice(42, 138)}`;
-    const target = `0x${log.data.slice(138)}`;
+  } else if (consolidation) {
+    const { source, target } = consolidation;
     fields = {
       pubkey: source,
       type: source === target ? "SWITCH" : "CONSOLIDATE",

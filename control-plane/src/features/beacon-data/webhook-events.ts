@@ -1,11 +1,12 @@
 import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
-import { emitEvents, type OutboxEvent } from "../webhooks/outbox.ts";
+import { emitEvents, type OutboxEvent } from "../../platform/outbox.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData } from "./epoch-rewards.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 
 /**
- * The beacon indexer's webhook events (issue 28), written by the indexer in the transaction of the epoch
+ * The beacon indexer's webhook events, written by the indexer in the transaction of the epoch
  * (or finalization) that caused them, through the webhooks area's outbox port: every organisation tracking
  * a validator (provisioned or registered) is told. Functions of `(tx, args)` like indexer-repo.ts.
  */
@@ -14,7 +15,7 @@ import type { EpochData } from "./epoch-rewards.ts";
 export interface Before {
   beaconStatus: string | null;
   /** The lifecycle status stored; before the indexer saw it, CREATED if provisioned here, else null. */
-  lifecycle: string | null;
+  lifecycle: Lifecycle | null;
   fallingEpochs: number;
 }
 
@@ -24,7 +25,7 @@ export async function readBefore(tx: DbOrTx, pubkeys: string[]): Promise<Map<str
   const rows = await tx.execute<{
     pubkey: string;
     beacon_status: string | null;
-    lifecycle_status: string | null;
+    lifecycle_status: Lifecycle | null;
     falling_epochs: number;
   }>(sql`
     select t.pubkey, max(b.beacon_status) as beacon_status,
@@ -68,7 +69,7 @@ export async function emitEpochEvents(
     data: EpochData;
     before: Map<string, Before>;
     falling: number[];
-    reached: { pubkey: string; status: string; previous: string | null }[];
+    reached: { pubkey: string; status: Lifecycle; previous: Lifecycle | null }[];
     offlineEpochs: number;
   },
 ) {

@@ -3,12 +3,12 @@ import { test } from "node:test";
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { decodeFunctionData, parseAbi, toFunctionSelector } from "viem";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
+import { BEACON_NETWORKS, type BeaconNetwork } from "../../chains/beacon-networks.ts";
+import { consolidationRequestTx, withdrawalRequestTx } from "../../chains/el-requests.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf } from "../../chains/evm.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx, type SignedDeposit, verifyDeposit } from "./builder.ts";
-import { consolidationRequestTx, withdrawalRequestTx } from "./el-requests.ts";
 import { buildVoluntaryExit } from "./exit-builder.ts";
-import { BEACON_NETWORKS, type BeaconNetwork } from "./networks.ts";
 import { computeDepositDomain, computeSigningRoot } from "./ssz.ts";
 
 const SK = 0x3f3e0a69a6a66aeaec606a2ccb47c703afb2e8ae64f70a1650c03343b06e8f0cn;

@@ -1,8 +1,8 @@
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import { encodeBatchDepositCall, encodeDepositCall } from "../../chains/deposit-contract.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf, WEI_PER_GWEI } from "../../chains/evm.ts";
 import { BuilderError } from "../../errors.ts";
 import { type BlsKey, blsVerify } from "./bls.ts";
-import type { BeaconNetwork } from "./networks.ts";
 import { computeDepositDomain, computeSigningRoot, depositDataRoot, depositMessageRoot } from "./ssz.ts";
 
 export const MIN_DEPOSIT_GWEI = 1n * GWEI_PER_ETH;

@@ -1,7 +1,7 @@
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import { bytesOf, hexOf } from "../../chains/evm.ts";
 import { BuilderError } from "../../errors.ts";
 import { type BlsKey, blsVerify } from "./bls.ts";
-import type { BeaconNetwork } from "./networks.ts";
 import { computeSigningRoot, computeVoluntaryExitDomain, voluntaryExitRoot } from "./ssz.ts";
 
 /** The Beacon API's SignedVoluntaryExit (numbers as decimal strings), as POSTed to the node's pool. */

@@ -1,23 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { CompactEncrypt, calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import type { Hex } from "viem";
-import { toChecksumAddress } from "../../chains/evm.ts";
-import type { Config } from "../../config.ts";
-import { AppError, type ErrorCode } from "../../errors.ts";
-import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
-import type { Logger } from "../../log.ts";
-import type { ApiValidator, BeaconApi, ExecutionApi } from "../beacon-data/client.ts";
-import type { Tracking } from "../beacon-data/tracking.ts";
-import { blsKeyFromSecret } from "./bls.ts";
+import { withdrawalAddressOf } from "../../chains/beacon.ts";
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import {
   CONSOLIDATION_REQUEST_CONTRACT,
   consolidationRequestTx,
   WITHDRAWAL_REQUEST_CONTRACT,
   withdrawalRequestTx,
-} from "./el-requests.ts";
+} from "../../chains/el-requests.ts";
+import { toChecksumAddress } from "../../chains/evm.ts";
+import type { Config } from "../../config.ts";
+import { AppError, type ErrorCode } from "../../errors.ts";
+import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { Logger } from "../../log.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
+import type { ApiValidator, BeaconApi, ExecutionApi } from "../beacon-data/client.ts";
+import type { Tracking } from "../beacon-data/tracking.ts";
+import { blsKeyFromSecret } from "./bls.ts";
 import { buildVoluntaryExit, type SignedVoluntaryExit } from "./exit-builder.ts";
-import { createKeyCipher } from "./key-encryption.ts";
-import type { BeaconNetwork } from "./networks.ts";
 import type { ProvisioningRepo, ValidatorRow } from "./repo.ts";
 
 const FAR_FUTURE = "18446744073709551615";
@@ -130,8 +131,9 @@ export function createExitService(deps: {
     return buildVoluntaryExit({ key, validatorIndex, epoch, network });
   }
 
-  const withdrawalAddressOf = (row: ValidatorRow) =>
-    toChecksumAddress(`0x${row.withdrawalCredentials.slice(-40)}`);
+  /** The EIP-55 sender of a validator's EL requests; provisioned credentials are always 0x01 or 0x02. */
+  const requestSender = (row: ValidatorRow) =>
+    toChecksumAddress(withdrawalAddressOf(row.withdrawalCredentials) as string);
 
   return {
     /**
@@ -278,7 +280,7 @@ export function createExitService(deps: {
           type: full ? ("FULL_WITHDRAWAL" as const) : ("PARTIAL_EXIT" as const),
           amount: amount.toString(),
           ...withdrawalRequestTx({
-            from: withdrawalAddressOf(o.row),
+            from: requestSender(o.row),
             pubkey: o.row.pubkey,
             amountGwei: amount,
             feeWei: fee,
@@ -341,7 +343,7 @@ export function createExitService(deps: {
           sourceValidatorIndex: index,
           type: switching ? ("SWITCH" as const) : ("CONSOLIDATE" as const),
           ...consolidationRequestTx({
-            from: withdrawalAddressOf(source.row),
+            from: requestSender(source.row),
             source: source.row.pubkey,
             target,
             feeWei: fee,

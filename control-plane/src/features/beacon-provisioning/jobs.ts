@@ -1,14 +1,11 @@
-import type { Queue } from "bullmq";
+import type { Db } from "@stake/db/client";
 import { type BackgroundJob, createJobQueue, type QueueDeps, queueJob } from "../../background-job.ts";
 import { AppError, BuilderError } from "../../errors.ts";
-import { emitEvent } from "../webhooks/outbox.ts";
+import { emitEvent } from "../../platform/outbox.ts";
+import { type JobQueue, QUEUES } from "../../queues.ts";
 import type { ProvisioningRepo } from "./repo.ts";
 
-export const PROVISION_QUEUE = "beacon-provision";
-export interface ProvisionJobData {
-  provisionId: string;
-}
-export type ProvisionQueue = Queue<ProvisionJobData>;
+export type ProvisionQueue = JobQueue<typeof QUEUES.provision.name>;
 
 /**
  * The reason a client reads on a FAILED provision: a refusal of its request is told as is; anything else
@@ -25,14 +22,16 @@ export function failureReason(err: unknown): string {
  */
 export function provisionJob(
   deps: QueueDeps & {
+    /** Opens the FAILED status's unit of work. */
+    db: Db;
     repo: ProvisioningRepo;
     run: (provisionId: string) => Promise<void>;
     concurrency: number;
   },
 ): BackgroundJob {
-  return queueJob<ProvisionJobData>({
+  return queueJob({
     ...deps,
-    name: PROVISION_QUEUE,
+    name: QUEUES.provision.name,
     async process(job) {
       try {
         await deps.run(job.data.provisionId);
@@ -42,8 +41,8 @@ export function provisionJob(
         if (last) {
           const { provisionId } = job.data;
           const reason = failureReason(err);
-          // The FAILED status and its event commit together (the webhook outbox, issue 28).
-          await deps.repo.transaction(async (tx) => {
+          // The FAILED status and its event commit together (the webhook outbox).
+          await deps.db.transaction(async (tx) => {
             const provision = await deps.repo.findProvision(provisionId, undefined, tx);
             if (provision?.status !== "IN_PROGRESS") return;
             await deps.repo.setProvisionStatus(provisionId, "FAILED", { reason }, tx);
@@ -62,4 +61,4 @@ export function provisionJob(
 
 /** The queue the HTTP side enqueues provision jobs on. */
 export const createProvisionQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
-  createJobQueue<ProvisionJobData>(PROVISION_QUEUE, deps);
+  createJobQueue(QUEUES.provision.name, deps);

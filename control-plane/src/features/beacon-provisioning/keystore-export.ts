@@ -1,8 +1,8 @@
 import type { Db } from "@stake/db/client";
 import { hexOf } from "../../chains/evm.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { signingKeyPath } from "./eip2333.ts";
-import { createKeyCipher } from "./key-encryption.ts";
 import { encryptKeystore } from "./keystore.ts";
 import { createProvisioningRepo } from "./repo.ts";
 

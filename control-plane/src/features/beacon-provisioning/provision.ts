@@ -1,14 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
+import type { Db } from "@stake/db/client";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../log.ts";
+import { emitEvent } from "../../platform/outbox.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
 import type { Tracking } from "../beacon-data/tracking.ts";
-import { emitEvent } from "../webhooks/outbox.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { batchDepositTx, buildDeposit, depositTx } from "./builder.ts";
 import { createSigningKeyDeriver, secretKeyToBytes } from "./eip2333.ts";
-import { createKeyCipher } from "./key-encryption.ts";
-import type { BeaconNetwork } from "./networks.ts";
 import type { NewValidatorRow, ProvisioningRepo } from "./repo.ts";
 
 /** Identifies a seed in the allocator table without revealing it (a domain-separated hash). */
@@ -22,6 +23,8 @@ export function seedFingerprint(seedHex: string): string {
  * frees the indices. Idempotent: a provision that is no longer IN_PROGRESS is left as it is.
  */
 export function createProvisionProcessor(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   repo: ProvisioningRepo;
   eth: Config["eth"];
   network: BeaconNetwork;
@@ -41,7 +44,7 @@ export function createProvisionProcessor(deps: {
     const wc = withdrawalCredentials(a.withdrawalAddress, a.compounding);
     const amountGwei = BigInt(a.amountPerValidatorGwei);
 
-    await deps.repo.transaction(async (tx) => {
+    await deps.db.transaction(async (tx) => {
       const createdAt = new Date();
       const first = await deps.repo.allocateKeyIndices(tx, seedId, a.validatorsCount);
       const rows: NewValidatorRow[] = [];

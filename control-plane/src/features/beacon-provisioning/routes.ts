@@ -102,7 +102,7 @@ export function beaconProvisioningArea(deps: { service: ProvisioningService; exi
           body: await service.addStake(auth, body.pubKey, body.amount),
         }),
       }),
-      // Our additions (docs/spec.md, "Exits, withdrawals and consolidations"): issue 27.
+      // Our additions (docs/spec.md, "Exits, withdrawals and consolidations").
       route({
         method: "post",
         path: "/api/validators/exit",

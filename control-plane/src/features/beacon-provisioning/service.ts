@@ -1,19 +1,20 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ProvisionAttributes } from "@stake/db/schema/provisioning";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
+import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import { bytesOf, GWEI_PER_ETH, hexOf, toChecksumAddress } from "../../chains/evm.ts";
 import type { Config } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { pageEnvelope, pageOrAll } from "../../http/paging.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
+import { QUEUES } from "../../queues.ts";
 import type { BeaconApi } from "../beacon-data/client.ts";
 import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
 import type { Tracking } from "../beacon-data/tracking.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { buildDeposit, depositTx, MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI } from "./builder.ts";
-import { PROVISION_QUEUE, type ProvisionQueue } from "./jobs.ts";
-import { createKeyCipher } from "./key-encryption.ts";
-import type { BeaconNetwork } from "./networks.ts";
+import type { ProvisionQueue } from "./jobs.ts";
 import { depositDetailItem, type ListedValidator, provisionHeader, validatorItem } from "./present.ts";
 import type { ProvisioningRepo, ValidatorRow } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
@@ -109,7 +110,7 @@ export function createProvisioningService(deps: {
       // jobId = provisionId: a replay (or a crash between insert and add) re-adds the same job, never a second one.
       if (row.status === "IN_PROGRESS") {
         await deps.queue.add(
-          PROVISION_QUEUE,
+          QUEUES.provision.name,
           { provisionId: row.id },
           {
             jobId: row.id,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ByteVectorType, ContainerType, UintBigintType } from "@chainsafe/ssz";
-import { BEACON_NETWORKS } from "./networks.ts";
+import { BEACON_NETWORKS } from "../../chains/beacon-networks.ts";
 import {
   computeDepositDomain,
   computeSigningRoot,

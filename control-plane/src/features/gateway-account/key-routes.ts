@@ -14,7 +14,7 @@ import {
 const error = errorResponses(ErrorBodies.message);
 const notFound = error("API key not found");
 
-/** A gateway key's budget and rotation (issue 29 item 2; docs/gateway.md, "Per-key limits and spend caps"). */
+/** A gateway key's budget and rotation (docs/gateway.md, "Per-key limits and spend caps"). */
 export function gatewayKeyRoutes(keys: GatewayKeyService) {
   return [
     route({

@@ -1,11 +1,12 @@
 import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/repo.ts";
-import type { GatewayAccountRepo } from "./repo.ts";
+import { recordAudit } from "../../platform/audit.ts";
+import { createGatewayAccountRepo, type GatewayAccountRepo } from "./repo.ts";
 import {
   DEFAULT_ROTATION_GRACE_SECONDS,
   type KeyLimitsRequest,
@@ -40,12 +41,17 @@ export async function readKeyCounters(redis: Redis, keys: RedisKeys, partyId: st
 }
 
 /**
- * A gateway key's own budget and its rotation (issue 29 item 2): named limits, daily and monthly spend
+ * A gateway key's own budget and its rotation: named limits, daily and monthly spend
  * caps, and a new secret with a grace window for the old one. Every change is followed by the
  * invalidation message, so every gateway drops its cached key record within the pub/sub delivery time.
  */
-export function createGatewayKeyService(deps: { repo: GatewayAccountRepo; redis: Redis; keys: RedisKeys }) {
-  const { repo, redis, keys } = deps;
+export function createGatewayKeyService(deps: {
+  db: Db;
+  repo: GatewayAccountRepo;
+  redis: Redis;
+  keys: RedisKeys;
+}) {
+  const { db, repo, redis, keys } = deps;
   const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
   const notFound = () => new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
 
@@ -76,8 +82,8 @@ export function createGatewayKeyService(deps: { repo: GatewayAccountRepo; redis:
       const grace = input?.graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
       const graceUntil = new Date(at.getTime() + grace * 1000);
       // The audit row in the rotation's transaction: a rotation is on record exactly when it happened.
-      const key = await repo.transaction(async (r, tx) => {
-        const key = await r.rotateKey(userId, keyId, {
+      const key = await db.transaction(async (tx) => {
+        const key = await createGatewayAccountRepo(tx).rotateKey(userId, keyId, {
           hash: issued.hash,
           start: issued.start,
           graceUntil,

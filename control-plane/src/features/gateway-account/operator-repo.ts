@@ -2,8 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { coinRates, gatewayApiKeys, gatewayUsers, parties, providers } from "@stake/db/schema/gateway";
 import { and, asc, eq } from "drizzle-orm";
-import { OPERATOR } from "../audit/repo.ts";
-import { currentCoinRate, DEACTIVATED, deactivateKeysAndTell } from "./repo.ts";
+import { currentCoinRate, DEACTIVATED, deactivateKeys } from "./repo.ts";
 
 export type ProviderStatus = (typeof providers.$inferSelect)["status"];
 export type ProviderRow = typeof providers.$inferSelect;
@@ -47,10 +46,10 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
       const [party] = await db.select().from(parties).where(eq(parties.id, partyId)).limit(1);
       return party ?? null;
     },
-    async deactivateKey(keyId: string) {
-      const [key] = await deactivateKeysAndTell(db, eq(gatewayApiKeys.id, keyId), OPERATOR);
-      if (key) return key;
-      // Already deactivated: unchanged (DEACTIVATED keeps the first deactivatedAt), and not told again.
+    /** The key if it was active and is deactivated now, else none (see `deactivateKeys`). */
+    deactivateKey: (keyId: string) => deactivateKeys(db, eq(gatewayApiKeys.id, keyId)),
+    /** The key as it is (DEACTIVATED keeps the first deactivatedAt), or null when there is none. */
+    async findKeyDeactivated(keyId: string) {
       const [existing] = await db
         .update(gatewayApiKeys)
         .set(DEACTIVATED)
@@ -58,13 +57,21 @@ export function createGatewayOperatorRepo(db: DbOrTx) {
         .returning();
       return existing ?? null;
     },
-    async deactivateKeysOfUser(userId: string) {
-      await deactivateKeysAndTell(
-        db,
-        and(eq(gatewayApiKeys.userId, userId), eq(gatewayApiKeys.active, true)),
-        OPERATOR,
-      );
+    /** The user's key with that hash if it still works (active, unexpired), else null. */
+    async findWorkingKeyOfUser(userId: string, hash: string) {
+      const [key] = await db
+        .select({ id: gatewayApiKeys.id, expiresAt: gatewayApiKeys.expiresAt })
+        .from(gatewayApiKeys)
+        .where(
+          and(
+            eq(gatewayApiKeys.userId, userId),
+            eq(gatewayApiKeys.hash, hash),
+            eq(gatewayApiKeys.active, true),
+          ),
+        );
+      return key && (!key.expiresAt || key.expiresAt > new Date()) ? key : null;
     },
+    deactivateKeysOfUser: (userId: string) => deactivateKeys(db, eq(gatewayApiKeys.userId, userId)),
     /** Every gateway user with its party, if any, oldest first. */
     listUsers() {
       return db

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { issueApiKey } from "@stake/db/api-key";
+import { hashApiKey, issueApiKey } from "@stake/db/api-key";
 import type { Db, DbOrTx } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { OPERATOR, recordAudit } from "../audit/repo.ts";
+import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
+import { tellDeactivated } from "./deactivation.ts";
 import { capInCoins, readKeyCounters } from "./keys-service.ts";
 import { createGatewayOperatorRepo, type ProviderRow, type ProviderStatus } from "./operator-repo.ts";
 import { createGatewayAccountRepo } from "./repo.ts";
@@ -17,7 +18,7 @@ export type { ProviderRow, ProviderStatus } from "./operator-repo.ts";
  * What the operator does to gateway state: providers, the coin rate, funding, key deactivation, and a
  * funded account in one call (the demo seed, the benchmark and the tests' fixtures). Every change that a
  * gateway caches is followed by the invalidation message, so each gateway drops its key, provider and rate
- * caches within a second. Each change is audited in its own transaction (features/audit).
+ * caches within a second. Each change is audited in its own transaction (platform/audit.ts).
  */
 export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys: RedisKeys }) {
   const { db, redis, keys } = deps;
@@ -31,6 +32,29 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
   /** `fn` on one transaction: the change and its audit entry commit together or not at all. */
   const audited = <T>(fn: (r: ReturnType<typeof createGatewayOperatorRepo>, tx: DbOrTx) => Promise<T>) =>
     db.transaction((tx) => fn(createGatewayOperatorRepo(tx), tx));
+
+  /** A new key of the user, the user's earlier keys deactivated, audited. */
+  const freshKey = async (userId: string) => {
+    const issued = issueApiKey("gateway");
+    const key = await audited(async (r, tx) => {
+      await tellDeactivated(tx, await r.deactivateKeysOfUser(userId), OPERATOR);
+      const key = (await createGatewayAccountRepo(tx).insertKey({
+        id: newId("gatewayKey"),
+        userId,
+        hash: issued.hash,
+        start: issued.start,
+      }))!;
+      await recordAudit(tx, {
+        actor: OPERATOR,
+        action: "gateway_key.create",
+        target: key.id,
+        after: { userId, start: key.start },
+      });
+      return key;
+    });
+    await invalidate();
+    return { id: key.id, apiKey: issued.key };
+  };
 
   return {
     invalidate,
@@ -133,15 +157,24 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       });
     },
     /** The deactivated key, or null when there is none with that id. */
-    deactivateKey: async (keyId: string) => changed(await repo.deactivateKey(keyId)),
+    deactivateKey: async (keyId: string) =>
+      changed(
+        await audited(async (r, tx) => {
+          const [key] = await tellDeactivated(tx, await r.deactivateKey(keyId), OPERATOR);
+          // Already deactivated: answered as it is, and not told again.
+          return key ?? (await r.findKeyDeactivated(keyId));
+        }),
+      ),
 
     /**
      * A gateway user (found by e-mail, else created) with one fresh key, the user's earlier keys
      * deactivated; unless `party: false`, its party (found or created), funded with `coins` once per
      * `ref`. Without an e-mail a new user is made; without a password hash (computed only for a new user)
-     * it cannot log in.
+     * it cannot log in. When `keep` is a working key of that user, it is kept instead of a fresh one (the
+     * demo keeps its printed key across restarts).
      */
     async openAccount(input: {
+      keep?: string | undefined;
       email?: string;
       passwordHash?: () => Promise<string>;
       party?: boolean;
@@ -156,25 +189,9 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
           email: input.email ?? `${userId.toLowerCase()}@example.test`,
           passwordHash: input.passwordHash ? await input.passwordHash() : "-",
         }))!;
-      const issued = issueApiKey("gateway");
-      const key = await audited(async (r, tx) => {
-        await r.deactivateKeysOfUser(user.id);
-        const key = await createGatewayAccountRepo(tx).insertKey({
-          id: newId("gatewayKey"),
-          userId: user.id,
-          hash: issued.hash,
-          start: issued.start,
-        });
-        await recordAudit(tx, {
-          actor: OPERATOR,
-          action: "gateway_key.create",
-          target: key!.id,
-          after: { userId: user.id, start: key!.start },
-        });
-        return key;
-      });
-      await invalidate();
-      const account = { userId: user.id, email: user.email, keyId: key!.id, apiKey: issued.key };
+      const kept = input.keep ? await repo.findWorkingKeyOfUser(user.id, hashApiKey(input.keep)) : null;
+      const key = kept ? { id: kept.id, apiKey: input.keep! } : await freshKey(user.id);
+      const account = { userId: user.id, email: user.email, keyId: key.id, apiKey: key.apiKey };
       if (input.party === false) return { ...account, partyId: null, balance: 0n };
       const party =
         (await accounts.findPartyOfUser(user.id)) ??

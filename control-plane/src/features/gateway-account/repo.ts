@@ -11,8 +11,6 @@ import {
   reservations,
 } from "@stake/db/schema/gateway";
 import { and, asc, between, count, desc, eq, gt, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import { type AuditActor, recordAudit } from "../audit/repo.ts";
-import { emitEvents } from "../webhooks/outbox.ts";
 
 /**
  * What deactivating a key sets. Idempotent: a key already deactivated keeps its first `deactivatedAt`, so
@@ -24,38 +22,15 @@ export const DEACTIVATED = {
 } as const;
 
 /**
- * Deactivates the keys `where` selects that are still active and writes a `gateway.key_deactivated` event
- * and an audit entry (by `actor`) for each in the same transaction (the webhook outbox, issue 28), so the
- * event is told exactly when a key stops working, once. Opens its own transaction, or joins the caller's
- * when `db` is one.
+ * Deactivates the keys `where` selects that are still active; the rows it deactivated (an already
+ * deactivated key is not among them). The service tells of them (deactivation.ts) in the same transaction.
  */
-export async function deactivateKeysAndTell(db: DbOrTx, where: SQL | undefined, actor: AuditActor) {
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(gatewayApiKeys)
-      .set(DEACTIVATED)
-      .where(and(where, eq(gatewayApiKeys.active, true)))
-      .returning();
-    await emitEvents(
-      tx,
-      rows.map((k) => ({
-        owner: { kind: "gateway_user" as const, id: k.userId },
-        type: "gateway.key_deactivated" as const,
-        data: { keyId: k.id, start: k.start, deactivatedAt: (k.deactivatedAt ?? new Date()).toISOString() },
-      })),
-    );
-    await recordAudit(
-      tx,
-      ...rows.map((k) => ({
-        actor,
-        action: "gateway_key.deactivate" as const,
-        target: k.id,
-        before: { active: true },
-        after: { active: false, deactivatedAt: k.deactivatedAt },
-      })),
-    );
-    return rows;
-  });
+export function deactivateKeys(db: DbOrTx, where: SQL | undefined) {
+  return db
+    .update(gatewayApiKeys)
+    .set(DEACTIVATED)
+    .where(and(where, eq(gatewayApiKeys.active, true)))
+    .returning();
 }
 
 /** The coin rate in force: the newest row, as the gateway reads it (null before the operator sets one). */
@@ -70,16 +45,8 @@ async function paged<T>(rows: Promise<T[]>, total: Promise<{ n: number }[]>) {
   return { rows: page, total: all?.n ?? 0 };
 }
 
+/** The gateway account's queries on `db`, possibly the transaction a service opened. */
 export function createGatewayAccountRepo(db: DbOrTx) {
-  return {
-    ...repoOn(db),
-    /** `fn` with this repo on one transaction, and the transaction for other areas' writes (the audit). */
-    transaction: <T>(fn: (repo: ReturnType<typeof repoOn>, tx: DbOrTx) => Promise<T>) =>
-      db.transaction((tx) => fn(repoOn(tx), tx)),
-  };
-}
-
-function repoOn(db: DbOrTx) {
   return {
     async insertUser(row: { id: string; email: string; passwordHash: string }) {
       const [user] = await db.insert(gatewayUsers).values(row).onConflictDoNothing().returning();
@@ -251,14 +218,9 @@ function repoOn(db: DbOrTx) {
         .returning();
       return key ?? null;
     },
-    /** Idempotent: an already deactivated key is returned as it is, and told of only the first time. */
-    async deactivateKey(userId: string, keyId: string) {
-      const mine = and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId));
-      const [key] = await deactivateKeysAndTell(db, mine, { kind: "user", id: userId });
-      if (key) return key;
-      const [existing] = await db.select().from(gatewayApiKeys).where(mine);
-      return existing ?? null;
-    },
+    /** The user's key if it was active and is deactivated now, else none (see `deactivateKeys`). */
+    deactivateKeyOfUser: (userId: string, keyId: string) =>
+      deactivateKeys(db, and(eq(gatewayApiKeys.id, keyId), eq(gatewayApiKeys.userId, userId))),
   };
 }
 

@@ -161,7 +161,7 @@ export const DeactivateKeyResponse = z.object({
   deactivatedAt: Timestamp,
 });
 export const BalanceResponse = z.object({ balance: Coins, reservedBalance: Coins });
-/** `gateway.balance_low` fires when settlement takes the balance below this; null turns it off (issue 28). */
+/** `gateway.balance_low` fires when settlement takes the balance below this; null turns it off. */
 export const LowBalanceThresholdRequest = z.object({
   threshold: z
     .string()

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { OPEN_STATUSES } from "./types.ts";
 
 /**
- * Settlement's side of archiving a month of reservations (the partition job's port, issue 26), called in
+ * Settlement's side of archiving a month of reservations (the partition job's port), called in
  * the transaction that detached the month: a month still holding an open reservation is not archived
  * (Redis holds its record and settlement still charges it), and what the month's reservations listed
  * per debit is kept, so the ledger check still finds each debit = Σ what lists it (repo.ts auditBreaks).

@@ -1,5 +1,7 @@
+import { newId } from "@stake/db/ids";
+import { commitDebit } from "./debit.ts";
 import { settleRecords } from "./hot-repo.ts";
-import { chargeable, recordSettled } from "./repo.ts";
+import { chargeable, debitSettled } from "./repo.ts";
 import type { SettlementDeps, SettlementOptions } from "./types.ts";
 
 const SETTLE_BATCH = 5000;
@@ -43,7 +45,12 @@ export async function chargeParty(
     await options.afterStep?.("settled-in-redis", partyId);
     // Rows come oldest first: the first one's time bounds the months the update reads.
     const takenFrom = (rows[0] as (typeof rows)[number]).createdAt;
-    await recordSettled(deps.db, partyId, { ids: done, takenFrom }, new Date(settledAt));
+    if (done.length) {
+      const debitId = newId("ledgerEntry");
+      await commitDebit(deps.db, partyId, (tx) =>
+        debitSettled(tx, { partyId, ids: done, takenFrom }, new Date(settledAt), debitId),
+      );
+    }
     await options.afterStep?.("debited-in-postgres", partyId);
     settled += done.length;
     if (rows.length < SETTLE_BATCH) return settled;

@@ -1,4 +1,5 @@
 import { newId } from "@stake/db/ids";
+import { commitDebit } from "./debit.ts";
 import { eventCount, markDirty, readEvents, settleRecords, trimEvents } from "./hot-repo.ts";
 import { type ReservationRow, upsertReservations } from "./repo.ts";
 import { RANK, type SettlementDeps, type SettlementOptions, type Status } from "./types.ts";
@@ -49,7 +50,8 @@ export async function drainReservationLog(
     }
     const lastId = after;
     const commit = async () => {
-      await upsertReservations(deps.db, partyId, rows, debitId);
+      if (debitId === null) await upsertReservations(deps.db, partyId, rows);
+      else await commitDebit(deps.db, partyId, (tx) => upsertReservations(tx, partyId, rows, debitId));
       await options.afterStep?.("drained-to-postgres", partyId);
       await trimEvents(deps.redis, deps.keys, partyId, lastId);
     };

@@ -1,7 +1,7 @@
 import type { DbOrTx } from "@stake/db/client";
 import type { Redis } from "@stake/db/redis/client";
 import type { RedisKeys } from "@stake/db/redis/keys";
-import { type AuditActor, OPERATOR, recordAudit } from "../audit/repo.ts";
+import { type AuditActor, OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { applyCredit } from "./hot-repo.ts";
 import { insertCredit, markEntriesApplied } from "./ledger-repo.ts";
 

@@ -1,4 +1,3 @@
-import type { Queue } from "bullmq";
 import {
   type BackgroundJob,
   createJobQueue,
@@ -7,14 +6,9 @@ import {
   queueJob,
 } from "../../background-job.ts";
 import { AppError } from "../../errors.ts";
+import { type JobQueue, QUEUES } from "../../queues.ts";
 import { drainReservationLog } from "./drain.ts";
 import { startSettlementLoop } from "./loop.ts";
-
-/** Parties whose reservation log a reader wants in Postgres now (GET /api/reservations enqueues one). */
-export const DRAIN_QUEUE = "gateway-reservation-drain";
-interface DrainJob {
-  partyId: string;
-}
 
 /**
  * Settlement as the worker's jobs (docs/architecture.md §9): the loop of loop.ts, started with the rest, and
@@ -35,10 +29,10 @@ export function gatewaySettlementJobs(
       isRunning: () => loop?.isRunning() ?? false,
       close: async () => loop?.close(),
     },
-    queueJob<DrainJob>({
+    queueJob({
       ...deps.queues,
       logger: deps.logger,
-      name: DRAIN_QUEUE,
+      name: QUEUES.reservationDrain.name,
       concurrency: 4,
       process: (job) => drainReservationLog(settlement, job.data.partyId),
     }),
@@ -49,7 +43,10 @@ export function gatewaySettlementJobs(
  * The API's side: a party's log drained by the worker, waited for up to `waitMs`; no drain in time is 503
  * with Retry-After (docs/spec.md, our additions).
  */
-export function createDrainRequest(deps: { queue: Queue<DrainJob>; waitMs: number }) {
+export function createDrainRequest(deps: {
+  queue: JobQueue<typeof QUEUES.reservationDrain.name>;
+  waitMs: number;
+}) {
   return async function drainParty(partyId: string): Promise<void> {
     const run = await enqueueAndWait(deps.queue, { partyId }, deps.waitMs);
     if (!run.done) {
@@ -61,4 +58,4 @@ export function createDrainRequest(deps: { queue: Queue<DrainJob>; waitMs: numbe
 }
 
 export const createDrainQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
-  createJobQueue<DrainJob>(DRAIN_QUEUE, deps);
+  createJobQueue(QUEUES.reservationDrain.name, deps);

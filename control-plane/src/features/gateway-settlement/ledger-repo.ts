@@ -7,18 +7,18 @@ import { and, eq, inArray } from "drizzle-orm";
 
 /**
  * Records a credit (unique `ref`; a repeat inserts nothing) and returns the entry holding that ref. The
- * ref is claimed in `ledger_credit_refs` first, in the entry's transaction: the ledger is partitioned by
- * month, so no index on it can make a ref unique across months.
+ * ref is claimed in `ledger_credit_refs` first, in the caller's transaction (funding.ts opens it): the
+ * ledger is partitioned by month, so no index on it can make a ref unique across months.
  */
-export async function insertCredit(db: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
-  const created = await db.transaction(async (tx) => {
-    const entry = { id: newId("ledgerEntry"), createdAt: new Date() };
-    const claimed = await tx
-      .insert(ledgerCreditRefs)
-      .values({ externalRef: input.ref, entryId: entry.id, createdAt: entry.createdAt })
-      .onConflictDoNothing()
-      .returning({ ref: ledgerCreditRefs.externalRef });
-    if (!claimed.length) return false;
+export async function insertCredit(tx: DbOrTx, input: { partyId: string; amount: bigint; ref: string }) {
+  const entry = { id: newId("ledgerEntry"), createdAt: new Date() };
+  const claimed = await tx
+    .insert(ledgerCreditRefs)
+    .values({ externalRef: input.ref, entryId: entry.id, createdAt: entry.createdAt })
+    .onConflictDoNothing()
+    .returning({ ref: ledgerCreditRefs.externalRef });
+  const created = claimed.length > 0;
+  if (created)
     await tx.insert(ledgerEntries).values({
       ...entry,
       partyId: input.partyId,
@@ -26,9 +26,7 @@ export async function insertCredit(db: DbOrTx, input: { partyId: string; amount:
       amount: input.amount.toString(),
       externalRef: input.ref,
     });
-    return true;
-  });
-  const [found] = await db
+  const [found] = await tx
     .select({ entry: ledgerEntries })
     .from(ledgerCreditRefs)
     .innerJoin(

@@ -1,6 +1,4 @@
 import type { Db, DbOrTx } from "@stake/db/client";
-import { formatCoins } from "@stake/db/coin";
-import { newId } from "@stake/db/ids";
 import {
   archivedDebitListings,
   gatewayUsageDaily,
@@ -10,7 +8,6 @@ import {
   USAGE_LATENCY_BOUNDS_MS,
 } from "@stake/db/schema/gateway";
 import { and, asc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
-import { emitEvent } from "../webhooks/outbox.ts";
 import { OPEN_STATUSES, RANK, type Status } from "./types.ts";
 
 /** Postgres side of settlement, reaping, rebuild and funding: the ledger of record. */
@@ -100,7 +97,8 @@ function addToUsage(moved: SQL) {
  * Upserts by id, one statement per call (columns as arrays); a status only ever moves forward (see RANK).
  * Rows that arrive `settled` (settle.lua has just debited them) list `debitId`, and that one debit entry
  * is written in the same statement for the sum of the rows the statement actually moved: a replayed
- * event finds its row already settled and is charged no second time.
+ * event finds its row already settled and is charged no second time. With a debit, run it in the
+ * charge's unit of work (debit.ts `commitDebit`).
  */
 export async function upsertReservations(
   db: DbOrTx,
@@ -109,15 +107,6 @@ export async function upsertReservations(
   debitId: string | null = null,
 ) {
   if (!rows.length) return;
-  if (debitId === null) return upsert(db, partyId, rows, null);
-  // A debit: the balance may cross the party's threshold, told in the same transaction.
-  await db.transaction(async (tx) => {
-    await upsert(tx, partyId, rows, debitId);
-    await tellLowBalance(tx, partyId);
-  });
-}
-
-async function upsert(db: DbOrTx, partyId: string, rows: ReservationRow[], debitId: string | null) {
   const column = (pick: (r: ReservationRow) => string | null) => pgArray(rows.map(pick));
   const text = (v: number | null) => (v === null ? null : String(v));
   await db.execute(sql`
@@ -142,12 +131,8 @@ async function upsert(db: DbOrTx, partyId: string, rows: ReservationRow[], debit
           path = coalesce(excluded.path, ${reservations.path})
         where ${rankSql(sql`excluded.status`)} > ${rankSql(sql`${reservations.status}`)}
       returning debit_id, ${ROLLED_UP}
-    ),
-    debit as (
-      insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
-      select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from moved
-      where debit_id = ${debitId} having sum(cost) > 0
     )
+    ${debitEntry(sql`moved`, partyId, debitId)}
     ${addToUsage(sql`moved`)}`);
 }
 
@@ -174,26 +159,26 @@ export function chargeable(db: Db, partyId: string, after: { at: Date; id: strin
 }
 
 /**
- * Records the reservations whose Redis settle step is done, in one statement: each moves to `settled`
- * and lists the one debit entry that charges the batch (its id is also its ref), written applied since
- * Redis has already debited. A reservation already settled in Postgres is skipped (the status guard), so
- * re-running after a crash never charges twice, and a batch of free requests writes no debit.
+ * The debit entry of the rows a statement moved (`moved`, a CTE returning `debit_id` and `cost`): one
+ * entry for the sum of those listing `debitId` (its id is also its ref), written applied since Redis has
+ * already debited; none for a batch of free requests. Every debit of the ledger is written by this one
+ * fragment, from debit.ts's unit of work.
  */
-export async function recordSettled(
-  db: Db,
-  partyId: string,
-  batch: { ids: string[]; takenFrom: Date },
-  settledAt: Date,
-) {
-  if (!batch.ids.length) return;
-  const debitId = newId("ledgerEntry");
-  await db.transaction(async (tx) => {
-    await debit(tx, { partyId, ...batch }, settledAt, debitId);
-    await tellLowBalance(tx, partyId);
-  });
+function debitEntry(moved: SQL, partyId: string, debitId: string | null) {
+  return sql`, debit as (
+      insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
+      select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from ${moved}
+      where debit_id = ${debitId} having sum(cost) > 0
+    )`;
 }
 
-async function debit(
+/**
+ * Records the reservations whose Redis settle step is done, in one statement: each moves to `settled`
+ * and lists the debit entry `debitId` that charges the batch (`debitEntry`). A reservation already
+ * settled in Postgres is skipped (the status guard), so re-running after a crash never charges twice.
+ * Runs in the charge's unit of work (debit.ts `commitDebit`).
+ */
+export async function debitSettled(
   tx: DbOrTx,
   { partyId, ids, takenFrom }: { partyId: string; ids: string[]; takenFrom: Date },
   settledAt: Date,
@@ -207,22 +192,19 @@ async function debit(
       where id = any(${pgArray(ids)}::text[]) and party_id = ${partyId} and ${statusIn(["registered", "queued"])}
         -- The batch's oldest reservation bounds the months read (reservations are partitioned by month).
         and created_at >= ${takenFrom.toISOString()}::timestamptz
-      returning ${ROLLED_UP}
-    ),
-    debit as (
-      insert into ${ledgerEntries} (id, party_id, kind, amount, external_ref, applied_at)
-      select ${debitId}, ${partyId}, 'debit', sum(cost), ${debitId}, now() from charged having sum(cost) > 0
+      returning debit_id, ${ROLLED_UP}
     )
+    ${debitEntry(sql`charged`, partyId, debitId)}
     ${addToUsage(sql`charged`)}`);
 }
 
 /**
- * `gateway.balance_low` (issue 28), in the transaction of the debit that crossed the party's threshold: the
- * balance of record (credits − debits of the ledger) is compared with the threshold the user set, and the
- * party's `low_balance_notified` flips only on a crossing, so the event fires once per crossing downwards;
- * a balance back at or above the threshold (after funding, seen by the next settlement) re-arms it.
+ * Whether the party's balance of record (credits − debits of the ledger) just crossed below the threshold
+ * the user set: `low_balance_notified` flips only on a crossing, so this answers a crossing downwards once;
+ * a balance back at or above the threshold (after funding, seen by the next settlement) re-arms it. Null
+ * when there is nothing to tell; the caller tells it (debit.ts) in the debit's transaction.
  */
-async function tellLowBalance(tx: DbOrTx, partyId: string) {
+export async function crossLowBalance(tx: DbOrTx, partyId: string) {
   const rows = await tx.execute<{ user_id: string; balance: string; threshold: string; low: boolean }>(sql`
     with bal as (
       select coalesce(sum(case when kind = 'credit' then amount else -amount end), 0) as balance
@@ -235,16 +217,8 @@ async function tellLowBalance(tx: DbOrTx, partyId: string) {
     returning p.user_id, bal.balance::text, p.low_balance_threshold::text as threshold,
       (bal.balance < p.low_balance_threshold) as low`);
   const row = rows[0];
-  if (!row?.low) return;
-  await emitEvent(tx, {
-    owner: { kind: "gateway_user", id: row.user_id },
-    type: "gateway.balance_low",
-    data: {
-      partyId,
-      balance: formatCoins(BigInt(row.balance)),
-      threshold: formatCoins(BigInt(row.threshold)),
-    },
-  });
+  if (!row?.low) return null;
+  return { userId: row.user_id, balance: BigInt(row.balance), threshold: BigInt(row.threshold) };
 }
 
 /** A party's reservations still in flight that were taken before `before`, oldest first. */

@@ -16,6 +16,13 @@ export const HyperliquidInfo = {
   delegations: z.array(
     z.object({ validator: z.string(), amount: decimalAmount(), lockedUntilTimestamp: jsonUint() }),
   ),
+  delegatorRewards: z.array(
+    z.object({
+      time: jsonUint(),
+      source: z.enum(["delegation", "commission"]),
+      totalAmount: decimalAmount(),
+    }),
+  ),
   delegatorHistory: z.array(
     z.object({
       time: jsonUint(),

@@ -1,11 +1,15 @@
 import { ErrorBodies, presentStandard } from "../../errors.ts";
 import { type Area, errorResponses, type Route, route } from "../../http/route.ts";
+import type { HyperliquidRewards } from "./rewards.ts";
 import {
   BalanceQuery,
   BalanceResponse,
   BroadcastRequest,
   BroadcastResponse,
+  HistoryResponse,
   OperationRequest,
+  RewardsQuery,
+  RewardsResponse,
   UnsignedResponse,
 } from "./schemas.ts";
 import type { HyperliquidService, Operation } from "./service.ts";
@@ -13,8 +17,8 @@ import type { HyperliquidService, Operation } from "./service.ts";
 const error = errorResponses(ErrorBodies.standard);
 
 /** Delegation area (Hyperliquid, HYPE); header `api-key` on every route. */
-export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
-  const { service } = deps;
+export function hyperliquidArea(deps: { service: HyperliquidService; rewards: HyperliquidRewards }): Area {
+  const { service, rewards } = deps;
   const unsigned = (op: Operation, path: string, summary: string): Route =>
     route({
       method: "post",
@@ -48,6 +52,36 @@ export function hyperliquidArea(deps: { service: HyperliquidService }): Area {
         handler: async ({ query, auth }) => ({
           status: 200,
           body: { result: await service.balance(query.delegatorAddress, auth) },
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/v1/staking/rewards",
+        summary: "Delegator rewards from the Hyperliquid info API (delegatorRewards), exact",
+        security: "api-key",
+        query: RewardsQuery,
+        upstream: true,
+        responses: { 200: { description: "the daily distributions, oldest first", body: RewardsResponse } },
+        handler: async ({ query, auth }) => ({
+          status: 200,
+          body: {
+            result: await rewards.rewards(query.delegatorAddress, { from: query.from, to: query.to }, auth),
+          },
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/v1/staking/history",
+        summary: "Delegator history from the Hyperliquid info API (delegatorHistory)",
+        security: "api-key",
+        query: BalanceQuery,
+        upstream: true,
+        responses: {
+          200: { description: "delegations, deposits and withdrawals, newest first", body: HistoryResponse },
+        },
+        handler: async ({ query, auth }) => ({
+          status: 200,
+          body: { result: await rewards.history(query.delegatorAddress, auth) },
         }),
       }),
       route({

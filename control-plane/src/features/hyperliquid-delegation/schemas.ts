@@ -104,3 +104,40 @@ export const BroadcastResponse = z.object({
     createdAt: z.iso.datetime(),
   }),
 });
+
+/** `from`/`to`: UTC days, both ends included. */
+export const RewardsQuery = z
+  .object({
+    delegatorAddress: Address,
+    from: z.iso.date().optional(),
+    to: z.iso.date().optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "from must not be after to", path: ["to"] });
+
+const Hype = { amount: z.string(), amountWei: z.string() };
+export const RewardsResponse = z.object({
+  result: z.object({
+    delegatorAddress: z.string(),
+    totalRewards: z.string(),
+    totalRewardsWei: z.string(),
+    rewards: z.array(
+      z.object({
+        time: z.number().int(),
+        date: z.iso.date(),
+        source: z.enum(["delegation", "commission"]),
+        ...Hype,
+      }),
+    ),
+  }),
+});
+export const HistoryResponse = z.object({
+  result: z.array(
+    z.object({
+      time: z.number().int(),
+      hash: z.string(),
+      type: z.string(),
+      validator: z.string().nullable(),
+      ...Hype,
+    }),
+  ),
+});

@@ -4,7 +4,7 @@ const int = (min: number, fallback: number, description: string) =>
   z.coerce.number().int().min(min).default(fallback).describe(description);
 
 /**
- * The partition job's variables (issue 26, docs/deployment.md "Partitioned history"), composed into the
+ * The partition job's variables (docs/deployment.md "Partitioned history"), composed into the
  * control plane's (`config.ts`). Retention defaults keep everything: an upgrade never archives data the
  * operator did not ask to let go.
  */

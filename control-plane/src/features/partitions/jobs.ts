@@ -1,12 +1,11 @@
 import type { Db } from "@stake/db/client";
 import { type BackgroundJob, type QueueDeps, repeatingJob } from "../../background-job.ts";
+import { QUEUES } from "../../queues.ts";
 import type { PartitionsConfig } from "./config.ts";
 import { createPartitionMaintenance } from "./maintain.ts";
 
-export const PARTITIONS_QUEUE = "partitions";
-
 /**
- * The partition job (issue 26): a repeating pass (one scheduler, so several workers never run it at
+ * The partition job: a repeating pass (one scheduler, so several workers never run it at
  * once) that creates partitions ahead and detaches those past retention (maintain.ts).
  */
 export function partitionJobs(deps: QueueDeps & { db: Db; config: PartitionsConfig }): BackgroundJob[] {
@@ -18,7 +17,7 @@ export function partitionJobs(deps: QueueDeps & { db: Db; config: PartitionsConf
   return [
     repeatingJob({
       ...deps,
-      name: PARTITIONS_QUEUE,
+      name: QUEUES.partitions.name,
       everyMs: deps.config.intervalMs,
       run: () => maintenance.runOnce(),
     }),

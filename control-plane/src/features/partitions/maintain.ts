@@ -67,7 +67,7 @@ export interface PassResult {
 class KeepAttached extends Error {}
 
 /**
- * One pass of the partition job (issue 26): for each partitioned table, creates the ranges from the
+ * One pass of the partition job: for each partitioned table, creates the ranges from the
  * highest one (or the current one) up to PARTITIONS_AHEAD past the current one, then detaches every
  * range wholly below its retention bound and archives or drops it. Each change is its own transaction
  * under the table's advisory lock and a lock timeout (ATTACH/DETACH wait for running queries; a queued

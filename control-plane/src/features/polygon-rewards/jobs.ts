@@ -1,6 +1,5 @@
 import { type BackgroundJob, type ChainFollower, followerJob, type QueueDeps } from "../../background-job.ts";
-
-export const POLYGON_SNAPSHOT_QUEUE = "polygon-rewards-snapshots";
+import { QUEUES } from "../../queues.ts";
 
 /**
  * The Polygon snapshot pass (indexer.ts) every POLYGON_POLL_INTERVAL_MS: new checkpoints' snapshots, the
@@ -13,7 +12,7 @@ export function polygonRewardsJobs(
     followerJob({
       ...deps,
       logger: deps.logger.child({ component: "polygon-snapshots" }),
-      name: POLYGON_SNAPSHOT_QUEUE,
+      name: QUEUES.polygonSnapshots.name,
       everyMs: deps.intervalMs,
       follower: deps.indexer,
     }),

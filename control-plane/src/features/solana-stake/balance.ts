@@ -1,3 +1,4 @@
+import { fundedLamports } from "../../chains/solana.ts";
 import { AppError } from "../../errors.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
 import { IDS } from "./builder.ts";
@@ -35,11 +36,8 @@ export async function initialFunding(
   const decoded = tx && decodeOrSkip(tx);
   if (!decoded) return null;
   for (const ix of decoded.instructions) {
-    if (ix.programId !== IDS.system || ix.accounts[1] !== pubkey) continue;
-    const b = Buffer.from(ix.data);
-    const tag = b.readUInt32LE(0);
-    if (tag === 0) return b.readBigUInt64LE(4);
-    if (tag === 3) return b.readBigUInt64LE(4 + 32 + 8 + Number(b.readBigUInt64LE(36)));
+    const lamports = fundedLamports(ix, pubkey);
+    if (lamports !== null) return lamports;
   }
   return null;
 }

@@ -1,10 +1,11 @@
 import { base58 } from "@scure/base";
+import { SYSTEM_PROGRAM_ID } from "../../chains/solana.ts";
 import { BuilderError } from "../../errors.ts";
 import { compactU16, createWithSeed, Writer } from "./codec.ts";
 
 /** Program and sysvar IDs (docs/chains/solana.md §1.2). */
 export const IDS = {
-  system: "11111111111111111111111111111111",
+  system: SYSTEM_PROGRAM_ID,
   stake: "Stake11111111111111111111111111111111111111",
   stakeConfig: "StakeConfig11111111111111111111111111111111",
   rent: "SysvarRent111111111111111111111111111111111",

@@ -1,5 +1,6 @@
 import { base58 } from "@scure/base";
 import { DECIMALS, parseUnits } from "@stake/db/units";
+import { fundedLamports } from "../../chains/solana.ts";
 import { initialFunding } from "./balance.ts";
 import { IDS } from "./builder.ts";
 import type { LoadedStake } from "./chain-reads.ts";
@@ -106,15 +107,8 @@ async function txEvents(
     const vote = decoded.instructions.find((i) => i.programId === IDS.stake && i.data[0] === 2)?.accounts[1];
     for (const ix of decoded.instructions) {
       const b = Buffer.from(ix.data);
-      if (ix.programId === IDS.system && ix.accounts[1] === stake.pubkey && b.length >= 4) {
-        const tag = b.readUInt32LE(0);
-        const lamports =
-          tag === 0
-            ? b.readBigUInt64LE(4)
-            : tag === 3
-              ? b.readBigUInt64LE(44 + Number(b.readBigUInt64LE(36)))
-              : null;
-        if (lamports === null) continue;
+      const lamports = fundedLamports(ix, stake.pubkey);
+      if (lamports !== null) {
         const init = decoded.instructions.find(
           (i) => i.programId === IDS.stake && i.data[0] === 0 && i.accounts[0] === stake.pubkey,
         );

@@ -1,4 +1,3 @@
-import type { Queue } from "bullmq";
 import {
   type BackgroundJob,
   type ChainFollower,
@@ -9,15 +8,10 @@ import {
   queueJob,
 } from "../../background-job.ts";
 import { AppError, type ErrorCode, notIndexedYet } from "../../errors.ts";
+import { type JobQueue, QUEUES, type QueuePayloads } from "../../queues.ts";
 import type { SuiIndexer } from "./indexer.ts";
 
-export const SUI_INDEX_QUEUE = "sui-rewards-index";
-/** Delegators a request asked for before the worker followed them (POST /sui/rewards/daily enqueues one). */
-export const SUI_DELEGATORS_QUEUE = "sui-rewards-delegators";
-
-interface DelegatorJob {
-  address: string;
-}
+type DelegatorJob = QueuePayloads[typeof QUEUES.suiDelegators.name];
 /** A node refusal is the job's answer to the request that asked for it, not a failed job. */
 type DelegatorOutcome = { ok: true } | { error: { code: ErrorCode; message: string } };
 
@@ -38,14 +32,14 @@ export function suiRewardsJobs(
     followerJob({
       ...deps,
       logger,
-      name: SUI_INDEX_QUEUE,
+      name: QUEUES.suiIndex.name,
       everyMs: deps.intervalMs,
       follower: deps.indexer,
     }),
-    queueJob<DelegatorJob>({
+    queueJob({
       ...deps,
       logger,
-      name: SUI_DELEGATORS_QUEUE,
+      name: QUEUES.suiDelegators.name,
       concurrency: 4,
       async process(job): Promise<DelegatorOutcome> {
         try {
@@ -65,7 +59,10 @@ export function suiRewardsJobs(
  * outcome. The node's refusal comes back as the job's error (502/504 as if the API had asked); no answer
  * in time is 503 NOT_INDEXED_YET with Retry-After (docs/spec.md, our additions).
  */
-export function createDelegatorSync(deps: { queue: Queue<DelegatorJob>; waitMs: number }) {
+export function createDelegatorSync(deps: {
+  queue: JobQueue<typeof QUEUES.suiDelegators.name>;
+  waitMs: number;
+}) {
   return async function syncDelegator(address: string): Promise<void> {
     const run = await enqueueAndWait<DelegatorJob, DelegatorOutcome>(deps.queue, { address }, deps.waitMs);
     if (run.done && "error" in run.value) throw new AppError(run.value.error.code, run.value.error.message);
@@ -76,4 +73,4 @@ export function createDelegatorSync(deps: { queue: Queue<DelegatorJob>; waitMs: 
 }
 
 export const createDelegatorQueue = (deps: { connection: QueueDeps["connection"]; prefix: string }) =>
-  createJobQueue<DelegatorJob>(SUI_DELEGATORS_QUEUE, deps);
+  createJobQueue(QUEUES.suiDelegators.name, deps);

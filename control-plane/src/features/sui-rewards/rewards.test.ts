@@ -42,7 +42,7 @@ describe("Sui rewards arithmetic (floors of staking_pool.move)", () => {
     ]);
   });
 
-  it("a stake withdrawn before it activated (UnstakingRequestEvent, reward 0) counts nowhere (issue 23 item 9)", () => {
+  it("a stake withdrawn before it activated (UnstakingRequestEvent, reward 0) counts nowhere", () => {
     // Requested in 11 for activation in 12, withdrawn while still pending in 11.
     const stakes: StakePosition[] = [
       { poolId: "p", principal: 333n, activationEpoch: 11, unstakeEpoch: null },

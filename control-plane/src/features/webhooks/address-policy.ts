@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Where a webhook may be delivered (issue 28 item 5): after DNS resolution, never to an address of the
+ * Where a webhook may be delivered: after DNS resolution, never to an address of the
  * operator's own networks or the host itself. Refused: IANA special-purpose ranges that are not the public
  * internet (RFC 6890 registries: loopback, private, shared CGNAT, link-local with the cloud metadata
  * address 169.254.169.254, documentation, benchmarking, multicast, reserved, unspecified; IPv6 loopback,

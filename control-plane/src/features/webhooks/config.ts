@@ -23,7 +23,7 @@ function parseCidrs(v: string): Range[] | string {
 }
 
 /**
- * The webhooks area's variables (issue 28), composed into the control plane's (`config.ts`). The
+ * The webhooks area's variables, composed into the control plane's (`config.ts`). The
  * delivery bounds are the operator's, not the tenant's: a tenant only chooses a URL and event types.
  */
 export const WebhooksConfig = z

@@ -1,7 +1,7 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@stake/db/schema/webhooks";
 import { and, count, desc, eq, sql } from "drizzle-orm";
-import type { Owner } from "./events.ts";
+import type { Owner } from "../../platform/event-types.ts";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -11,8 +11,6 @@ const ownedBy = (owner: Owner) =>
 /** What the API reads and writes: endpoints, their deliveries, a replay. */
 export function createWebhooksRepo(db: Db) {
   return {
-    transaction: db.transaction.bind(db),
-
     async countEndpoints(owner: Owner) {
       const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(ownedBy(owner));
       return row?.n ?? 0;

@@ -2,7 +2,7 @@ import type { RequestHandler } from "express";
 import { ErrorBodies, presentMessage, presentStandard } from "../../errors.ts";
 import type { Security } from "../../http/auth.ts";
 import { type Area, errorResponses, type Route, route } from "../../http/route.ts";
-import type { Owner } from "./events.ts";
+import type { Owner } from "../../platform/event-types.ts";
 import {
   CreateEndpointRequest,
   CreateEndpointResponse,

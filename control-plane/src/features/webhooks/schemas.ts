@@ -1,6 +1,6 @@
 import { idPattern } from "@stake/db/ids";
 import { z } from "zod";
-import { EVENT_TYPES } from "./events.ts";
+import { EVENT_TYPES } from "../../platform/event-types.ts";
 
 const Timestamp = z.iso.datetime();
 const EventTypes = z

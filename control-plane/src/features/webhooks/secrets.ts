@@ -1,5 +1,5 @@
 import { hkdfSync } from "node:crypto";
-import { createKeyCipher } from "../beacon-provisioning/key-encryption.ts";
+import { createKeyCipher } from "../../platform/secret-envelope.ts";
 
 /**
  * Endpoint secrets at rest: they sign every delivery, so they are kept recoverable, in the AES-256-GCM

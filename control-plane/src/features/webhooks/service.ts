@@ -1,10 +1,11 @@
 import { lookup } from "node:dns/promises";
+import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { AppError } from "../../errors.ts";
+import { OWNER_EVENT_TYPES, type Owner } from "../../platform/event-types.ts";
+import { emitEvent } from "../../platform/outbox.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import type { WebhooksConfig } from "./config.ts";
-import { OWNER_EVENT_TYPES, type Owner } from "./events.ts";
-import { emitEvent } from "./outbox.ts";
 import type { EndpointRow, WebhooksRepo } from "./repo.ts";
 import type { CreateEndpointRequest, DeliveriesQuery, UpdateEndpointRequest } from "./schemas.ts";
 import type { SecretBox } from "./secrets.ts";
@@ -27,6 +28,8 @@ function present(e: EndpointRow) {
 
 /** Webhook endpoints of one owner (an organisation or a gateway user); both route groups call this. */
 export function createWebhooksService(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   repo: WebhooksRepo;
   box: SecretBox;
   policy: AddressPolicy;
@@ -144,7 +147,7 @@ export function createWebhooksService(deps: {
     /** A `webhook.test` event to this endpoint only, through the outbox like any other. */
     async sendTest(owner: Owner, id: string) {
       const e = await endpointOf(owner, id);
-      const eventId = await repo.transaction((tx) =>
+      const eventId = await deps.db.transaction((tx) =>
         emitEvent(tx, {
           owner,
           type: "webhook.test",

@@ -263,8 +263,7 @@ for i = FIRST, #KEYS do
       -- The full record (plus its scope hash) in every event, so the worker can upsert any event on its own.
       -- The fields of finalize.lua's events, in their order (its usage facts still empty): a stream entry
       -- with its stream's first fields is stored without their names (Redis's "same fields" flag). Measured
-      -- against events without the empty facts: no slower in Redis, no slower to drain (docs/benchmarks.md,
-      -- session 20).
+      -- against events without the empty facts: no slower in Redis, no slower to drain (docs/benchmarks.md).
       redis.call("XADD", KEYS[2], "*", "id", id, "h", scope, "i", idem, "k", provider, "u", usd, "c", cost,
         "a", k, "x", "", "l", "", "p", "", "s", "request_in_flight", "t", now, "m", now)
       added = true

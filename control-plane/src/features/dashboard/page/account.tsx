@@ -1,14 +1,19 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { Activity } from "./activity.tsx";
-import { type Action, ApiError, call, explain, type KeyList, type Party, type PartyLookup } from "./api.ts";
-import type { Settings } from "./app.tsx";
+import {
+  type Action,
+  type Api,
+  ApiError,
+  call,
+  explain,
+  type KeyList,
+  type Party,
+  type PartyLookup,
+} from "./api.ts";
 import { Keys } from "./keys.tsx";
-import type { Session } from "./session.ts";
+import type { Session, Settings } from "./session.ts";
 import { TryIt } from "./try-it.tsx";
 import { CopyButton, FormError, formatTime, ScreenTitle, Section } from "./ui.tsx";
-
-/** An API call with the session's token; a 401 (expired or invalid token) ends the session with a message. */
-export type Api = <T>(method: "GET" | "POST", path: string, action: Action, body?: unknown) => Promise<T>;
 
 export function Account(props: {
   session: Session;

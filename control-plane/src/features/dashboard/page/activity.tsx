@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { ApiError, type Balance, type CoinRate, explain, type KeyList, type Party } from "./api.ts";
+import { type Api, ApiError, type Balance, type CoinRate, explain, type KeyList, type Party } from "./api.ts";
 import { subtractCoins } from "./coins.ts";
 import { FundingHistory, HowToFund } from "./funding.tsx";
 import { RequestLog } from "./request-log.tsx";

@@ -69,6 +69,9 @@ export async function call<T>(
 /** What the user did when an error came back: the same status reads differently per form. */
 export type Action = "login" | "signup" | "party" | "key" | "deactivate" | "read" | "settings";
 
+/** An API call with the session's token; a 401 (expired or invalid token) ends the session with a message. */
+export type Api = <T>(method: "GET" | "POST", path: string, action: Action, body?: unknown) => Promise<T>;
+
 /** The API's refusals as sentences a user can act on (the raw API message when it already is one). */
 export function explain(error: unknown, action: Action): string {
   if (!(error instanceof ApiError)) return "Something went wrong. Reload the page and try again.";

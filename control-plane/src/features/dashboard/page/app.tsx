@@ -1,12 +1,7 @@
 import { useState } from "preact/hooks";
 import { Account } from "./account.tsx";
 import { LoginForm, SignupForm } from "./auth.tsx";
-import { loadSession, type Session, saveSession } from "./session.ts";
-
-export interface Settings {
-  gatewayUrl: string;
-  refreshSeconds: number;
-}
+import { loadSession, type Session, type Settings, saveSession } from "./session.ts";
 
 type Screen = { name: "login"; notice?: string } | { name: "signup" };
 

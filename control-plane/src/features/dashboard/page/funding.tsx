@@ -1,5 +1,4 @@
-import type { Api } from "./account.tsx";
-import type { CoinRate, FundingPage } from "./api.ts";
+import type { Api, CoinRate, FundingPage } from "./api.ts";
 import { Pager, usePaged } from "./paged.tsx";
 import { FormError, formatTime, Section } from "./ui.tsx";
 

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { explain, type KeyList, type NewKey } from "./api.ts";
+import { type Api, explain, type KeyList, type NewKey } from "./api.ts";
 import { CopyButton, FormError, formatTime, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];

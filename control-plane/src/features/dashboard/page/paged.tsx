@@ -1,6 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { explain } from "./api.ts";
+import { type Api, explain } from "./api.ts";
 
 interface Page {
   page: number;

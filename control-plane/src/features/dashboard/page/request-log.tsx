@@ -1,5 +1,4 @@
-import type { Api } from "./account.tsx";
-import type { KeyList, ReservationPage } from "./api.ts";
+import type { Api, KeyList, ReservationPage } from "./api.ts";
 import { keyName } from "./keys.tsx";
 import { Pager, usePaged } from "./paged.tsx";
 import { FormError, formatTime, Section } from "./ui.tsx";

@@ -4,6 +4,12 @@
  */
 const KEY = "gateway-dashboard-session";
 
+/** What the page is served with (control-plane/src/features/dashboard/service.ts renders it). */
+export interface Settings {
+  gatewayUrl: string;
+  refreshSeconds: number;
+}
+
 export interface Session {
   token: string;
   email: string;

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { explain, type SpendCaps, type Threshold, type Webhooks } from "./api.ts";
+import { type Api, explain, type SpendCaps, type Threshold, type Webhooks } from "./api.ts";
 import { FormError, Section } from "./ui.tsx";
 
 /** An optional coin amount field: empty means none (null to the API). */

@@ -1,6 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { explain, type Providers } from "./api.ts";
+import { type Api, explain, type Providers } from "./api.ts";
 import { CopyButton, FormError, Section } from "./ui.tsx";
 
 /** A fresh idempotency key (getRandomValues works outside secure contexts too, unlike randomUUID). */

@@ -1,6 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Api } from "./account.tsx";
-import { explain, type KeyList, type Usage } from "./api.ts";
+import { type Api, explain, type KeyList, type Usage } from "./api.ts";
 import { fromUnits, toUnits } from "./coins.ts";
 import { keyName } from "./keys.tsx";
 import { FormError, Section } from "./ui.tsx";

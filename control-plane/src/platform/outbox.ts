@@ -2,9 +2,9 @@ import type { DbOrTx } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@stake/db/schema/webhooks";
 import { and, eq, or } from "drizzle-orm";
-import type { EventData, EventType, Owner } from "./events.ts";
+import type { EventData, EventType, Owner } from "./event-types.ts";
 
-export type { EventType, Owner } from "./events.ts";
+export type { EventType, Owner } from "./event-types.ts";
 
 export interface OutboxEvent<T extends EventType = EventType> {
   owner: Owner;

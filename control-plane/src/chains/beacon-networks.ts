@@ -1,4 +1,4 @@
-import type { Config } from "../../config.ts";
+import type { Config } from "../config.ts";
 
 /** Per-network constants from docs/chains/ethereum.md §1.4 and §2. Addresses are EIP-55 checksummed. */
 export interface BeaconNetwork {

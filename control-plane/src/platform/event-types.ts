@@ -1,3 +1,4 @@
+import { validatorStatus } from "@stake/db/schema/beacon-data";
 import { z } from "zod";
 
 /**
@@ -6,9 +7,8 @@ import { z } from "zod";
  * amounts are decimal strings (wei/gwei/base units as named), never JSON numbers.
  */
 const Pubkey = z.string().regex(/^0x[0-9a-f]{96}$/);
-const Status = z
-  .string()
-  .describe("Lifecycle status (CREATED, DEPOSITED, PENDING, ACTIVE, EXITING, EXITED, …)");
+/** The spec's validator lifecycle statuses (docs/spec.md "Validator lifecycle status"), the one enum. */
+const Status = z.enum(validatorStatus.enumValues).describe("Validator lifecycle status");
 const Gwei = z.string().regex(/^-?\d+$/);
 
 export const EVENT_DATA = {
@@ -43,6 +43,14 @@ export const EVENT_DATA = {
     validatorEpochs: z.number().int().describe("Validator-epochs summed (validators × epochs of the day)"),
     clRewardsGwei: Gwei,
     elRewardsGwei: Gwei,
+  }),
+  "statement.ready": z.object({
+    chain: z.string(),
+    month: z.string().describe("YYYY-MM; closed: no row of it can change any more"),
+    rows: z.number().int().describe("Rows of the statement (validators or stake accounts × days)"),
+    baseUnit: z.string().describe("The unit of earned and withdrawn (gwei, wei)"),
+    earned: z.string().describe("The month's earnings, base units, exact"),
+    withdrawn: z.string().describe("The month's withdrawals, base units, exact"),
   }),
   "gateway.balance_low": z.object({
     partyId: z.string(),
@@ -79,6 +87,7 @@ export const OWNER_EVENT_TYPES: Record<Owner["kind"], EventType[]> = {
     "validator.slashed",
     "validator.offline",
     "rewards.daily_closed",
+    "statement.ready",
     "webhook.endpoint_disabled",
     "webhook.test",
   ],

@@ -1,6 +1,9 @@
-import { BuilderError } from "../../errors.ts";
+import { BuilderError } from "../errors.ts";
 
 /**
+ * The EIP-7002 and EIP-7251 request layouts, written once: encoded here for the transactions a withdrawal
+ * address signs, decoded here from the system contracts' logs the beacon indexer reads.
+ *
  * Unsigned execution-layer requests for a validator's withdrawal address to sign (docs/chains/ethereum.md
  * §3.3–3.5): EIP-7002 withdrawal requests (full exit, or a partial withdrawal of a 0x02 validator) and
  * EIP-7251 consolidation requests (consolidate into a 0x02 target, or switch to compounding when source =
@@ -56,5 +59,38 @@ export function consolidationRequestTx(input: {
     to: CONSOLIDATION_REQUEST_CONTRACT,
     data: `0x${pubkeyHex(input.source, "sourcePubKey")}${pubkeyHex(input.target, "targetPubKey")}`,
     value: input.feeWei.toString(),
+  };
+}
+
+/** The system contracts' addresses in lower case, as a log's `address` is compared. */
+export const EL_REQUEST_LOG_ADDRESSES = {
+  withdrawals: WITHDRAWAL_REQUEST_CONTRACT.toLowerCase() as `0x${string}`,
+  consolidations: CONSOLIDATION_REQUEST_CONTRACT.toLowerCase() as `0x${string}`,
+} as const;
+
+/**
+ * An EIP-7002 contract log: `source_address(20) ‖ pubkey(48) ‖ amount(8, big-endian Gwei)`, 76 bytes (the
+ * calldata above behind the sender). Null for data of another length: the log is node input.
+ */
+export function decodeWithdrawalRequestLog(
+  data: string,
+): { sourceAddress: string; pubkey: string; amountGwei: bigint } | null {
+  if (data.length !== 2 + 76 * 2) return null;
+  return {
+    sourceAddress: `0x${data.slice(2, 42)}`,
+    pubkey: `0x${data.slice(42, 138)}`,
+    amountGwei: BigInt(`0x${data.slice(138)}`),
+  };
+}
+
+/** An EIP-7251 contract log: `source_address(20) ‖ source_pubkey(48) ‖ target_pubkey(48)`, 116 bytes. */
+export function decodeConsolidationRequestLog(
+  data: string,
+): { sourceAddress: string; source: string; target: string } | null {
+  if (data.length !== 2 + 116 * 2) return null;
+  return {
+    sourceAddress: `0x${data.slice(2, 42)}`,
+    source: `0x${data.slice(42, 138)}`,
+    target: `0x${data.slice(138)}`,
   };
 }

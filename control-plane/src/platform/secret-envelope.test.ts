@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createCipheriv, randomBytes } from "node:crypto";
 import { test } from "node:test";
-import { createKeyCipher } from "./key-encryption.ts";
+import { createKeyCipher } from "./secret-envelope.ts";
 
 test("AES-256-GCM envelope round-trips and is bound to the pubkey and the KEK", () => {
   const c = createKeyCipher("11".repeat(32));

@@ -1,0 +1,285 @@
+import "./preset.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { chainConfigToJson } from "@lodestar/config";
+import { activePreset, presetToJson, SLOTS_PER_EPOCH } from "@lodestar/params";
+import {
+  type CachedBeaconStateElectra,
+  computeEpochAtSlot,
+  computeStartSlotAtEpoch,
+  VoluntaryExitValidity,
+} from "@lodestar/state-transition";
+import { type phase0, rewards, ssz } from "@lodestar/types";
+import type { ConsensusChain } from "./chain.ts";
+
+/**
+ * The Beacon API over the consensus devnet's chain (ethereum/beacon-APIs), every object serialised by
+ * `@lodestar/types`: genesis, spec, headers, blocks (v2), finality checkpoints, validators (GET with ids
+ * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
+ * endpoints from Lodestar's own reward accounting. Two devnet routes beside them (our addition):
+ * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it) and
+ * `POST /devnet/offline/{index}?offline=true|false`.
+ */
+
+const FAR_FUTURE = Number.POSITIVE_INFINITY;
+
+/** The Beacon API's validator status (its `ValidatorStatus` table) at `epoch`. */
+export function validatorStatus(v: phase0.Validator, balance: number, epoch: number): string {
+  if (v.activationEpoch > epoch) {
+    return v.activationEligibilityEpoch === FAR_FUTURE ? "pending_initialized" : "pending_queued";
+  }
+  if (epoch < v.exitEpoch) {
+    if (v.exitEpoch === FAR_FUTURE) return "active_ongoing";
+    return v.slashed ? "active_slashed" : "active_exiting";
+  }
+  if (epoch < v.withdrawableEpoch) return v.slashed ? "exited_slashed" : "exited_unslashed";
+  return balance > 0 ? "withdrawal_possible" : "withdrawal_done";
+}
+
+const readBody = async (req: IncomingMessage) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  return body ? (JSON.parse(body) as unknown) : undefined;
+};
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ROOT = /^0x[0-9a-f]{64}$/;
+const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
+
+export function consensusApi(chain: ConsensusChain) {
+  const justifiedSlot = () => computeStartSlotAtEpoch(chain.headState().currentJustifiedCheckpoint.epoch);
+  const finalizedSlot = () => computeStartSlotAtEpoch(chain.headState().finalizedCheckpoint.epoch);
+  /** A slot for the standard's ids (`head`, `genesis`, `finalized`, `justified`, a slot, a block root). */
+  const slotOf = (id: string): number => {
+    if (id === "head") return chain.head;
+    if (id === "genesis") return 0;
+    if (id === "finalized") return finalizedSlot();
+    if (id === "justified") return justifiedSlot();
+    if (/^\d+$/.test(id)) {
+      if (Number(id) > chain.head) throw new HttpError(404, "Not found");
+      return Number(id);
+    }
+    if (ROOT.test(id.toLowerCase())) {
+      const slot = chain.slotOfRoot(id);
+      if (slot === undefined) throw new HttpError(404, "Not found");
+      return slot;
+    }
+    throw new HttpError(400, `Invalid id: ${id}`);
+  };
+  const stateOf = (id: string): CachedBeaconStateElectra => {
+    const st = chain.stateAt(slotOf(id));
+    if (!st) throw new HttpError(404, "State not found");
+    return st;
+  };
+  const blockOf = (id: string) => {
+    const slot = slotOf(id);
+    const block = /^\d+$/.test(id) || id.startsWith("0x") ? chain.blockAt(slot) : chain.latestBlock(slot);
+    if (!block) throw new HttpError(404, "Block not found");
+    return block;
+  };
+  const envelope = (data: unknown, slot: number, version?: string) => ({
+    ...(version ? { version } : {}),
+    execution_optimistic: false,
+    finalized: slot <= finalizedSlot(),
+    data,
+  });
+  const validatorIndex = (st: CachedBeaconStateElectra, id: string) => {
+    if (/^\d+$/.test(id)) return Number(id);
+    const i = st.epochCtx.getValidatorIndex(Uint8Array.from(Buffer.from(id.replace(/^0x/, ""), "hex")));
+    return i ?? -1;
+  };
+  const validatorsView = (st: CachedBeaconStateElectra, ids: string[], statuses: string[]) => {
+    const epoch = computeEpochAtSlot(st.slot);
+    const all = st.validators.getAllReadonlyValues();
+    const balances = st.balances.getAll();
+    const indices = ids.length
+      ? ids.map((id) => validatorIndex(st, id)).filter((i) => i >= 0 && i < all.length)
+      : all.map((_, i) => i);
+    return indices
+      .map((i) => {
+        const v = all[i] as phase0.Validator;
+        const balance = balances[i] ?? 0;
+        return {
+          index: String(i),
+          balance: String(balance),
+          status: validatorStatus(v, balance, epoch),
+          validator: ssz.phase0.Validator.toJson(v),
+        };
+      })
+      .filter(
+        (v) => !statuses.length || statuses.some((s) => v.status === s || v.status.startsWith(`${s}_`)),
+      );
+  };
+  // Indices as numbers, pubkeys as hex: what Lodestar's reward functions take.
+  const rewardIds = (body: unknown) =>
+    Array.isArray(body) ? body.map((id) => (/^\d+$/.test(String(id)) ? Number(id) : String(id))) : [];
+
+  async function route(
+    req: IncomingMessage,
+    url: URL,
+  ): Promise<{ status?: number; body?: unknown; version?: string }> {
+    const p = url.pathname;
+    const post = req.method === "POST";
+    if (p === "/eth/v1/beacon/genesis") {
+      const st = chain.stateAt(0) as CachedBeaconStateElectra;
+      return {
+        body: envelope(
+          {
+            genesis_time: String(st.genesisTime),
+            genesis_validators_root: hex(st.genesisValidatorsRoot),
+            genesis_fork_version: hex(chain.config.GENESIS_FORK_VERSION),
+          },
+          0,
+        ),
+      };
+    }
+    if (p === "/eth/v1/config/spec") {
+      return { body: { data: { ...chainConfigToJson(chain.config), ...presetToJson(activePreset) } } };
+    }
+    let m = /^\/devnet\/slash\/(\d+)$/.exec(p);
+    if (m && post) {
+      chain.slash(Number(m[1]));
+      return { body: { data: { validator_index: m[1] } } };
+    }
+    m = /^\/devnet\/offline\/(\d+)$/.exec(p);
+    if (m && post) {
+      chain.setOffline(Number(m[1]), url.searchParams.get("offline") !== "false");
+      return { body: { data: { validator_index: m[1] } } };
+    }
+    if (p === "/eth/v1/beacon/pool/voluntary_exits" && post) {
+      let exit: phase0.SignedVoluntaryExit;
+      try {
+        exit = ssz.phase0.SignedVoluntaryExit.fromJson(await readBody(req));
+      } catch (err) {
+        throw new HttpError(400, `Invalid voluntary exit: ${(err as Error).message}`);
+      }
+      const validity = chain.submitVoluntaryExit(exit);
+      if (validity !== VoluntaryExitValidity.valid)
+        throw new HttpError(400, `Invalid voluntary exit: ${validity}`);
+      return {};
+    }
+    m = /^\/eth\/v1\/beacon\/headers\/([^/]+)$/.exec(p);
+    if (m) {
+      const block = blockOf(m[1] ?? "");
+      const { body, ...header } = block.message;
+      const bodyRoot = ssz.electra.BeaconBlockBody.hashTreeRoot(body);
+      return {
+        body: envelope(
+          {
+            root: hex(ssz.electra.BeaconBlock.hashTreeRoot(block.message)),
+            canonical: true,
+            header: ssz.phase0.SignedBeaconBlockHeader.toJson({
+              message: { ...header, bodyRoot },
+              signature: block.signature,
+            }),
+          },
+          block.message.slot,
+        ),
+      };
+    }
+    m = /^\/eth\/v2\/beacon\/blocks\/([^/]+)$/.exec(p);
+    if (m) {
+      const block = blockOf(m[1] ?? "");
+      return {
+        body: envelope(ssz.electra.SignedBeaconBlock.toJson(block), block.message.slot, "electra"),
+        version: "electra",
+      };
+    }
+    m = /^\/eth\/v1\/beacon\/rewards\/(attestations|blocks|sync_committee)\/([^/]+)$/.exec(p);
+    if (m) {
+      const [, kind, id = ""] = m;
+      if (kind === "attestations") {
+        if (!/^\d+$/.test(id)) throw new HttpError(400, `Invalid epoch: ${id}`);
+        const r = await chain.attestationRewards(
+          Number(id),
+          rewardIds(post ? await readBody(req) : undefined),
+        );
+        if (!r) throw new HttpError(404, `Rewards for epoch ${id} are not available yet`);
+        return {
+          body: envelope(rewards.AttestationsRewardsType.toJson(r), (Number(id) + 2) * SLOTS_PER_EPOCH - 1),
+        };
+      }
+      const slot = blockOf(id).message.slot;
+      if (kind === "blocks") {
+        const r = await chain.blockRewards(slot);
+        if (!r) throw new HttpError(404, "Block not found");
+        return { body: envelope(rewards.BlockRewardsType.toJson(r), slot) };
+      }
+      const r = await chain.syncCommitteeRewards(slot, rewardIds(post ? await readBody(req) : undefined));
+      if (!r) throw new HttpError(404, "Block not found");
+      return { body: envelope(rewards.SyncCommitteeRewardsType.toJson(r), slot) };
+    }
+    m = /^\/eth\/v1\/beacon\/states\/([^/]+)\/([a-z_]+)(?:\/([^/]+))?$/.exec(p);
+    if (!m) throw new HttpError(404, "Not found");
+    const [, id = "", what, sub] = m;
+    const st = stateOf(id);
+    const slot = st.slot;
+    if (what === "finality_checkpoints") {
+      return {
+        body: envelope(
+          {
+            previous_justified: ssz.phase0.Checkpoint.toJson(st.previousJustifiedCheckpoint.toValue()),
+            current_justified: ssz.phase0.Checkpoint.toJson(st.currentJustifiedCheckpoint.toValue()),
+            finalized: ssz.phase0.Checkpoint.toJson(st.finalizedCheckpoint.toValue()),
+          },
+          slot,
+        ),
+      };
+    }
+    if (what === "pending_deposits") {
+      return {
+        body: envelope(ssz.electra.PendingDeposits.toJson(st.pendingDeposits.toValue()), slot, "electra"),
+        version: "electra",
+      };
+    }
+    if (what === "pending_partial_withdrawals") {
+      const data = ssz.electra.PendingPartialWithdrawals.toJson(st.pendingPartialWithdrawals.toValue());
+      return { body: envelope(data, slot, "electra"), version: "electra" };
+    }
+    if (what === "pending_consolidations") {
+      const data = ssz.electra.PendingConsolidations.toJson(st.pendingConsolidations.toValue());
+      return { body: envelope(data, slot, "electra"), version: "electra" };
+    }
+    if (what === "validators" && sub) {
+      const [v] = validatorsView(st, [sub], []);
+      if (!v) throw new HttpError(404, "Validator not found");
+      return { body: envelope(v, slot) };
+    }
+    if (what === "validators" || what === "validator_balances") {
+      let ids = url.searchParams.getAll("id").flatMap((s) => s.split(","));
+      let statuses = url.searchParams.getAll("status").flatMap((s) => s.split(","));
+      if (post) {
+        const body = (await readBody(req)) as { ids?: string[]; statuses?: string[] } | string[] | undefined;
+        ids = Array.isArray(body) ? body : (body?.ids ?? []);
+        statuses = Array.isArray(body) ? [] : (body?.statuses ?? []);
+      }
+      const found = validatorsView(st, ids, statuses);
+      const data = what === "validators" ? found : found.map((v) => ({ index: v.index, balance: v.balance }));
+      return { body: envelope(data, slot) };
+    }
+    throw new HttpError(404, "Not found");
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://x");
+    try {
+      const { status = 200, body, version } = await route(req, url);
+      res.writeHead(status, {
+        "content-type": "application/json",
+        ...(version ? { "eth-consensus-version": version } : {}),
+      });
+      res.end(body === undefined ? undefined : JSON.stringify(body));
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : 500;
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: status, message: (err as Error).message }));
+    }
+  };
+}

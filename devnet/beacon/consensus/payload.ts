@@ -1,0 +1,91 @@
+import "./preset.ts";
+import { createHash } from "node:crypto";
+import { ssz } from "@lodestar/types";
+import type { Address } from "viem";
+import type { ElPayment } from "../chain-types.ts";
+import { BUILDERS, type ExecutionNode } from "../execution.ts";
+import { requestsFromLogs } from "../requests.ts";
+import type { BuiltPayload, PayloadInput } from "./producer.ts";
+
+/** Makes a slot's execution payload and its requests (the execution layer's part of a block). */
+export type PayloadBuilder = (input: PayloadInput) => Promise<BuiltPayload>;
+
+const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
+const unit = (slot: number, salt: string) =>
+  createHash("sha256").update(`${slot}:${salt}`).digest().readUInt32BE(0) / 2 ** 32;
+const noRequests = () => ({ deposits: [], withdrawals: [], consolidations: [] });
+
+/** Without an execution node: empty payloads of the right shape, chained by their hashes. */
+export function syntheticPayloads(): PayloadBuilder {
+  let number = 0;
+  return async (input) => ({
+    payload: {
+      ...ssz.electra.ExecutionPayload.defaultValue(),
+      parentHash: input.parentHash,
+      prevRandao: input.prevRandao,
+      timestamp: input.timestamp,
+      withdrawals: input.withdrawals,
+      blockNumber: ++number,
+      blockHash: createHash("sha256").update(`el:${input.slot}`).digest(),
+      gasLimit: 30_000_000,
+      baseFeePerGas: 7n,
+    },
+    requests: noRequests(),
+  });
+}
+
+/**
+ * Payloads that are real anvil blocks: the slot's withdrawals credited on the execution layer, a builder
+ * block (MEV-boost: the builder is the coinbase and pays the proposer's fee recipient) for `builderShare` of
+ * the slots, and the block's deposit and request logs as the beacon block's execution requests (EIP-6110,
+ * EIP-7002, EIP-7251). `payments` records what each proposer received on the execution layer.
+ */
+export function anvilPayloads(
+  ex: ExecutionNode,
+  opts: {
+    builderShare?: number;
+    feeRecipient: (proposerIndex: number) => Address;
+    pubkey: (proposerIndex: number) => string;
+  },
+): { build: PayloadBuilder; payments: Map<number, ElPayment> } {
+  const payments = new Map<number, ElPayment>();
+  const build: PayloadBuilder = async (input) => {
+    for (const w of input.withdrawals)
+      await ex.credit(hex(w.address) as Address, BigInt(w.amount) * 10n ** 9n);
+    const feeRecipient = opts.feeRecipient(input.proposerIndex);
+    const builder = unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
+    const el = await ex.produceBlock({
+      timestamp: input.timestamp,
+      feeRecipient,
+      builderPaymentWei: builder ? BigInt(1 + Math.floor(unit(input.slot, "bid") * 50)) * 10n ** 15n : 0n,
+      builder: BUILDERS[Math.floor(unit(input.slot, "which") * BUILDERS.length)] as Address,
+      trafficTxs: 2,
+      tipGwei: 1 + Math.floor(unit(input.slot, "tip") * 3),
+    });
+    payments.set(input.slot, {
+      slot: input.slot,
+      blockNumber: el.number,
+      proposerIndex: input.proposerIndex,
+      pubkey: opts.pubkey(input.proposerIndex),
+      feeRecipient: feeRecipient.toLowerCase(),
+      builder: el.paid.builder?.toLowerCase() ?? null,
+      mevWei: el.paid.mevWei,
+      priorityFeeWei: el.paid.priorityFeeWei,
+    });
+    // The beacon chain's own fields (parent hash, RANDAO mix, timestamp, withdrawals) are what its rules
+    // check; the rest is anvil's block.
+    const payload = ssz.electra.ExecutionPayload.fromJson({
+      ...el.payload,
+      parent_hash: hex(input.parentHash),
+      fee_recipient: el.feeRecipient.toLowerCase(),
+      prev_randao: hex(input.prevRandao),
+      block_number: String(el.number),
+      timestamp: String(input.timestamp),
+      block_hash: el.hash,
+      withdrawals: [],
+    });
+    payload.withdrawals = input.withdrawals;
+    return { payload, requests: ssz.electra.ExecutionRequests.fromJson(requestsFromLogs(el.logs as never)) };
+  };
+  return { build, payments };
+}
