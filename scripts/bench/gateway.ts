@@ -211,7 +211,7 @@ async function main() {
     );
     for (const c of LEVELS) {
       for (let round = 0; round < (c === 1000 ? 1 : ROUNDS); round++) {
-        // c1000 (peak RSS) as deployed: unpinned, once.
+        // c1000 (peak RSS) once, in the first mode (unpinned unless BENCH_PIN=on).
         for (const pinned of c === 1000 ? [PIN_MODES[0] as boolean] : PIN_MODES) {
           pin(servers, pinned ? "0" : ALL_CPUS);
           for (const t of chosen)
