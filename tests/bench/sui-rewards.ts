@@ -48,6 +48,7 @@ const h = await createControlPlaneHarness({
 });
 await runMigrations(h.config.databaseUrl);
 const indexer = createSuiIndexer({
+  db: h.db,
   node: createSuiNode({ ...h.config.sui, maxBytes: h.config.nodeResponseMaxBytes }, h.config.network),
   repo: createSuiIndexerRepo(h.db),
   ...h.config.sui,
