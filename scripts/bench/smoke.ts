@@ -36,6 +36,7 @@ export const BENCH_SMOKE: Record<string, Record<string, string>> = {
     BENCH_DB: "staking_bench_beacon_smoke",
     BENCH_RESEED: "1",
   },
+  "bench:beacon-consensus": { VALIDATORS: "16", SLOTS: "4", SECONDS_PER_SLOT: "1", EXECUTION: "0" },
   "bench:webhooks": { BENCH_EVENTS: "10" },
   "bench:settlement": { BENCH_RESERVATIONS: "60", BENCH_PARTIES: "2", BENCH_WORKERS: "1" },
   "bench:ledger-scripts": { BENCH_CALLS: "3", BENCH_ROUNDS: "1" },
