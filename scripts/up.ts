@@ -112,7 +112,11 @@ if (occupied) {
   refuse(occupied);
 }
 
-/** Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts). */
+/**
+ * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
+ * moves said in one line; a port the user set and another program holds refuses the start in one line.
+ */
+const moved: string[] = [];
 const port = (variable: string, preferred: number, what: string, span = 1) =>
   choosePort({
     preferred: Number(env[variable] ?? preferred),
@@ -120,7 +124,10 @@ const port = (variable: string, preferred: number, what: string, span = 1) =>
     variable,
     what,
     span,
-    log: (line) => console.error(`npm start: ${line}`),
+    log: (line) => moved.push(line),
+  }).catch((err: Error) => {
+    infra.stop();
+    return refuse(err.message);
   });
 const ports = {
   controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
@@ -137,6 +144,10 @@ for (const d of DEVNETS)
       d.name,
       await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
     );
+if (moved.length)
+  console.error(
+    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
+  );
 
 // Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild

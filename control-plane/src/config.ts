@@ -51,6 +51,7 @@ export const AREA_NAMES = [
   "dashboard",
   "webhooks",
   "partitions",
+  "statements",
 ] as const;
 export type AreaName = (typeof AREA_NAMES)[number];
 

@@ -22,4 +22,5 @@ export { readBalance } from "./features/gateway-settlement/funding.ts";
 export { scanRecords } from "./features/gateway-settlement/hot-repo.ts";
 export { markAllPartiesDirty, runSettlementPass } from "./features/gateway-settlement/pass.ts";
 export { rebuildPartyRedis } from "./features/gateway-settlement/rebuild.ts";
+export { createStatementsRepo } from "./features/statements/repo.ts";
 export { listAudit } from "./platform/audit.ts";

@@ -8,6 +8,7 @@ import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, Usa
 import { gatewayCommands } from "./gateway.ts";
 import { gatewayReadCommands } from "./gateway-reads.ts";
 import { ledgerCommands } from "./ledger.ts";
+import { priceCommands } from "./prices.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   ...ledgerCommands,
   ...auditCommands,
   ...beaconCommands,
+  ...priceCommands,
 };
 
 function help(): string {

@@ -19,6 +19,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
   });
   const indexer = createSuiIndexer({
     node: createSuiNode({ ...config.sui, maxBytes: config.nodeResponseMaxBytes }, config.network),
+    db,
     repo: createSuiIndexerRepo(db),
     ...config.sui,
     recentlyQueried: follows.recent,

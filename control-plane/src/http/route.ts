@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import {
@@ -28,7 +30,7 @@ export interface ResponseSpec {
 export interface Reply {
   status: number;
   body?: unknown;
-  /** A non-JSON body (e.g. `text/html`): sent as is with this content type. */
+  /** A non-JSON body (e.g. `text/html`): sent as is with this content type; a `Readable` is streamed. */
   type?: string;
   headers?: Record<string, string>;
 }
@@ -188,10 +190,24 @@ function handle(r: Route, declared: Record<number, ResponseSpec>, options: Regis
     if (options.checkResponses) checkReply(r, declared, reply);
     if (reply.headers) res.set(reply.headers);
     res.status(reply.status);
-    if (reply.type !== undefined) res.type(reply.type).send(reply.body);
+    if (reply.body instanceof Readable) await streamTo(reply.body, res.type(reply.type ?? "text/plain"));
+    else if (reply.type !== undefined) res.type(reply.type).send(reply.body);
     else if (reply.body === undefined) res.end();
     else res.json(reply.body);
   };
+}
+
+/**
+ * Streams a body of any size with backpressure: memory stays one chunk however long the body. A client
+ * gone mid-way is not a fault; any other failure after the headers reaches the error handler, which can
+ * only cut the connection.
+ */
+async function streamTo(body: Readable, res: Response): Promise<void> {
+  try {
+    await pipeline(body, res);
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ERR_STREAM_PREMATURE_CLOSE") throw err;
+  }
 }
 
 function checkReply(r: Route, declared: Record<number, ResponseSpec>, reply: Reply): void {

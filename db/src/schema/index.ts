@@ -5,5 +5,6 @@ export * from "./gateway.ts";
 export * from "./polygon.ts";
 export * from "./provisioning.ts";
 export * from "./solana.ts";
+export * from "./statements.ts";
 export * from "./sui.ts";
 export * from "./webhooks.ts";

@@ -10,6 +10,8 @@ import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator, TransactionRow } from "./epoch-rewards.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import { col } from "./sql-arrays.ts";
+import { changeStatuses, insertHistory } from "./status-changes.ts";
 import { emitClosedDays, emitEpochEvents, fallingEpochs, readBefore } from "./webhook-events.ts";
 
 const CURSOR = "beacon";
@@ -22,7 +24,7 @@ const dayOf = (spec: ChainSpec, epoch: unknown) =>
  * The indexer's transaction lock: epoch writes, backfills, rollbacks, and the roll-up of registrations
  * (which gives the organisation's rollup the validator's days) never interleave.
  */
-const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
+export const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
 
 /** The sums' columns of both rollups, added to the row already there. */
 const addSums = sql`
@@ -69,11 +71,6 @@ async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
   await tx.execute(sql`delete from beacon_rewards_org_daily where epochs = 0`);
 }
 
-/** Whole columns as single array parameters (unnest): one statement per table whatever the count, without
- * building tens of thousands of bound parameters. */
-const col = (xs: (string | number | bigint | null)[]) =>
-  `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
-
 /**
  * The epoch's reward rows, and their sums into both rollups from the same statement (one row per
  * validator, one day per epoch) rather than read back through the epoch index and grouped: 70 → 40 ms for
@@ -106,34 +103,6 @@ async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
     from r join beacon_validators b on b.validator_index = r.validator_index join ${members} m on m.pubkey = b.pubkey
     group by 1
     ${addToOrgDays}`);
-}
-
-/**
- * Status entries; of two observations of one status the earlier is kept (a backfill finds earlier ones).
- * Returns the statuses reached for the first time, in lifecycle order per pubkey, each with the status
- * before it (the webhook's `previousStatus`).
- */
-async function insertHistory(tx: DbOrTx, data: EpochData) {
-  const hs = data.history;
-  if (!hs.length) return [];
-  const rows = await tx.execute<{ pubkey: string; status: Lifecycle; previous: Lifecycle | null }>(sql`
-    with ins as (
-      insert into beacon_status_history as h (pubkey, status, time, epoch)
-      select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
-      from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
-                  ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
-      on conflict (pubkey, status) do update set time = excluded.time, epoch = excluded.epoch
-        where excluded.time < h.time
-      returning pubkey, status, xmax = 0 as inserted)
-    select i.pubkey, i.status::text as status,
-      (select max(o.status)::text from beacon_status_history o where o.pubkey = i.pubkey and o.status < i.status) as previous
-    from ins i where i.inserted order by i.pubkey, i.status`);
-  // The subquery sees the table before this statement: a status reached in the same epoch as the one
-  // before it follows that one.
-  return rows.map((r, i) => {
-    const prior = rows[i - 1];
-    return prior?.pubkey === r.pubkey ? { ...r, previous: prior.status } : r;
-  });
 }
 
 /**
@@ -231,19 +200,19 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
                       ${col(v.map((x) => x.balanceGwei))}::int8[], ${col(falling)}::int[]) as x(p, i, s, l, w, f, b, n)
           on conflict (pubkey) do update set validator_index = excluded.validator_index,
             beacon_status = excluded.beacon_status,
-            -- An exit step the API recorded (tracking.recordStatus) after this step read the history is
-            -- never written back over by the step's older view: a validator cannot return to ACTIVE.
-            lifecycle_status = case when t.lifecycle_status in ('EXIT_REQUESTED', 'EXIT_SENT')
-              and excluded.lifecycle_status < t.lifecycle_status then t.lifecycle_status
-              else excluded.lifecycle_status end,
+            lifecycle_status = excluded.lifecycle_status,
             withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
             fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
             balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch,
             falling_epochs = excluded.falling_epochs`);
       }
       await insertRewards(tx, data, spec);
-      const reached = await insertHistory(tx, data);
-      await emitEpochEvents(tx, { data, before, falling, reached, offlineEpochs });
+      const index = new Map(v.map((x) => [x.pubkey, x.validatorIndex]));
+      await changeStatuses(
+        tx,
+        data.history.map((h) => ({ ...h, validatorIndex: index.get(h.pubkey) ?? null })),
+      );
+      await emitEpochEvents(tx, { data, before, falling, offlineEpochs });
       await insertTransactions(tx, data.transactions, finalized);
       await tx
         .insert(beaconIndexedSlots)
@@ -310,7 +279,7 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
         history: data.history.filter((h) => claimed.has(h.pubkey)),
       };
       await insertRewards(tx, mine, spec);
-      await insertHistory(tx, mine);
+      await insertHistory(tx, mine.history);
       await insertTransactions(
         tx,
         data.transactions.filter((t) => claimed.has(t.pubkey)),

@@ -1,3 +1,4 @@
+import type { Db } from "@stake/db/client";
 import { refusingInsaneNodes } from "../../background-job.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
@@ -13,6 +14,8 @@ const BATCH = 50;
  * crash or a restart only repeats reads.
  */
 export function createSuiIndexer(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   node: SuiNode;
   repo: SuiIndexerRepo;
   /** The operator's validator addresses (lower-case); their pools are indexed. */
@@ -59,7 +62,7 @@ export function createSuiIndexer(deps: {
           node.rates(pool.exchangeRatesId, epochs),
           node.epochStarts(epochs),
         ]);
-        await repo.transaction((tx) =>
+        await deps.db.transaction((tx) =>
           repo.saveRates(tx, { poolId: pool.poolId, rates, starts, through: last }),
         );
         next = last + 1;
@@ -75,7 +78,7 @@ export function createSuiIndexer(deps: {
   async function syncDelegator(address: string, cursor: string | null): Promise<void> {
     const unstakes = await node.unstakeEvents(address, cursor);
     const owned = await node.ownedStakes(address);
-    await repo.transaction((tx) =>
+    await deps.db.transaction((tx) =>
       repo.saveStakes(tx, {
         delegator: address,
         owned,
