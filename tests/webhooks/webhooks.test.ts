@@ -413,6 +413,7 @@ test("provision.completed when a provision's validators are made; provision.fail
     connection,
     prefix: createRedisKeys(h.config.redisPrefix).queuePrefix,
     logger: createLogger({ level: "silent", service: "t" }),
+    db: h.db,
     repo: createProvisioningRepo(h.db),
     run: async () => {
       throw new BuilderError("refused for the test");

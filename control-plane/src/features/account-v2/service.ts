@@ -1,4 +1,5 @@
 import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
@@ -8,6 +9,8 @@ import { lockOwnerCap } from "../../platform/owner-cap.ts";
 import type { SignupRequest } from "./schemas.ts";
 
 export function createAccountService(deps: {
+  /** Opens the unit of work that counts and inserts a key under the organisation's lock. */
+  db: Db;
   accounts: AccountsRepo;
   passwords: PasswordHasher;
   limits: AbuseLimits;
@@ -70,7 +73,7 @@ export function createAccountService(deps: {
 
     async createKey(organisationId: string, label: string) {
       const issued = issueApiKey("staking");
-      const row = await accounts.transaction(async (tx) => {
+      const row = await deps.db.transaction(async (tx) => {
         await lockOwnerCap(tx, "api_keys", organisationId);
         if ((await accounts.listActiveKeys(organisationId, tx)).length >= deps.maxActiveKeys) {
           throw new AppError(

@@ -37,8 +37,6 @@ const arr = (xs: readonly (string | number | null)[]) =>
 /** The delivery worker's reads and writes (it opens the transactions). */
 export function createDeliveryRepo(db: Db) {
   return {
-    transaction: db.transaction.bind(db),
-
     /**
      * Claims up to `limit` due deliveries of enabled endpoints. Rows are locked with SKIP LOCKED, so
      * workers side by side never claim the same one, and the claim itself is a lease: `next_attempt_at`

@@ -27,6 +27,7 @@ export function webhookJobs(deps: {
       async start() {
         sender = createWebhookSender({ policy: createAddressPolicy(deps.config.allowed), ...deps.config });
         loop = startDeliveryLoop({
+          db: deps.db,
           repo: createDeliveryRepo(deps.db),
           sender,
           box: deps.box,

@@ -11,8 +11,6 @@ const ownedBy = (owner: Owner) =>
 /** What the API reads and writes: endpoints, their deliveries, a replay. */
 export function createWebhooksRepo(db: Db) {
   return {
-    transaction: db.transaction.bind(db),
-
     async countEndpoints(owner: Owner, tx: DbOrTx = db) {
       const [row] = await tx.select({ n: count() }).from(webhookEndpoints).where(ownedBy(owner));
       return row?.n ?? 0;

@@ -1,4 +1,5 @@
 import { lookup } from "node:dns/promises";
+import type { Db } from "@stake/db/client";
 import { newId } from "@stake/db/ids";
 import { AppError } from "../../errors.ts";
 import { OWNER_EVENT_TYPES, type Owner } from "../../platform/event-types.ts";
@@ -28,6 +29,8 @@ function present(e: EndpointRow) {
 
 /** Webhook endpoints of one owner (an organisation or a gateway user); both route groups call this. */
 export function createWebhooksService(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   repo: WebhooksRepo;
   box: SecretBox;
   policy: AddressPolicy;
@@ -83,7 +86,7 @@ export function createWebhooksService(deps: {
       await checkUrl(input.url);
       const id = newId("webhookEndpoint");
       const secret = newSecret();
-      const row = await repo.transaction(async (tx) => {
+      const row = await deps.db.transaction(async (tx) => {
         await lockOwnerCap(tx, "webhook_endpoints", `${owner.kind}:${owner.id}`);
         if ((await repo.countEndpoints(owner, tx)) >= config.endpointsPerOwner)
           throw new AppError(
@@ -151,7 +154,7 @@ export function createWebhooksService(deps: {
     /** A `webhook.test` event to this endpoint only, through the outbox like any other. */
     async sendTest(owner: Owner, id: string) {
       const e = await endpointOf(owner, id);
-      const eventId = await repo.transaction((tx) =>
+      const eventId = await deps.db.transaction((tx) =>
         emitEvent(tx, {
           owner,
           type: "webhook.test",
