@@ -2,9 +2,16 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { test } from "node:test";
-import { BENCH_SMOKE } from "../../scripts/bench/smoke.ts";
+import { after, test } from "node:test";
+import postgres from "postgres";
+import { BENCH_SMOKE, BENCH_SMOKE_DB } from "../../scripts/bench/smoke.ts";
 import { ROOT } from "../../scripts/lib/infra.ts";
+import { adminUrl } from "../helpers/pg.ts";
+
+after(async () => {
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists ${BENCH_SMOKE_DB} with (force)`).finally(() => admin.end());
+});
 
 // Every bench the README lists runs end to end in its smoke size (scripts/bench/smoke.ts).
 const scripts = Object.keys(
