@@ -31,6 +31,13 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
     { file: "lifecycle.ts", users: ["beacon-provisioning"], why: "the lifecycle status vocabulary" },
     { file: "client.ts", users: ["beacon-provisioning"], why: "the one Beacon API client (add-stake)" },
   ],
+  "hyperliquid-delegation": [
+    {
+      file: "rewards.ts",
+      users: ["statements"],
+      why: "a delegator's daily distributions and withdrawals, the statements' Hyperliquid rows",
+    },
+  ],
   "gateway-account": [
     { file: "schemas.ts", users: ["dashboard"], why: "the dashboard page speaks the gateway account API" },
   ],
@@ -61,6 +68,7 @@ export const SCHEMA_OWNERS: Record<string, string[]> = {
   polygon: ["polygon-rewards"],
   solana: ["solana-stake"],
   sui: ["sui-rewards"],
+  statements: ["statements"],
   webhooks: ["webhooks"],
 };
 
@@ -68,8 +76,8 @@ export const SCHEMA_OWNERS: Record<string, string[]> = {
 export const SCHEMA_PORTS: { module: string; users: string[]; why: string }[] = [
   {
     module: "accounts",
-    users: ["sui-rewards"],
-    why: "the indexer follows every delegator in an organisation's scope",
+    users: ["sui-rewards", "statements"],
+    why: "the indexer follows every delegator in an organisation's scope; statement.ready per organisation",
   },
   {
     module: "beacon-data",

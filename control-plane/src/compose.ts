@@ -23,6 +23,7 @@ const AREAS = {
   dashboard: () => import("./areas/dashboard.ts"),
   webhooks: () => import("./areas/webhooks.ts"),
   partitions: () => import("./areas/partitions.ts"),
+  statements: () => import("./areas/statements.ts"),
 } satisfies Record<AreaName, () => Promise<{ composeArea(core: Core): AreaParts }>>;
 
 /** What an area hands the processes: its routes (API), its jobs (worker), and whatever its tests drive. */

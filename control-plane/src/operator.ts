@@ -4,6 +4,8 @@
  * of the control plane's sources, so the features stay free to move their files.
  */
 export { createPasswordHasher } from "./auth/password.ts";
+export { CHAIN_AREA_NAMES, type ChainArea, describeIdentity } from "./chain-identity/areas.ts";
+export { reindexArea, reindexPlan } from "./chain-identity/guard.ts";
 export { ControlPlaneEnv, DEMO_ETH_KEY_ENCRYPTION_KEY } from "./config.ts";
 export {
   type AccountOperatorService,
@@ -22,4 +24,5 @@ export { readBalance } from "./features/gateway-settlement/funding.ts";
 export { scanRecords } from "./features/gateway-settlement/hot-repo.ts";
 export { markAllPartiesDirty, runSettlementPass } from "./features/gateway-settlement/pass.ts";
 export { rebuildPartyRedis } from "./features/gateway-settlement/rebuild.ts";
+export { createStatementsRepo } from "./features/statements/repo.ts";
 export { listAudit } from "./platform/audit.ts";

@@ -15,6 +15,7 @@ export const QUEUES = {
   polygonSnapshots: { name: "polygon-rewards-snapshots", kind: "repeating" },
   reservationDrain: { name: "gateway-reservation-drain", kind: "queue" },
   partitions: { name: "partitions", kind: "repeating" },
+  statementNotices: { name: "statements-ready", kind: "repeating" },
 } as const satisfies Record<string, { name: string; kind: "queue" | "repeating" }>;
 
 /** The payload of each queue's jobs, by queue name. */
@@ -31,6 +32,7 @@ export interface QueuePayloads {
   /** A party whose reservation log a reader wants in Postgres now (GET /api/reservations, /api/usage). */
   "gateway-reservation-drain": { partyId: string };
   partitions: Record<string, never>;
+  "statements-ready": Record<string, never>;
 }
 
 type Entry = (typeof QUEUES)[keyof typeof QUEUES];

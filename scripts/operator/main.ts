@@ -4,10 +4,12 @@ import { withDeploymentEnv } from "../lib/deployment-env.ts";
 import { accountCommands } from "./accounts.ts";
 import { auditCommands } from "./audit.ts";
 import { beaconCommands } from "./beacon.ts";
+import { chainCommands } from "./chain.ts";
 import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
 import { gatewayReadCommands } from "./gateway-reads.ts";
 import { ledgerCommands } from "./ledger.ts";
+import { priceCommands } from "./prices.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
@@ -20,6 +22,8 @@ const COMMANDS: Record<string, Command> = {
   ...ledgerCommands,
   ...auditCommands,
   ...beaconCommands,
+  ...priceCommands,
+  ...chainCommands,
 };
 
 function help(): string {

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import {
@@ -10,6 +12,7 @@ import {
 } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
+import { clientAddressKey } from "./client-address.ts";
 
 /**
  * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
@@ -28,7 +31,7 @@ export interface ResponseSpec {
 export interface Reply {
   status: number;
   body?: unknown;
-  /** A non-JSON body (e.g. `text/html`): sent as is with this content type. */
+  /** A non-JSON body (e.g. `text/html`): sent as is with this content type; a `Readable` is streamed. */
   type?: string;
   headers?: Record<string, string>;
 }
@@ -40,7 +43,10 @@ export interface HandlerInput<S extends Security | undefined, P, Q, B> {
   query: Out<Q>;
   body: Out<B>;
   auth: S extends Security ? Principal<S> : undefined;
-  /** The client's address as Express resolved it behind the configured proxies. */
+  /**
+   * The client's address as Express resolved it behind the configured proxies, as per-address limits
+   * count it (`clientAddressKey`: an IPv6 address as its /64).
+   */
   ip: string;
   req: Request;
 }
@@ -68,7 +74,10 @@ export interface RouteSpec<
   responses: Record<number, ResponseSpec>;
   /** Calls a chain node or third-party API while answering: 502 (unreachable) and 504 (timed out). */
   upstream?: boolean;
-  /** Reads what an indexer writes: 503 NOT_INDEXED_YET with Retry-After until it has. */
+  /**
+   * Reads what an indexer writes: 503 NOT_INDEXED_YET with Retry-After until it has, and 503 CHAIN_MISMATCH
+   * while the area's node serves another chain than the indexed one (docs/architecture.md §13).
+   */
   indexed?: boolean;
   /** Limited per client beyond what its security implies: 429 with Retry-After. */
   rateLimited?: boolean;
@@ -144,7 +153,10 @@ export function responsesOf(
     derived[502] = error("the upstream node is unreachable or answered an error");
     derived[504] = error("the upstream node timed out");
   }
-  if (r.indexed) derived[503] = error("not indexed yet (NOT_INDEXED_YET); retry after Retry-After");
+  if (r.indexed)
+    derived[503] = error(
+      "not indexed yet (NOT_INDEXED_YET), or the area's node serves another chain than the indexed one (CHAIN_MISMATCH); retry after Retry-After",
+    );
   return { ...derived, ...r.responses };
 }
 
@@ -181,17 +193,31 @@ function handle(r: Route, declared: Record<number, ResponseSpec>, options: Regis
       query: r.query ? parseOrThrow(r.query, req.query, "query") : undefined,
       body: r.body ? parseOrThrow(r.body, req.body) : undefined,
       auth,
-      ip: req.ip ?? "unknown",
+      ip: clientAddressKey(req.ip ?? "unknown"),
       req,
     };
     const reply = await r.handler(input);
     if (options.checkResponses) checkReply(r, declared, reply);
     if (reply.headers) res.set(reply.headers);
     res.status(reply.status);
-    if (reply.type !== undefined) res.type(reply.type).send(reply.body);
+    if (reply.body instanceof Readable) await streamTo(reply.body, res.type(reply.type ?? "text/plain"));
+    else if (reply.type !== undefined) res.type(reply.type).send(reply.body);
     else if (reply.body === undefined) res.end();
     else res.json(reply.body);
   };
+}
+
+/**
+ * Streams a body of any size with backpressure: memory stays one chunk however long the body. A client
+ * gone mid-way is not a fault; any other failure after the headers reaches the error handler, which can
+ * only cut the connection.
+ */
+async function streamTo(body: Readable, res: Response): Promise<void> {
+  try {
+    await pipeline(body, res);
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ERR_STREAM_PREMATURE_CLOSE") throw err;
+  }
 }
 
 function checkReply(r: Route, declared: Record<number, ResponseSpec>, reply: Reply): void {

@@ -44,6 +44,14 @@ export const EVENT_DATA = {
     clRewardsGwei: Gwei,
     elRewardsGwei: Gwei,
   }),
+  "statement.ready": z.object({
+    chain: z.string(),
+    month: z.string().describe("YYYY-MM; closed: no row of it can change any more"),
+    rows: z.number().int().describe("Rows of the statement (validators or stake accounts × days)"),
+    baseUnit: z.string().describe("The unit of earned and withdrawn (gwei, wei)"),
+    earned: z.string().describe("The month's earnings, base units, exact"),
+    withdrawn: z.string().describe("The month's withdrawals, base units, exact"),
+  }),
   "gateway.balance_low": z.object({
     partyId: z.string(),
     balance: z.string().describe("Ledger coins, exact decimal string"),
@@ -79,6 +87,7 @@ export const OWNER_EVENT_TYPES: Record<Owner["kind"], EventType[]> = {
     "validator.slashed",
     "validator.offline",
     "rewards.daily_closed",
+    "statement.ready",
     "webhook.endpoint_disabled",
     "webhook.test",
   ],

@@ -69,9 +69,13 @@ export function createHyperliquidRewards(deps: { client: HyperliquidClient }) {
     return { delegatorAddress: address, totalRewards: t.amount, totalRewardsWei: t.amountWei, rewards: list };
   }
 
-  /** `delegatorHistory`, newest first as Hyperliquid lists it, each delta flattened to one kind. */
   async function history(address: string, auth: StakingAuth) {
     assertInScope(auth, SCOPE_CHAIN, address, "delegator");
+    return historyOf(address);
+  }
+
+  /** `delegatorHistory`, newest first as Hyperliquid lists it, each delta flattened to one kind. */
+  async function historyOf(address: string) {
     const entries = await client.info({ type: "delegatorHistory", user: address });
     return entries.flatMap((e) => {
       const [kind, d] = Object.entries(e.delta)[0] ?? [];
@@ -100,7 +104,7 @@ export function createHyperliquidRewards(deps: { client: HyperliquidClient }) {
     });
   }
 
-  return { distributions, rewards, history };
+  return { distributions, historyOf, rewards, history };
 }
 
 export type HyperliquidRewards = ReturnType<typeof createHyperliquidRewards>;
