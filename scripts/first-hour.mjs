@@ -6,8 +6,8 @@
 //   3. the Solana sign-and-send snippet of docs/solana-demo.md, run as written: a confirmed transaction,
 //      then rewards once an epoch has paid them;
 //   4. the operator CLI with no DATABASE_URL / REDIS_URL / REDIS_PREFIX set (it finds `.data/env`);
-//   5. a sign-up through the dashboard's API, Ctrl-C, `npm start` again: it comes up on the same data and
-//      the new user logs in.
+//   5. a sign-up through the dashboard's API, Ctrl-C, `npm start` again: it comes up on the same data, the
+//      new user logs in, and the demo keys printed before the restart are printed again and still work.
 //
 // `--quick` stops after step 2. It uses the fixed demo ports of `npm start` (3000, 8080, 8899, …): run it
 // where nothing else holds them (tests/scripts/first-hour.test.ts gives each run a network namespace).
@@ -214,6 +214,22 @@ try {
     await ok200("log-in of the user signed up before the restart", "POST", `${API}/api/onboarding/login`, {
       body: { email, password },
     });
+    // The keys printed before the restart: printed again, and still accepted.
+    const [keyAgain] = grab(deployment.banner, /Demo staking API key[^:]*: (stk_\S+)/, "the staking key");
+    const [gatewayKeyAgain] = grab(deployment.banner, /Demo gateway key[^:]*: (gwk_\S+)/, "the gateway key");
+    if (keyAgain !== key || gatewayKeyAgain !== gatewayKey)
+      throw new Error(`the demo keys changed across the restart: ${key} → ${keyAgain}`);
+    await ok200("the staking key printed before the restart", "GET", `${API}/api/apr`, {
+      headers: { "x-api-key": key },
+    });
+    await ok200(
+      "the gateway key printed before the restart",
+      "GET",
+      `${GATEWAY}/gateway/${providerKey}/hello`,
+      {
+        headers: { "x-gateway-api-key": gatewayKey, "idempotency-key": `first-hour-again-${Date.now()}` },
+      },
+    );
   }
 } finally {
   const code = await deployment.stop();

@@ -112,7 +112,11 @@ if (occupied) {
   refuse(occupied);
 }
 
-/** Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts). */
+/**
+ * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
+ * moves said in one line; a port the user set and another program holds refuses the start in one line.
+ */
+const moved: string[] = [];
 const port = (variable: string, preferred: number, what: string, span = 1) =>
   choosePort({
     preferred: Number(env[variable] ?? preferred),
@@ -120,7 +124,10 @@ const port = (variable: string, preferred: number, what: string, span = 1) =>
     variable,
     what,
     span,
-    log: (line) => console.error(`npm start: ${line}`),
+    log: (line) => moved.push(line),
+  }).catch((err: Error) => {
+    infra.stop();
+    return refuse(err.message);
   });
 const ports = {
   controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
@@ -137,6 +144,10 @@ for (const d of DEVNETS)
       d.name,
       await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
     );
+if (moved.length)
+  console.error(
+    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
+  );
 
 // Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
@@ -177,6 +188,10 @@ const baseEnv: NodeJS.ProcessEnv = {
   NETWORK,
   // The demo runs on the public demo secrets (config.ts refuses them unless this is on).
   DEMO_MODE: "1",
+  // The simulated nodes start a new chain each time (genesis now): on the same database the worker deletes
+  // the areas indexed from the previous chain and indexes the new one, and logs that it did
+  // (docs/architecture.md §13, "Chain identity").
+  CHAIN_RESET_POLICY: process.env.CHAIN_RESET_POLICY ?? "reindex",
   // The dashboard's try-it curl names the gateway this command starts.
   DASHBOARD_GATEWAY_URL: env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${ports.gateway}`,
 };

@@ -27,13 +27,16 @@ import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
  */
 // Heaviest first: a slow file never timed on this clone starts in this order.
 const SLOW_LANE = [
-  /^tests\/scripts\/first-hour\.test\.ts$/,
+  /^tests\/scripts\/(first-hour|two-checkouts)\.test\.ts$/,
   /^tests\/faults\//,
   /^tests\/polygon\//,
   /^tests\/dashboard\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
+  /^tests\/beacon-consensus\/execution\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
+  // Every bench in its smoke size: each starts whole deployments of its own.
+  /^tests\/scripts\/benches\.test\.ts$/,
 ];
 /**
  * The cluster lane: files run a second time, as slow files, against a project-local Redis Cluster of three

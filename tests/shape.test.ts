@@ -26,13 +26,13 @@ const read = (f: string) => readFileSync(path.join(ROOT, f), "utf8");
 const MAX_LINES = 400;
 /**
  * Files another change is splitting at the same time (the beacon indexer's writes and service, the exit
- * service, the beacon devnet's node): over the bound, or citing an issue, until that split lands; each is
- * taken off this list then, and the list is meant to be empty.
+ * service, the beacon devnet's node): over the bound, citing an issue, or (the beacon indexer's writes)
+ * handing out a transaction, until that split lands; each is taken off this list then, and the list is
+ * meant to be empty.
  */
 const SPLITTING = new Set([
   "control-plane/src/features/beacon-data/indexer-repo.ts",
   "control-plane/src/features/beacon-data/service.ts",
-  "control-plane/src/features/beacon-provisioning/exits.ts",
   "devnet/beacon/chain.ts",
   "devnet/beacon/server.ts",
 ]);
@@ -151,6 +151,8 @@ describe("the shape of the house", () => {
       const text = read(f);
       return [
         /\.transaction\(/.test(text) ? `${f}: opens a transaction` : [],
+        // A handle to open one is the service's (its `db`), not the repository's to hand out.
+        /\.transaction\.bind\(/.test(text) && !SPLITTING.has(f) ? `${f}: hands out a transaction` : [],
         /\bemitEvents?\(|platform\/outbox/.test(text) ? `${f}: emits an event` : [],
       ].flat();
     });

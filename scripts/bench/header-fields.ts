@@ -7,17 +7,21 @@
  * load generator, in rounds. Prints the medians of each server's CPU per answer, of the client's (parsing
  * what it is sent), and of req/s, and the paired differences.
  * On a two-core machine that runs the client beside the server, the client's share is taken from the
- * server's cores, as it is in `bench:gateway` (docs/benchmarks.md).
- *   [BENCH_ROUNDS=8] [BENCH_SECONDS=4]
+ * server's cores, as it is in `bench:gateway` (docs/benchmarks.md); pinned rounds (BENCH_PIN:
+ * on, off, both) put the client on CPU 1 and the servers on CPU 0, so the server's figure is its own.
+ *   [BENCH_ROUNDS=8] [BENCH_SECONDS=4] [BENCH_PIN=both]
  */
 import { createServer } from "node:http";
+import { availableParallelism } from "node:os";
 import { formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import { rateLimitPolicy, rateLimitState } from "@stake/db/ratelimit-fields";
-import { load, median, type Result, startProcess } from "./targets.ts";
+import { load, median, pin, type Result, startProcess } from "./targets.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "8");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "4");
+const PIN = process.env.BENCH_PIN ?? "both";
+const PIN_MODES = PIN === "both" ? [false, true] : [PIN === "on"];
 
 /** One server; with `fields`, the gateway's five on every answer. Prints `READY <url>`. */
 function serve(fields: boolean) {
@@ -58,6 +62,23 @@ function serve(fields: boolean) {
   });
 }
 
+function report(servers: readonly { name: string }[], results: Result[][], mode: string) {
+  const us = (x: number) => (x * 1000).toFixed(2);
+  const [without, withFields] = results as [Result[], Result[]];
+  console.log(`\n${mode}:`);
+  for (const [i, s] of servers.entries()) {
+    const rs = results[i] as Result[];
+    console.log(
+      `${s.name.padEnd(24)} req/s ${median(rs.map((r) => r.rps)).toFixed(0)} · server CPU µs/answer ${us(median(rs.map((r) => r.cpuPerReq)))} · client CPU µs/answer ${us(median(rs.map((r) => r.clientCpuPerReq)))}`,
+    );
+  }
+  const paired = (of: (r: Result) => number) =>
+    median(without.map((r, i) => of(withFields[i] as Result) - of(r)));
+  console.log(
+    `the five fields, paired by round (median of ${ROUNDS}): server +${us(paired((r) => r.cpuPerReq))} µs, client +${us(paired((r) => r.clientCpuPerReq))} µs an answer; req/s with / without ${median(without.map((r, i) => (withFields[i] as Result).rps / r.rps)).toFixed(3)}`,
+  );
+}
+
 async function main() {
   const variants = [
     { name: "without the five fields", ...startProcess(["scripts/bench/header-fields.ts", "serve"]) },
@@ -68,22 +89,17 @@ async function main() {
       variants.map(async (v) => ({ ...v, url: await v.ready, pid: v.child.pid as number })),
     );
     for (const s of servers) await load(s.url, "/", 100, 2, s.pid);
-    const results = servers.map(() => [] as Result[]);
-    for (let round = 0; round < ROUNDS; round++)
-      for (const [i, s] of servers.entries()) results[i]?.push(await load(s.url, "/", 100, SECONDS, s.pid));
-    const us = (x: number) => (x * 1000).toFixed(2);
-    const [without, withFields] = results as [Result[], Result[]];
-    for (const [i, s] of servers.entries()) {
-      const rs = results[i] as Result[];
-      console.log(
-        `${s.name.padEnd(24)} req/s ${median(rs.map((r) => r.rps)).toFixed(0)} · server CPU µs/answer ${us(median(rs.map((r) => r.cpuPerReq)))} · client CPU µs/answer ${us(median(rs.map((r) => r.clientCpuPerReq)))}`,
-      );
+    const pids = servers.map((s) => s.pid);
+    for (const pinned of PIN_MODES) {
+      pin(pids, pinned ? "0" : `0-${availableParallelism() - 1}`);
+      const results = servers.map(() => [] as Result[]);
+      for (let round = 0; round < ROUNDS; round++)
+        for (const [i, s] of servers.entries())
+          results[i]?.push(
+            await load(s.url, "/", 100, SECONDS, s.pid, undefined, undefined, pinned ? "1" : undefined),
+          );
+      report(servers, results, pinned ? "pinned (client on CPU 1, servers on CPU 0)" : "unpinned");
     }
-    const paired = (of: (r: Result) => number) =>
-      median(without.map((r, i) => of(withFields[i] as Result) - of(r)));
-    console.log(
-      `the five fields, paired by round (median of ${ROUNDS}): server +${us(paired((r) => r.cpuPerReq))} µs, client +${us(paired((r) => r.clientCpuPerReq))} µs an answer; req/s with / without ${median(without.map((r, i) => (withFields[i] as Result).rps / r.rps)).toFixed(3)}`,
-    );
   } finally {
     for (const v of variants) v.child.kill("SIGTERM");
   }

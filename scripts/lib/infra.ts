@@ -70,7 +70,11 @@ function runningPostgresPort(dir: string): number | null {
 
 /** `preferred` when free, else a free port, said in one line. */
 async function ownPort(preferred: number, what: string, log: Log): Promise<number> {
-  return choosePort({ preferred, what: `${what} of this checkout`, log });
+  return choosePort({
+    preferred,
+    what,
+    log: (move) => log(`port ${preferred} is in use (another checkout or program): ${move}`),
+  });
 }
 
 /**

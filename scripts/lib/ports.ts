@@ -39,7 +39,7 @@ export class PortTaken extends Error {}
 /**
  * `preferred` when it (and the `span - 1` ports after it, for a process that listens on consecutive ports)
  * is free, else a free run of `span` ports, logged. With `fixed` (the user set it) a taken port is a
- * `PortTaken` error naming `variable`.
+ * `PortTaken` error naming `variable`. `log` hears each move (`control plane 3000 → 41234`).
  */
 export async function choosePort(opts: {
   preferred: number;
@@ -62,7 +62,7 @@ export async function choosePort(opts: {
   for (let tries = 0; tries < 20; tries++) {
     const p = await freePort();
     if (p + span <= 65536 && (await runFree(p))) {
-      opts.log(`port ${opts.preferred} (${opts.what}) is in use, by another checkout or program: using ${p}`);
+      opts.log(`${opts.what} ${opts.preferred} → ${p}`);
       return p;
     }
   }

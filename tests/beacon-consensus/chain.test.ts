@@ -1,12 +1,18 @@
-// The devnet's Lodestar preset (minimal) must be in force before anything loads @lodestar/params.
-import "../../devnet/beacon/consensus/preset.ts";
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type ApiClient, getClient } from "@lodestar/api";
-import { MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA, SLOTS_PER_EPOCH } from "@lodestar/params";
-import { computeSigningRoot, interopSecretKey } from "@lodestar/state-transition";
-import { ssz } from "@lodestar/types";
-import { type ConsensusDevnet, startConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "./load.ts";
+
+const {
+  computeSigningRoot,
+  getClient,
+  interopSecretKey,
+  MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
+  SLOTS_PER_EPOCH,
+  ssz,
+  startConsensusDevnet,
+} = await loadLodestar();
+type ApiClient = import("./lodestar.ts").ApiClient;
 
 /**
  * The beacon devnet's chain made by Lodestar's state transition (devnet/beacon/consensus), read only through
@@ -90,10 +96,13 @@ test("a slashing triggered on the devnet is included and penalised by the real r
   assert.equal(v.status, "active_slashed");
 });
 
-test("each validator's balance change equals the rewards endpoints' amounts, withdrawals added back", async () => {
-  const first = 2;
-  const last = Math.floor((devnet.chain.head + 1) / SLOTS_PER_EPOCH) - 1;
-  assert.ok(last - first >= 3, `epochs ${first}..${last}`);
+/**
+ * Checks every validator's balance change over each of epochs `first`..`last` against the rewards endpoints:
+ * the attestation rewards of two epochs before (paid by the epoch processing at the epoch's start), the
+ * proposer and sync-committee rewards of its blocks, its payloads' withdrawals and its slashings' initial
+ * penalty. Returns how many balances it checked and how many slashings it met.
+ */
+async function reconcile(first: number, last: number) {
   let checked = 0;
   let slashings = 0;
   for (let epoch = first; epoch <= last; epoch++) {
@@ -131,6 +140,40 @@ test("each validator's balance change equals the rewards endpoints' amounts, wit
       checked++;
     }
   }
+  return { checked, slashings };
+}
+
+test("each validator's balance change equals the rewards endpoints' amounts, withdrawals added back", async () => {
+  const first = 2;
+  const last = Math.floor((devnet.chain.head + 1) / SLOTS_PER_EPOCH) - 1;
+  assert.ok(last - first >= 3, `epochs ${first}..${last}`);
+  const { checked, slashings } = await reconcile(first, last);
   assert.ok(checked >= 64 * 4);
   assert.equal(slashings, 1, "the slashing's block is among the epochs checked");
+});
+
+test("with more than a third offline, finality stops and the inactivity leak charges the offline, to the gwei", async () => {
+  const leaving = Array.from({ length: 20 }, (_, i) => 40 + i);
+  for (const i of leaving) {
+    const res = await fetch(`${devnet.url}/devnet/offline/${i}?offline=true`, { method: "POST" });
+    assert.equal(res.status, 200);
+  }
+  const from = Math.floor(devnet.chain.head / SLOTS_PER_EPOCH) + 1;
+  const finalized = devnet.chain.headState().finalizedCheckpoint.epoch;
+  await advanceTo(epochEnd(from + 7));
+  const stuck = (await api.beacon.getStateFinalityCheckpoints({ stateId: "head" })).value().finalized.epoch;
+  assert.ok(stuck <= finalized + 1, `finalized ${finalized} then ${stuck}`);
+  const leak = (await api.beacon.getAttestationsRewards({ epoch: from + 5 })).value();
+  const byIndex = new Map(leak.totalRewards.map((r) => [r.validatorIndex, r]));
+  for (const i of [...OFFLINE, ...leaving]) {
+    const r = byIndex.get(i);
+    assert.ok(r && r.inactivity < 0 && r.source < 0, `offline ${i} in the leak: ${JSON.stringify(r)}`);
+  }
+  const online = byIndex.get(0);
+  assert.ok(
+    online && online.source === 0 && online.inactivity === 0,
+    `no rewards in the leak: ${JSON.stringify(online)}`,
+  );
+  const { checked } = await reconcile(from + 1, from + 7);
+  assert.ok(checked >= 64 * 7);
 });

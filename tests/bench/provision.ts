@@ -7,10 +7,10 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 
 /**
- * `npm run bench:provision`: wall time from POST /api/provision of 100 validators until GET /api/validators
+ * `npm run bench:provision`: wall time from POST /api/provision of 100 validators (BENCH_VALIDATORS) until GET /api/validators
  * returns all of them (real Postgres, Redis, BullMQ worker in-process), plus raw BLS and key-derivation speed.
  */
-const N = 100;
+const N = Number(process.env.BENCH_VALIDATORS ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ms = (t: number) => `${t.toFixed(1)} ms`;
 

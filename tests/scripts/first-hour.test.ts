@@ -111,6 +111,9 @@ test("two clones come up at once in their own namespaces; one plays the first ho
   assert.match(full.output, /operator CLI, no variables set: orgs list names \S+/);
   // Ctrl-C, npm start again on the same data: the user signed up before logs in.
   assert.match(full.output, /log-in of the user signed up before the restart: 200/);
+  // The demo keys printed before the restart still work after it.
+  assert.match(full.output, /the staking key printed before the restart: 200/);
+  assert.match(full.output, /the gateway key printed before the restart: 200/);
   assert.match(full.output, /the first hour passed/);
   assert.match(quick.output, /the first hour passed/);
   // Kept on failure, to read the clones' logs (.data/pg-*.log); removed once everything passed.

@@ -4,6 +4,7 @@ import { createAccountV1Service } from "../features/account-v1/service.ts";
 
 export function composeArea(core: Core) {
   const service = createAccountV1Service({
+    db: core.db,
     accounts: core.accountsRepo,
     passwords: core.passwords,
     limits: core.limits,

@@ -31,6 +31,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
   });
   // Exits and EL requests: the operator's keys, the node's pool, the system contracts' fees.
   const exits = createExitService({
+    db,
     repo,
     beacon,
     execution: createExecutionApi({
@@ -55,8 +56,9 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     jobs: (q: QueueDeps, options: { provisionConcurrency?: number }) => [
       provisionJob({
         ...q,
+        db,
         repo,
-        run: createProvisionProcessor({ repo, eth: config.eth, network, tracking, logger }),
+        run: createProvisionProcessor({ db, repo, eth: config.eth, network, tracking, logger }),
         concurrency: options.provisionConcurrency ?? 1,
       }),
     ],

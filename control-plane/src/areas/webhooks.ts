@@ -11,6 +11,7 @@ import { createWebhooksService } from "../features/webhooks/service.ts";
 export function composeArea({ config, db, redis, keys, logger }: Core) {
   const box = createSecretBox(config.eth.keyEncryptionKey);
   const service = createWebhooksService({
+    db,
     repo: createWebhooksRepo(db),
     box,
     policy: createAddressPolicy(config.webhooks.allowed),

@@ -6,12 +6,10 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 
 /**
  * Organisations and API keys: shared by account v1, v2, the operator CLI and staking-area auth. Writes take
- * an optional transaction (`tx`, default `db`): a service that needs several in one opens it (`transaction`).
+ * an optional transaction (`tx`, default `db`): a service that needs several in one opens it.
  */
 export function createAccountsRepo(db: Db) {
   return {
-    transaction: db.transaction.bind(db),
-
     /** Inserts a pending organisation; returns null when the e-mail is taken (unique index, race-safe). */
     async insertOrganisation(
       args: {
@@ -91,8 +89,8 @@ export function createAccountsRepo(db: Db) {
       return row!;
     },
 
-    async listActiveKeys(organisationId: string) {
-      return db
+    async listActiveKeys(organisationId: string, tx: DbOrTx = db) {
+      return tx
         .select({
           keyId: apiKeys.id,
           label: apiKeys.label,

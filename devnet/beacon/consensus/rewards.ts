@@ -2,6 +2,8 @@ import "./preset.ts";
 import type { PubkeyCache } from "@chainsafe/lodestar-z/pubkeys";
 import type { BeaconConfig } from "@lodestar/config";
 import {
+  EFFECTIVE_BALANCE_INCREMENT,
+  INACTIVITY_PENALTY_QUOTIENT_BELLATRIX,
   PARTICIPATION_FLAG_WEIGHTS,
   TIMELY_HEAD_FLAG_INDEX,
   TIMELY_SOURCE_FLAG_INDEX,
@@ -29,10 +31,12 @@ import type { rewards } from "@lodestar/types";
  * copy, the processing steps that come before the rewards run first (justification and finalization, which
  * decide the inactivity leak; the inactivity scores, which set the inactivity penalty), then Lodestar's
  * reward report (`computeAttestationsRewards`, what a Lodestar node's rewards endpoint serves) gives the
- * components. That report rounds each source, target and head amount to the nearest gwei where the spec's
- * `get_flag_index_deltas` (and Lodestar's own epoch processing) floors; the one piece of arithmetic of ours
- * is that floor, so the components add up to the balance change. Each validator's sum is then checked
- * against the state transition's own deltas (`getRewardsAndPenalties`): a difference throws.
+ * components. Two of them differ from what the state transition applies, and the devnet corrects them (the
+ * only arithmetic of ours here): the report rounds each source, target and head amount to the nearest gwei
+ * where the spec's `get_flag_index_deltas` (and Lodestar's own epoch processing) floors, and it divides the
+ * inactivity penalty by Altair's `INACTIVITY_PENALTY_QUOTIENT` (3 × 2^24) where Bellatrix and later use
+ * `INACTIVITY_PENALTY_QUOTIENT_BELLATRIX` (2^24), a third of the real penalty. Each validator's sum is then
+ * checked against the state transition's own deltas (`getRewardsAndPenalties`): a difference throws.
  */
 export async function exactAttestationsRewards(
   config: BeaconConfig,
@@ -75,11 +79,20 @@ export async function exactAttestationsRewards(
   }));
   const totalRewards = report.totalRewards.map((r) => {
     const increments = state.epochCtx.effectiveBalanceIncrements[r.validatorIndex] ?? 0;
+    // `get_inactivity_penalty_deltas`: every eligible validator that missed the target, by its score.
+    const inactivity =
+      r.target < 0
+        ? -Math.floor(
+            (increments * EFFECTIVE_BALANCE_INCREMENT * state.inactivityScores.get(r.validatorIndex)) /
+              (config.INACTIVITY_SCORE_BIAS * INACTIVITY_PENALTY_QUOTIENT_BELLATRIX),
+          )
+        : 0;
     const fixed = {
       ...r,
       source: exact("source", increments, r.source),
       target: exact("target", increments, r.target),
       head: exact("head", increments, r.head),
+      inactivity,
     };
     const sum = fixed.source + fixed.target + fixed.head + fixed.inclusionDelay + fixed.inactivity;
     const applied = (credits[r.validatorIndex] ?? 0) - (debits[r.validatorIndex] ?? 0);

@@ -1,4 +1,5 @@
 import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
 import type { OrganisationScope } from "@stake/db/schema/accounts";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
@@ -8,6 +9,8 @@ import type { RegisterRequest } from "./schemas.ts";
 
 /** Account v1: the same organisations and keys as v2; only registration shape and single-key rotation differ. */
 export function createAccountV1Service(deps: {
+  /** Opens the rotation's unit of work. */
+  db: Db;
   accounts: AccountsRepo;
   passwords: PasswordHasher;
   limits: AbuseLimits;
@@ -50,7 +53,7 @@ export function createAccountV1Service(deps: {
       }
       const issued = issueApiKey("staking");
       // Revoking first: of two concurrent rotations with one key, the second finds it revoked and loses.
-      const replaced = await accounts.transaction(async (tx) => {
+      const replaced = await deps.db.transaction(async (tx) => {
         if (!(await accounts.revokeKey(found.keyId, found.organisation.id, tx))) return false;
         await accounts.insertKey({ organisationId: found.organisation.id, label: found.label, issued }, tx);
         return true;

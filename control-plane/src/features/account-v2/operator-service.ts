@@ -18,7 +18,7 @@ export function createAccountOperatorService(deps: { db: Db }) {
   const repo = createAccountsRepo(db);
   /** The organisation with its new status, or null when there is none with that e-mail. */
   const setOrganisationStatus = (email: string, status: OrganisationStatus) =>
-    repo.transaction(async (tx) => {
+    db.transaction(async (tx) => {
       const before = await repo.lockOrganisationByEmail(email, tx);
       if (!before) return null;
       const row = await repo.setOrganisationStatus(email, status, tx);
@@ -82,7 +82,7 @@ export function createAccountOperatorService(deps: { db: Db }) {
       if (kept && kept.organisation.id === org.id && kept.label === input.label)
         return { organisationId: org.id, keyId: kept.keyId, apiKey: input.keep! };
       const issued = issueApiKey("staking");
-      const key = await repo.transaction(async (tx) => {
+      const key = await db.transaction(async (tx) => {
         await repo.revokeKeysLabelled(org.id, input.label, tx);
         return repo.insertKey({ organisationId: org.id, label: input.label, issued }, tx);
       });

@@ -1,3 +1,4 @@
+import type { Db } from "@stake/db/client";
 import { type BackgroundJob, createJobQueue, type QueueDeps, queueJob } from "../../background-job.ts";
 import { AppError, BuilderError } from "../../errors.ts";
 import { emitEvent } from "../../platform/outbox.ts";
@@ -21,6 +22,8 @@ export function failureReason(err: unknown): string {
  */
 export function provisionJob(
   deps: QueueDeps & {
+    /** Opens the FAILED status's unit of work. */
+    db: Db;
     repo: ProvisioningRepo;
     run: (provisionId: string) => Promise<void>;
     concurrency: number;
@@ -39,7 +42,7 @@ export function provisionJob(
           const { provisionId } = job.data;
           const reason = failureReason(err);
           // The FAILED status and its event commit together (the webhook outbox).
-          await deps.repo.transaction(async (tx) => {
+          await deps.db.transaction(async (tx) => {
             const provision = await deps.repo.findProvision(provisionId, undefined, tx);
             if (provision?.status !== "IN_PROGRESS") return;
             await deps.repo.setProvisionStatus(provisionId, "FAILED", { reason }, tx);

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import type { Db } from "@stake/db/client";
 import { withdrawalCredentials } from "../../chains/beacon.ts";
 import type { BeaconNetwork } from "../../chains/beacon-networks.ts";
 import type { Config } from "../../config.ts";
@@ -22,6 +23,8 @@ export function seedFingerprint(seedHex: string): string {
  * frees the indices. Idempotent: a provision that is no longer IN_PROGRESS is left as it is.
  */
 export function createProvisionProcessor(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   repo: ProvisioningRepo;
   eth: Config["eth"];
   network: BeaconNetwork;
@@ -41,7 +44,7 @@ export function createProvisionProcessor(deps: {
     const wc = withdrawalCredentials(a.withdrawalAddress, a.compounding);
     const amountGwei = BigInt(a.amountPerValidatorGwei);
 
-    await deps.repo.transaction(async (tx) => {
+    await deps.db.transaction(async (tx) => {
       const createdAt = new Date();
       const first = await deps.repo.allocateKeyIndices(tx, seedId, a.validatorsCount);
       const rows: NewValidatorRow[] = [];

@@ -92,8 +92,6 @@ export function createProvisioningRepo(db: Db) {
       if (rows.length) await tx.insert(validators).values(rows);
     },
 
-    transaction: db.transaction.bind(db),
-
     async listValidators(provisionId: string, page?: { limit: number; offset: number }) {
       const q = db
         .select()

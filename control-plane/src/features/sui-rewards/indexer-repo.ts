@@ -7,11 +7,10 @@ import { createSuiRepo } from "./repo.ts";
 
 /**
  * The Sui indexer's writes (and the pool list it resumes from); only the worker's jobs call these. The
- * multi-row writes take the caller's transaction: the indexer opens it (`transaction`).
+ * multi-row writes take the caller's transaction: the indexer opens it (`db.transaction`).
  */
 export function createSuiIndexerRepo(db: Db) {
   return {
-    transaction: db.transaction.bind(db),
     pools: createSuiRepo(db).pools,
 
     async upsertPool(pool: SuiPoolInfo): Promise<void> {

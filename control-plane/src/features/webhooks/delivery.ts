@@ -1,3 +1,4 @@
+import type { Db } from "@stake/db/client";
 import type { Logger } from "../../log.ts";
 import { eventPayload } from "../../platform/event-types.ts";
 import { emitEvent } from "../../platform/outbox.ts";
@@ -30,6 +31,8 @@ export function retryDelayMs(
  * Postgres outage only pauses the loop.
  */
 export function startDeliveryLoop(deps: {
+  /** Opens the unit of work (the repository takes its `tx`). */
+  db: Db;
   repo: DeliveryRepo;
   sender: ReturnType<typeof createWebhookSender>;
   box: SecretBox;
@@ -95,7 +98,7 @@ export function startDeliveryLoop(deps: {
     for (const o of outcomes)
       if (o.status !== "delivered" && o.error !== "expired")
         failed.set(o.endpointId, (failed.get(o.endpointId) ?? 0) + 1);
-    await repo.transaction(async (tx) => {
+    await deps.db.transaction(async (tx) => {
       await repo.record(tx, outcomes);
       const toDisable = await repo.accountFailures(
         tx,
@@ -128,7 +131,7 @@ export function startDeliveryLoop(deps: {
       let full = false;
       if (want > 0) {
         try {
-          const batch = await repo.claim(want, leaseMs);
+          const batch = await repo.claim(want, leaseMs, config.concurrencyPerOwner);
           full = batch.length === want;
           if (batch.length) {
             inFlight += batch.length;

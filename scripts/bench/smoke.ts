@@ -1,0 +1,43 @@
+/**
+ * Every `npm run bench:*` in its smoke size: the same code path end to end on a tiny load, so a bench that
+ * no longer runs (an API it calls changed) fails the suite (tests/scripts/benches.test.ts) instead of the
+ * next person who measures with it. A bench script without an entry here fails that test too.
+ */
+export const BENCH_SMOKE: Record<string, Record<string, string>> = {
+  "bench:gateway": {
+    BENCH_LEVELS: "1",
+    BENCH_ROUNDS: "1",
+    BENCH_SECONDS: "0.3",
+    BENCH_PIN: "off",
+  },
+  // Against this tree itself: the baseline's code path without a second installed worktree.
+  "bench:gateway:baseline": {
+    BENCH_BASELINE_DIR: ".",
+    BENCH_BASELINE_ROUNDS: "1",
+    BENCH_ROUNDS: "1",
+    BENCH_SECONDS: "0.3",
+    BENCH_PIN: "off",
+  },
+  "bench:gateway:side-by-side": {
+    BENCH_BASELINE_DIR: ".",
+    BENCH_ROUNDS: "1",
+    BENCH_SECONDS: "0.5",
+    BENCH_WARMUP_SECONDS: "0.5",
+  },
+  "bench:provision": { BENCH_RUNS: "1", BENCH_VALIDATORS: "3" },
+  "bench:rewards": { ACCOUNTS: "3", EPOCHS: "3" },
+  "bench:sui-rewards": { STAKES: "3", EPOCHS: "3", ROUNDS: "1" },
+  "bench:beacon-data": {
+    VALIDATORS: "16",
+    EPOCHS: "2",
+    INDEX_EPOCHS: "1",
+    RUNS: "2",
+    WARMUP: "1",
+    BENCH_DB: "staking_bench_beacon_smoke",
+    BENCH_RESEED: "1",
+  },
+  "bench:webhooks": { BENCH_EVENTS: "10" },
+  "bench:settlement": { BENCH_RESERVATIONS: "60", BENCH_PARTIES: "2", BENCH_WORKERS: "1" },
+  "bench:ledger-scripts": { BENCH_CALLS: "3", BENCH_ROUNDS: "1" },
+  "bench:header-fields": { BENCH_ROUNDS: "1", BENCH_SECONDS: "0.3" },
+};

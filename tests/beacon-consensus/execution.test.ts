@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type Address, concatHex, encodeFunctionData, type Hex, pad, parseAbi, toHex } from "viem";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
+import { loadLodestar } from "./load.ts";
+
+const {
+  computeDomain,
+  computeSigningRoot,
+  DOMAIN_DEPOSIT,
+  getClient,
+  interopSecretKey,
+  SLOTS_PER_EPOCH,
+  ssz,
+  startConsensusDevnet,
+} = await loadLodestar();
+type ApiClient = import("./lodestar.ts").ApiClient;
+
+/**
+ * The consensus devnet with anvil as its execution layer: every payload is an anvil block (builder blocks
+ * among them), a deposit made on the deposit contract enters the chain as an EIP-6110 request, waits in the
+ * state's pending deposits and becomes a validator by the real rules (its signature checked), and an
+ * EIP-7002 full-exit request from its withdrawal address starts its exit. Every endpoint read is parsed by
+ * `@lodestar/api`.
+ */
+let devnet: ConsensusDevnet;
+let api: ApiClient;
+const DEPOSIT_ABI = parseAbi([
+  "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root) payable",
+]);
+const NEW = interopSecretKey(64);
+const NEW_PUBKEY = NEW.toPublicKey().toHex();
+const WITHDRAWAL = DEV_ACCOUNTS.user;
+
+before(async () => {
+  devnet = await startConsensusDevnet({ execution: true, validators: 64, offline: [63], builderShare: 0.5 });
+  api = getClient({ baseUrl: devnet.url }, { config: devnet.chain.config });
+});
+after(async () => {
+  await devnet?.close();
+});
+
+async function send(tx: { to: Address; data: Hex; value: bigint }) {
+  const ex = devnet.execution;
+  if (!ex) throw new Error("no execution node");
+  const hash = await ex.wallet.sendTransaction({ chain: null, account: WITHDRAWAL, ...tx });
+  // The next block carries it (a slot of the offline validator has none).
+  const before = await ex.public.getBlockNumber({ cacheTime: 0 });
+  while ((await ex.public.getBlockNumber({ cacheTime: 0 })) === before) await devnet.advance(1);
+  const receipt = await ex.public.getTransactionReceipt({ hash });
+  assert.equal(receipt.status, "success", `transaction to ${tx.to} reverted`);
+  return receipt;
+}
+const advanceUntil = async (what: string, done: () => Promise<boolean>, maxSlots = 40 * SLOTS_PER_EPOCH) => {
+  for (let i = 0; i < maxSlots; i++) {
+    if (await done()) return;
+    await devnet.advance();
+  }
+  assert.fail(`${what}: not within ${maxSlots} slots`);
+};
+const validator = async () => {
+  const res = await api.beacon.getStateValidator({ stateId: "head", validatorId: NEW_PUBKEY });
+  return res.status === 404 ? undefined : res.value();
+};
+
+test("payloads are anvil's blocks, builder blocks among them, and every endpoint parses", async () => {
+  await devnet.advance(2 * SLOTS_PER_EPOCH);
+  const ex = devnet.execution;
+  assert.ok(ex);
+  const head = (await api.beacon.getBlockV2({ blockId: "head" })).value();
+  const payload = (head.message.body as { executionPayload: { blockHash: Uint8Array; blockNumber: number } })
+    .executionPayload;
+  const el = await ex.public.getBlock({ blockNumber: BigInt(payload.blockNumber) });
+  assert.equal(toHex(payload.blockHash), el.hash);
+  assert.ok([...(devnet.payments?.values() ?? [])].some((p) => p.builder !== null));
+  const genesis = (await api.beacon.getGenesis()).value();
+  assert.equal(toHex(genesis.genesisForkVersion), "0x10000910");
+  const spec = (await api.config.getSpec()).value();
+  assert.equal(spec.SLOTS_PER_EPOCH, String(SLOTS_PER_EPOCH));
+  const header = (await api.beacon.getBlockHeader({ blockId: "head" })).value();
+  assert.equal(header.header.message.slot, head.message.slot);
+  const active = (
+    await api.beacon.postStateValidators({ stateId: "head", statuses: ["active_ongoing"] })
+  ).value();
+  assert.equal(active.length, 64);
+  (await api.beacon.getPendingPartialWithdrawals({ stateId: "head" })).value();
+  (await api.beacon.getPendingConsolidations({ stateId: "head" })).value();
+});
+
+test("a deposit on the deposit contract becomes a validator by the real rules", async () => {
+  const withdrawalCredentials = Uint8Array.from(
+    Buffer.from(`01${"00".repeat(11)}${WITHDRAWAL.slice(2)}`, "hex"),
+  );
+  const message = { pubkey: NEW.toPublicKey().toBytes(), withdrawalCredentials, amount: 32e9 };
+  const domain = computeDomain(DOMAIN_DEPOSIT, devnet.chain.config.GENESIS_FORK_VERSION, new Uint8Array(32));
+  const signature = NEW.sign(computeSigningRoot(ssz.phase0.DepositMessage, message, domain)).toBytes();
+  const root = ssz.phase0.DepositData.hashTreeRoot({ ...message, signature });
+  await send({
+    to: DEPOSIT_CONTRACT as Address,
+    data: encodeFunctionData({
+      abi: DEPOSIT_ABI,
+      functionName: "deposit",
+      args: [toHex(message.pubkey), toHex(withdrawalCredentials), toHex(signature), toHex(root)],
+    }),
+    value: 32n * 10n ** 18n,
+  });
+  const block = (await api.beacon.getBlockV2({ blockId: "head" })).value();
+  const requests = (block.message.body as { executionRequests: { deposits: { pubkey: Uint8Array }[] } })
+    .executionRequests;
+  assert.deepEqual(
+    requests.deposits.map((d) => toHex(d.pubkey)),
+    [NEW_PUBKEY],
+  );
+  const pending = (await api.beacon.getPendingDeposits({ stateId: "head" })).value();
+  assert.deepEqual(
+    pending.map((d) => toHex(d.pubkey)),
+    [NEW_PUBKEY],
+  );
+  await advanceUntil("the deposit becomes a validator", async () => (await validator()) !== undefined);
+  assert.equal((await validator())?.status, "pending_initialized");
+  await advanceUntil(
+    "the validator becomes active",
+    async () => (await validator())?.status === "active_ongoing",
+  );
+});
+
+test("an EIP-7002 full exit from the withdrawal address starts the validator's exit", async () => {
+  const v = await validator();
+  assert.ok(v);
+  await advanceUntil(
+    "the shard committee period passes",
+    async () => devnet.chain.head >= (v.validator.activationEpoch + 2) * SLOTS_PER_EPOCH,
+  );
+  await send({
+    to: WITHDRAWAL_REQUEST_CONTRACT as Address,
+    data: concatHex([NEW_PUBKEY as Hex, pad(toHex(0), { size: 8 })]),
+    value: 1n,
+  });
+  const block = (await api.beacon.getBlockV2({ blockId: "head" })).value();
+  const requests = (
+    block.message.body as { executionRequests: { withdrawals: { validatorPubkey: Uint8Array }[] } }
+  ).executionRequests;
+  assert.deepEqual(
+    requests.withdrawals.map((w) => toHex(w.validatorPubkey)),
+    [NEW_PUBKEY],
+  );
+  assert.equal((await validator())?.status, "active_exiting");
+});

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { BENCH_SMOKE } from "../../scripts/bench/smoke.ts";
+import { ROOT } from "../../scripts/lib/infra.ts";
+
+// Every bench the README lists runs end to end in its smoke size (scripts/bench/smoke.ts).
+const scripts = Object.keys(
+  (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> })
+    .scripts,
+).filter((name) => name.startsWith("bench:"));
+
+test("every bench script has a smoke size", () => {
+  assert.deepEqual(
+    scripts.filter((name) => !BENCH_SMOKE[name]),
+    [],
+    "add the new bench to scripts/bench/smoke.ts",
+  );
+});
+
+/** Runs `npm run <name>` in a process group of its own; resolves with its exit code and output. */
+function run(name: string, env: Record<string, string>) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn("npm", ["run", name], {
+      cwd: ROOT,
+      detached: true,
+      env: {
+        ...process.env,
+        // The suite's Postgres and Redis, not whatever the developer's defaults point at.
+        ...(process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : {}),
+        ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    const keep = (d: Buffer) => {
+      out = (out + d.toString()).slice(-20_000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.once("exit", (code) => {
+      try {
+        process.kill(-(child.pid as number), "SIGKILL"); // whatever it left running
+      } catch {}
+      resolve({ code, out });
+    });
+  });
+}
+
+for (const name of scripts) {
+  test(`npm run ${name} runs in its smoke size`, { timeout: 240_000 }, async () => {
+    const { code, out } = await run(name, BENCH_SMOKE[name] ?? {});
+    assert.equal(code, 0, `${name} exited ${code}:\n${out}`);
+  });
+}
