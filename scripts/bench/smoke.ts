@@ -37,6 +37,7 @@ export const BENCH_SMOKE: Record<string, Record<string, string>> = {
     BENCH_RESEED: "1",
   },
   "bench:webhooks": { BENCH_EVENTS: "10" },
+  "bench:statements": { VALIDATORS: "10", SMALL: "2", LARGE: "20", RUNS: "1" },
   "bench:settlement": { BENCH_RESERVATIONS: "60", BENCH_PARTIES: "2", BENCH_WORKERS: "1" },
   "bench:ledger-scripts": { BENCH_CALLS: "3", BENCH_ROUNDS: "1" },
   "bench:header-fields": { BENCH_ROUNDS: "1", BENCH_SECONDS: "0.3" },
