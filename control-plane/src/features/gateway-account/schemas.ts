@@ -89,11 +89,17 @@ const Paging = { page: z.number().int(), pageSize: z.number().int(), total: z.nu
 /** A ledger-coin amount as an exact decimal string (10 decimals do not survive a JS number). */
 const Coins = z.string().regex(/^-?\d+(\.\d+)?$/);
 
-export const SignupResponse = z.object({ userId: z.string(), email: z.string(), createdAt: Timestamp });
 export const LoginResponse = z.object({
   token: z.string(),
   tokenType: z.literal("Bearer"),
   expiresIn: z.number().int(),
+});
+/** Sign-up signs the user in: the new user and a bearer token as log-in gives (docs/spec.md, our addition). */
+export const SignupResponse = z.object({
+  userId: z.string(),
+  email: z.string(),
+  createdAt: Timestamp,
+  ...LoginResponse.shape,
 });
 export const PartyResponse = z.object({ partyId: z.string(), createdAt: Timestamp });
 /** `party: null` until the user creates one: not having a party yet is a normal state, not an error. */
@@ -227,7 +233,11 @@ export const SpendCapsResponse = z.object({
 /** Longest range one usage read may cover: bounds the rows a party can make one request read. */
 export const USAGE_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
-const Day = z.iso.date();
+/**
+ * A UTC day. The ISO check alone lets year 0000 through, which Postgres's `date` has no room for (it
+ * answered 500); no usage predates 1970, and years past 9999 are not ISO days.
+ */
+const Day = z.iso.date().refine((d) => d >= "1970-01-01", "a day from 1970-01-01 on");
 
 /**
  * A UTC day range, both ends included; default the last 7 days up to today. `to` before `from`, or a
