@@ -46,6 +46,7 @@ export const BENCH_SMOKE: Record<string, Record<string, string>> = {
   },
   "bench:beacon-consensus": { VALIDATORS: "16", SLOTS: "4", SECONDS_PER_SLOT: "1", EXECUTION: "0" },
   "bench:webhooks": { BENCH_EVENTS: "10" },
+  "bench:statements": { VALIDATORS: "10", SMALL: "2", LARGE: "20", RUNS: "1" },
   "bench:settlement": { BENCH_RESERVATIONS: "60", BENCH_PARTIES: "2", BENCH_WORKERS: "1" },
   "bench:ledger-scripts": { BENCH_CALLS: "3", BENCH_ROUNDS: "1" },
   "bench:header-fields": { BENCH_ROUNDS: "1", BENCH_SECONDS: "0.3" },

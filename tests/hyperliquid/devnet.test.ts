@@ -10,7 +10,7 @@ import {
   type UnsignedTransaction,
 } from "../../control-plane/src/features/hyperliquid-delegation/builder.ts";
 import { type HyperliquidDevnet, startHyperliquidDevnet } from "../../devnet/hyperliquid/server.ts";
-import { DAY_MS } from "../../devnet/hyperliquid/state.ts";
+import { DAY_MS, dailyReward, formatHype } from "../../devnet/hyperliquid/state.ts";
 
 // The node recovers with ethers; signing here with the control plane's builder (viem digest, noble signature)
 // cross-checks the two.
@@ -67,7 +67,8 @@ test("lock, withdrawal queue, replay and wrong chain behave like Hyperliquid", a
     "ok",
   );
   assert.deepEqual(await post("/info", { type: "delegatorSummary", user: w.address }), {
-    delegated: "4.0",
+    // The lock's day paid one day's reward on the 5 delegated, compounded into the delegation.
+    delegated: formatHype(4n * 10n ** 8n + dailyReward(5n * 10n ** 8n)),
     undelegated: "94.0",
     totalPendingWithdrawal: "2.0",
     nPendingWithdrawals: 1,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { DAY_MS } from "../../devnet/hyperliquid/state.ts";
+import { DAY_MS, dailyReward, formatHype } from "../../devnet/hyperliquid/state.ts";
 import {
   api,
   type DelegationStack,
@@ -106,7 +106,8 @@ for (const network of ["mainnet", "testnet"] as Network[]) {
       assert.equal(unsigned.action.isUndelegate, true);
       assert.equal(sent.transactionHash, (await historyHashes())[0]);
       const b = await balance();
-      assert.equal(b.delegatedBalance, 3);
+      // The day waited out paid a day's reward on the 5 delegated, compounded into the delegation.
+      assert.equal(b.delegatedBalance, Number(formatHype(3n * 10n ** 8n + dailyReward(5n * 10n ** 8n))));
       assert.equal(b.stakingBalance, 107.5);
     });
 

@@ -9,7 +9,8 @@ import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 export const GENESIS = Date.parse("2026-09-30T00:00:00Z") / 1000;
 export const EPOCH_SECONDS = 675 * 32;
 export const EPOCHS = 4 * 34;
-export const pubkeyOf = (i: number) => `0x${(i + 1).toString(16).padStart(2, "0").repeat(48)}`;
+export const pubkeyOf = (i: number) => `0x${(i + 1).toString(16).padStart(4, "0").repeat(24)}`;
+export const indexOf = (pubkey: string) => Number.parseInt(pubkey.slice(2, 6), 16) - 1;
 /** The balance at the end of `epoch` (the seed's formula), to recompute the end-of-day column. */
 export const balanceAt = (v: number, epoch: number) => 32_000_000_000n + BigInt(v * 1000 + epoch * 50);
 

@@ -7,7 +7,15 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
 import { decodeUnsigned, signUnsigned } from "../hyperliquid/setup.ts";
-import { balanceAt, EPOCH_SECONDS, GENESIS, pubkeyOf, seedEthereum, seedWithdrawal } from "./seed.ts";
+import {
+  balanceAt,
+  EPOCH_SECONDS,
+  GENESIS,
+  indexOf,
+  pubkeyOf,
+  seedEthereum,
+  seedWithdrawal,
+} from "./seed.ts";
 
 // Statements against the reward endpoints over a month of data, for each chain: Ethereum from seeded
 // indexed rows (October 2026, finalized), Hyperliquid from the devnet's own daily distributions (a month
@@ -147,7 +155,7 @@ describe("Ethereum statement of October 2026", () => {
       assert.equal(r.withdrawn, withdrawals[`${r.date} ${r.account}`] ?? "0");
       // The last epoch starting that day: four a day from genesis at midnight.
       const day = (Date.parse(`${r.date}T00:00:00Z`) / 1000 - GENESIS) / EPOCH_SECONDS;
-      const v = Number.parseInt((r.account ?? "").slice(2, 4), 16) - 1;
+      const v = indexOf(r.account ?? "");
       assert.equal(r.end_of_day_balance, balanceAt(v, day + 3).toString());
       if (r.date === "2026-10-10") assert.deepEqual([r.price, r.value], [null, null]);
     }

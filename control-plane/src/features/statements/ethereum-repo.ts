@@ -1,6 +1,6 @@
 import type { Db } from "@stake/db/client";
-import { sql } from "drizzle-orm";
-import type { Month, MonthTotals, Organisation, Position, StatementRow, StatementSource } from "./source.ts";
+import { type SQL, sql } from "drizzle-orm";
+import type { Month, MonthTotals, Organisation, StatementRow, StatementSource } from "./source.ts";
 
 /**
  * Ethereum's statement rows, read from what the beacon-data follower indexed (its tables, read-only:
@@ -16,17 +16,16 @@ const mine = (organisationId: string) => sql`
    where t.organisation_id = ${organisationId} and v.validator_index is not null)`;
 
 const CL_WITHDRAWAL = sql`x.layer = 'CONSENSUS_LAYER' and x.type in ('PARTIAL_EXIT', 'FULL_WITHDRAWAL')`;
-const secondsOf = (day: unknown) => sql`extract(epoch from (${day})::timestamp)`;
+/** Unix seconds of a day's midnight, as bigint: a numeric bound would keep the indexes from being used. */
+const secondsOf = (day: unknown) => sql`extract(epoch from (${day})::timestamp)::bigint`;
 
 export function createEthereumStatements(reads: Db): StatementSource {
   const big = (v: string | null) => (v === null ? null : BigInt(v));
 
-  async function rows(org: Organisation, m: Month, from: Position, limit: number): Promise<StatementRow[]> {
-    const resume =
-      "after" in from
-        ? sql`and (d.day, mine.pubkey) > (${from.after.date}::date, ${from.after.account})`
-        : sql``;
-    const offset = "offset" in from ? from.offset : 0;
+  /** The month's rows of the validators `which` selects, ordered by validator index, then day. */
+  async function read(which: SQL, m: Month, page: SQL): Promise<StatementRow[]> {
+    // The rows' keys first (materialized), then the two look-ups for those rows only: in one select list
+    // they ran for every row of the month before the sort and limit (30 s for 1,000 validators).
     const got = await reads.execute<{
       day: string;
       pubkey: string;
@@ -36,21 +35,24 @@ export function createEthereumStatements(reads: Db): StatementSource {
       end_balance: string | null;
       withdrawn: string;
     }>(sql`
-      with c as (select genesis_time as g, seconds_per_slot * slots_per_epoch as es from beacon_indexer_cursor limit 1)
-      select d.day::text as day, mine.pubkey, d.cl_reward_gwei::text as cl, d.mev_reward_gwei::text as mev,
-             d.priority_fee_gwei::text as fees,
-             (select r.balance_gwei::text from beacon_rewards r, c
-               where r.validator_index = d.validator_index
-                 and r.epoch >= ceil((${secondsOf(sql`d.day`)} - c.g) / c.es)
-                 and r.epoch <= ceil((${secondsOf(sql`d.day + 1`)} - c.g) / c.es) - 1
+      with c as (select genesis_time as g, seconds_per_slot * slots_per_epoch as es from beacon_indexer_cursor limit 1),
+      page as materialized (
+        select d.day, mine.pubkey, d.validator_index, d.cl_reward_gwei, d.mev_reward_gwei, d.priority_fee_gwei,
+               ceil((${secondsOf(sql`d.day`)} - c.g)::numeric / c.es)::int as first_epoch,
+               ceil((${secondsOf(sql`d.day + 1`)} - c.g)::numeric / c.es)::int - 1 as last_epoch
+        from beacon_rewards_daily d join ${which} mine on mine.validator_index = d.validator_index, c
+        where d.day >= ${m.start}::date and d.day < ${m.end}::date
+        order by d.validator_index, d.day ${page})
+      select p.day::text as day, p.pubkey, p.cl_reward_gwei::text as cl, p.mev_reward_gwei::text as mev,
+             p.priority_fee_gwei::text as fees,
+             (select r.balance_gwei::text from beacon_rewards r
+               where r.validator_index = p.validator_index and r.epoch between p.first_epoch and p.last_epoch
                order by r.epoch desc limit 1) as end_balance,
              (select coalesce(sum(x.amount_gwei), 0)::text from beacon_transactions x
-               where x.pubkey = mine.pubkey and ${CL_WITHDRAWAL}
-                 and x.block_timestamp >= ${secondsOf(sql`d.day`)}
-                 and x.block_timestamp < ${secondsOf(sql`d.day + 1`)}) as withdrawn
-      from beacon_rewards_daily d join ${mine(org.id)} mine on mine.validator_index = d.validator_index
-      where d.day >= ${m.start}::date and d.day < ${m.end}::date ${resume}
-      order by d.day, mine.pubkey limit ${limit} offset ${offset}`);
+               where x.pubkey = p.pubkey and ${CL_WITHDRAWAL}
+                 and x.block_timestamp >= ${secondsOf(sql`p.day`)}
+                 and x.block_timestamp < ${secondsOf(sql`p.day + 1`)}) as withdrawn
+      from page p order by p.validator_index, p.day`);
     return got.map((r) => {
       const cl = BigInt(r.cl);
       const fees = BigInt(r.fees);
@@ -66,6 +68,28 @@ export function createEthereumStatements(reads: Db): StatementSource {
         endBalance: big(r.end_balance),
       };
     });
+  }
+
+  const rows = (org: Organisation, m: Month, offset: number, limit: number) =>
+    read(mine(org.id), m, sql`limit ${limit} offset ${offset}`);
+
+  /**
+   * A batch is the month of a slice of the organisation's validators (primary-key probes on the daily
+   * rollup), so each query reads only its own rows: paging the whole month by offset or keyset sorted
+   * the month again for every batch (25 s for 4,000 validators).
+   */
+  async function* stream(org: Organisation, m: Month, batch: number) {
+    const days = (Date.parse(m.end) - Date.parse(m.start)) / 86_400_000;
+    const per = Math.max(1, Math.floor(batch / days));
+    const all = await reads.execute<{ validator_index: number; pubkey: string }>(
+      sql`select validator_index, pubkey from ${mine(org.id)} m order by validator_index`,
+    );
+    for (let i = 0; i < all.length; i += per) {
+      const slice = all.slice(i, i + per);
+      const which = sql`(select unnest(${`{${slice.map((v) => v.validator_index).join(",")}}`}::int[]) as validator_index,
+        unnest(${`{${slice.map((v) => v.pubkey).join(",")}}`}::text[]) as pubkey)`;
+      yield await read(which, m, sql``);
+    }
   }
 
   async function totals(org: Organisation, m: Month): Promise<MonthTotals> {
@@ -109,5 +133,5 @@ export function createEthereumStatements(reads: Db): StatementSource {
     return c?.done === true;
   }
 
-  return { chain: "ethereum", token: "eth", baseUnit: "gwei", decimals: 9, rows, totals, closed };
+  return { chain: "ethereum", token: "eth", baseUnit: "gwei", decimals: 9, rows, stream, totals, closed };
 }

@@ -1,5 +1,5 @@
 import type { HyperliquidRewards } from "../hyperliquid-delegation/rewards.ts";
-import type { Month, MonthTotals, Organisation, Position, StatementRow, StatementSource } from "./source.ts";
+import type { Month, MonthTotals, Organisation, StatementRow, StatementSource } from "./source.ts";
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
@@ -47,7 +47,7 @@ export function createHyperliquidStatements(deps: { rewards: HyperliquidRewards 
       }
       out.push(...byDay.values());
     }
-    return out.sort((a, b) => (a.date === b.date ? cmp(a.account, b.account) : cmp(a.date, b.date)));
+    return out.sort((a, b) => (a.account === b.account ? cmp(a.date, b.date) : cmp(a.account, b.account)));
   }
 
   return {
@@ -55,17 +55,11 @@ export function createHyperliquidStatements(deps: { rewards: HyperliquidRewards 
     token: "hype",
     baseUnit: "wei",
     decimals: 8,
-    async rows(org, m, from: Position, limit) {
-      const all = await month(org, m);
-      const start =
-        "offset" in from
-          ? from.offset
-          : all.findIndex(
-              (r) =>
-                cmp(r.date, from.after.date) > 0 ||
-                (r.date === from.after.date && cmp(r.account, from.after.account) > 0),
-            );
-      return start < 0 ? [] : all.slice(start, start + limit);
+    async rows(org, m, offset, limit) {
+      return (await month(org, m)).slice(offset, offset + limit);
+    },
+    async *stream(org, m) {
+      yield await month(org, m);
     },
     async totals(org, m): Promise<MonthTotals> {
       const all = await month(org, m);

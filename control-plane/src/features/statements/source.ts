@@ -2,7 +2,7 @@ import type { OrganisationScope } from "@stake/db/schema/accounts";
 
 /**
  * What every statement area hands the statements service (docs/spec.md, Statements): rows of one
- * organisation's month in (date, account) order, amounts in the chain's base unit as bigint.
+ * organisation's month in (account, date) order, amounts in the chain's base unit as bigint.
  */
 
 export interface StatementRow {
@@ -42,9 +42,6 @@ export interface Month {
   end: string;
 }
 
-/** Where to resume: after this (date, account), or skipping `offset` rows (a JSON page). */
-export type Position = { after: { date: string; account: string } } | { offset: number };
-
 export interface StatementSource {
   chain: string;
   /** Lower-case token symbol, the key of its price series. */
@@ -52,7 +49,10 @@ export interface StatementSource {
   /** The base unit amounts are counted in, and how many of its decimals make one token. */
   baseUnit: string;
   decimals: number;
-  rows(org: Organisation, month: Month, from: Position, limit: number): Promise<StatementRow[]>;
+  /** One JSON page: the rows after the first `offset`, in the statement's order (account, then date). */
+  rows(org: Organisation, month: Month, offset: number, limit: number): Promise<StatementRow[]>;
+  /** Every row of the month in the same order, in batches of about `batch` rows (the CSV). */
+  stream(org: Organisation, month: Month, batch: number): AsyncIterable<StatementRow[]>;
   totals(org: Organisation, month: Month): Promise<MonthTotals>;
   /** True once nothing of the month can change any more (finalized, or past its last distribution). */
   closed(month: Month, now: number): Promise<boolean>;

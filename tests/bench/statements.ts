@@ -1,0 +1,123 @@
+/**
+ * Benchmark (not part of `npm test`): `npm run bench:statements`.
+ * A month's statement CSV of VALIDATORS validators (default 1,000: 31 rows each) from a control plane in
+ * its own process (`control-plane/src/main.ts`, production settings), downloaded RUNS times over a real
+ * socket with undici, the body consumed as it streams. Prints each download's wall time, rows and bytes,
+ * and the server's resident memory (VmRSS, sampled every 10 ms) idle, at its peak during the downloads
+ * and after; then the same for a month of SMALL (default 100) and LARGE (default 4,000) validators: a peak
+ * that does not grow with the month's size (40 times the rows) shows the CSV is streamed, not built in memory. Data: the statements test's
+ * seed (four epochs a UTC day: the end-of-day balance is one index probe however many epochs a day has).
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client } from "undici";
+import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
+import { freePort } from "../faults/ports.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { testRedisUrl } from "../helpers/redis.ts";
+import { seedEthereum } from "../statements/seed.ts";
+
+const VALIDATORS = Number(process.env.VALIDATORS ?? 1_000);
+const SMALL = Number(process.env.SMALL ?? 100);
+const LARGE = Number(process.env.LARGE ?? 4_000);
+const RUNS = Number(process.env.RUNS ?? 5);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+/** User + system CPU time of a process so far (Linux /proc, clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const rssMiB = (pid: number) => {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return Number(kb) / 1024;
+};
+
+console.log(`statements bench, ${new Date().toISOString()}, load ${load()}`);
+const h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "statements" });
+const sizes = [SMALL, VALIDATORS, LARGE];
+const orgs = await Promise.all(sizes.map(() => makeOrganisation(h.db)));
+const t = performance.now();
+await seedEthereum(
+  h,
+  sizes.reduce((a, b) => a + b, 0),
+  sizes.flatMap((n, i) => Array.from({ length: n }, () => orgs[i]?.id ?? "")),
+);
+await h.sql`vacuum analyze`;
+console.log(
+  `seeded ${sizes.join(" + ")} validators × 34 days in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
+
+const port = await freePort();
+const logFile = join(tmpdir(), `bench-statements-${process.pid}.log`);
+const server = await startProcess({
+  name: "control-plane",
+  entry: "control-plane/src/main.ts",
+  env: {
+    ...process.env,
+    DATABASE_URL: h.config.databaseUrl,
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: `bench:${randomBytes(4).toString("hex")}:`,
+    CONTROL_PLANE_PORT: String(port),
+    CONTROL_PLANE_AREAS: "statements",
+    API_KEY_REQUESTS_PER_MINUTE: "1000000000",
+    DEMO_MODE: "1",
+  },
+  readyUrl: `http://127.0.0.1:${port}`,
+  stdoutFile: logFile,
+});
+const pid = server.child.pid as number;
+const client = new Client(server.url, { pipelining: 1 });
+
+async function download(key: string): Promise<{ ms: number; rows: number; bytes: number }> {
+  const s = performance.now();
+  const res = await client.request({
+    method: "GET",
+    path: "/api/statements.csv?month=2026-10&chain=ethereum",
+    headers: { "api-key": key },
+  });
+  if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${await res.body.text()}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    for (const b of chunk) if (b === 10) lines++;
+  }
+  return { ms: performance.now() - s, rows: lines - 1, bytes };
+}
+
+async function measure(name: string, key: string) {
+  await download(key); // warm-up: connections, plans, JIT
+  const idle = rssMiB(pid);
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid));
+  }, 10);
+  const runs: string[] = [];
+  const cpu0 = cpuMs(pid);
+  for (let i = 0; i < RUNS; i++) {
+    const r = await download(key);
+    runs.push(`${r.ms.toFixed(0)} ms`);
+    if (i === 0) console.log(`${name}: ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB a download`);
+  }
+  clearInterval(sampler);
+  const cpu = (cpuMs(pid) - cpu0) / RUNS;
+  console.log(`  wall: ${runs.join(", ")}; server CPU ${cpu.toFixed(0)} ms a download (load ${load()})`);
+  console.log(
+    `  server RSS: ${idle.toFixed(1)} MiB before, ${peak.toFixed(1)} MiB peak (+${(peak - idle).toFixed(1)}), ${rssMiB(pid).toFixed(1)} MiB after`,
+  );
+}
+
+try {
+  for (const [i, n] of sizes.entries()) await measure(`a month of ${n} validators`, orgs[i]?.apiKey ?? "");
+} finally {
+  await client.close();
+  await stopAll([server]);
+  await h.close();
+}
