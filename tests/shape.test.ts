@@ -33,7 +33,6 @@ const MAX_LINES = 400;
 const SPLITTING = new Set([
   "control-plane/src/features/beacon-data/indexer-repo.ts",
   "control-plane/src/features/beacon-data/service.ts",
-  "control-plane/src/features/beacon-provisioning/exits.ts",
   "devnet/beacon/chain.ts",
   "devnet/beacon/server.ts",
 ]);

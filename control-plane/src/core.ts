@@ -39,6 +39,7 @@ export function createCore(deps: RootDeps) {
     limits,
     accountsRepo,
     accounts: createAccountService({
+      db,
       accounts: accountsRepo,
       passwords,
       limits,

@@ -1,21 +1,24 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { hashApiKey } from "@stake/db/api-key";
 import { newId } from "@stake/db/ids";
 import type { PartyRateLimit } from "@stake/db/redis/scripts";
 import { type AdmitStages, type Admitted, admit } from "./admit.ts";
-import type { KeyRecord } from "./auth/authenticate.ts";
+import { authenticateHash, type KeyRecord } from "./auth/authenticate.ts";
 import type { ReadThroughCache } from "./auth/cache.ts";
 import { createCostFormatter, createCostOf } from "./billing/costs.ts";
 import { finalizeRetrying } from "./billing/finalize.ts";
 import type { Ledger, ReservationHandle, ServedFacts } from "./billing/ledger.ts";
 import { createLimitHeaders } from "./billing/limit-headers.ts";
 import { meterSlices } from "./billing/slices.ts";
-import { type ErrorDetails, writeError } from "./errors.ts";
+import { type ErrorDetails, GATEWAY_ERRORS, type GatewayErrorCode, writeError } from "./errors.ts";
 import { type AccessLog, createAccessLog, type Logger } from "./log.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import { type ForwardOutcome, forward } from "./proxy/forward.ts";
 import { splice, tunnel, writeSocketError } from "./proxy/upgrade.ts";
 import type { Upstreams } from "./proxy/upstreams.ts";
+import { CLOSE_REFUSED } from "./proxy/ws-frames.ts";
+import { upgradeProtocol } from "./routing/headers.ts";
 import { joinBasePath } from "./routing/path.ts";
 import type { ProviderRecord } from "./routing/providers.ts";
 
@@ -257,12 +260,13 @@ async function serveUpgrade(s: Stages, u: UpgradeRequest, log: AccessLog, starte
   const admitted = await admit(s, req, log, (p) => p.upgradeSlice.costInUsd);
   if (!admitted.ok) return writeSocketError(socket, admitted.code, admitted.details);
   const { provider, target, headers, reservation } = admitted;
+  const { protocol, websocket } = upgradeProtocol(req.rawHeaders);
   const result = await tunnel({
-    req,
     socket,
     dispatcher: s.deps.upstreams.get(provider.origin),
     path: joinBasePath(provider.basePath, target.path) + target.query,
     headers: headers.forward,
+    protocol,
     timeoutMs: s.deps.upstreamTimeoutMs,
     deadlineMs: deadlineLeft(s, started),
   });
@@ -273,12 +277,21 @@ async function serveUpgrade(s: Stages, u: UpgradeRequest, log: AccessLog, starte
     return finalizeRetrying(s.deps, reservation, "failed");
   }
   await finalizeRetrying(s.deps, reservation, "registered");
-  meterConnection(s, u, admitted, result.upstream);
+  meterConnection(s, u, admitted, { upstream: result.upstream, websocket });
 }
 
 /** Splices an upgraded connection, reserving each next slice before it is used (billing/slices.ts). */
-function meterConnection(s: Stages, u: UpgradeRequest, admitted: Admitted, upstream: Duplex) {
-  const { provider, reserved } = admitted;
+function meterConnection(
+  s: Stages,
+  u: UpgradeRequest,
+  admitted: Admitted,
+  tunnel: { upstream: Duplex; websocket: boolean },
+) {
+  const { provider } = admitted;
+  let reserved = admitted.reserved;
+  // Admitted, so the header held a well-formed key.
+  const keyHash = hashApiKey(admitted.headers.apiKey as string);
+  let refusedBy: GatewayErrorCode | undefined;
   const meter = meterSlices({
     terms: provider.upgradeSlice,
     async reserve(n) {
@@ -298,12 +311,30 @@ function meterConnection(s: Stages, u: UpgradeRequest, admitted: Admitted, upstr
       );
       spliced.closeUnpaid();
     },
+    // A new request's checks, with what they load now: a lowered cap reaches the next slice too.
+    async authorized() {
+      const auth = await authenticateHash(keyHash, s.deps.keys);
+      if (auth.ok && auth.partyId === reserved.partyId) {
+        reserved = { ...reserved, keyId: auth.keyId, budget: auth.budget.script };
+        return true;
+      }
+      refusedBy = auth.ok ? "NO_PARTY" : auth.code;
+      return false;
+    },
+    onRefused() {
+      const code = refusedBy ?? "KEY_INACTIVE";
+      s.deps.logger.info(
+        { party: reserved.partyId, provider: provider.key, slices: meter.slices, code },
+        "upgraded connection closed: its key no longer admits a request",
+      );
+      spliced.closeUnpaid(CLOSE_REFUSED, GATEWAY_ERRORS[code][1]);
+    },
   });
   const spliced = splice({
     client: u.socket,
-    upstream,
+    upstream: tunnel.upstream,
     head: u.head,
-    websocket: String(u.req.headers.upgrade).toLowerCase() === "websocket",
+    websocket: tunnel.websocket,
     onMessage: meter.message,
     onClose: meter.stop,
   });

@@ -6,9 +6,10 @@ import { createDb } from "@stake/db/client";
 import { loadOrExit } from "@stake/db/env";
 import { createRedis } from "@stake/db/redis/client";
 import { PUBLISH_EVERY_MS, publishDeadline, withdrawDeadline } from "@stake/db/redis/gateway-deadlines";
+import { parseInvalidation } from "@stake/db/redis/invalidation";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { sql } from "drizzle-orm";
-import { createKeyLookup } from "./auth/authenticate.ts";
+import { createKeyLookup, keyTags } from "./auth/authenticate.ts";
 import { ReadThroughCache, subscribeInvalidations } from "./auth/cache.ts";
 import { createLedger } from "./billing/ledger.ts";
 import { type ReadyMessage, runPrimary } from "./cluster.ts";
@@ -30,14 +31,28 @@ export async function start({ config, logger }: { config: Readonly<GatewayConfig
   if (metrics) for (const r of [redis, subscriber]) r.on("error", () => metrics.redisError("connection"));
 
   const stale = { maxStaleMs: config.cacheMaxStaleMs };
-  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db), stale);
+  const keyCache = new ReadThroughCache(config.cacheTtlMs, createKeyLookup(pg.db), {
+    ...stale,
+    tagsOf: keyTags,
+  });
   const providerCache = new ReadThroughCache(config.cacheTtlMs, createProviderLookup(pg.db), stale);
   const rateLookup = createRateLookup(pg.db);
   const rateCache = new ReadThroughCache(config.cacheTtlMs, () => rateLookup(), stale);
-  await subscribeInvalidations(subscriber, keys.gateway.invalidations, () => {
-    keyCache.clear();
-    providerCache.clear();
-    rateCache.clear();
+  await subscribeInvalidations(subscriber, keys.gateway.invalidations, (message) => {
+    const what = parseInvalidation(message);
+    switch (what.kind) {
+      case "key":
+      case "user":
+        return keyCache.dropTagged(message);
+      case "provider":
+        return providerCache.drop(what.id);
+      case "rate":
+        return rateCache.clear();
+      case "all":
+        keyCache.clear();
+        providerCache.clear();
+        rateCache.clear();
+    }
   });
 
   // The settlement worker's reaper outwaits the deadline this gateway publishes (gateway-deadlines.ts).

@@ -22,8 +22,8 @@ const COMMANDS: Record<string, Command> = {
   ...ledgerCommands,
   ...auditCommands,
   ...beaconCommands,
-  ...chainCommands,
   ...priceCommands,
+  ...chainCommands,
 };
 
 function help(): string {

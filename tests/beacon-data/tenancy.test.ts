@@ -75,3 +75,33 @@ test("status history entries at the same time are in lifecycle order, not alphab
     ["DEPOSITED", "PENDING", "ACTIVE"],
   );
 });
+
+test("a history follows cause, not clocks: a deposit block stamped before the provisioning lists after it", async () => {
+  const org = await makeOrganisation(h.db);
+  const pubkey = `0x${"c9".repeat(48)}`;
+  await createTracking(h.db).track([
+    {
+      organisationId: org.id,
+      pubkey,
+      feeRecipient: null,
+      withdrawalCredentials: CREDENTIALS,
+      createdAt: new Date("2026-11-21T01:06:48Z"),
+    },
+  ]);
+  // A node whose head lagged the wall clock: its deposit block reads 28 s before the provisioning.
+  await h.sql`insert into beacon_status_history (pubkey, status, time, epoch) values
+    (${pubkey}, 'DEPOSITED', '2026-11-21T01:06:20Z', 5), (${pubkey}, 'PENDING', '2026-11-21T01:07:00Z', 6)`;
+  const res = await supertest(h.app).get("/api/validators/list").set("api-key", org.apiKey);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(
+    res.body.results[0].validator.lifecycle.status_history.map((e: { status: string; time: string }) => [
+      e.status,
+      new Date(e.time).toISOString(),
+    ]),
+    [
+      ["CREATED", "2026-11-21T01:06:48.000Z"],
+      ["DEPOSITED", "2026-11-21T01:06:48.000Z"],
+      ["PENDING", "2026-11-21T01:07:00.000Z"],
+    ],
+  );
+});

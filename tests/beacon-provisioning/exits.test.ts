@@ -2,21 +2,28 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import type { Address, Hex } from "viem";
+import { LIFECYCLE } from "../../control-plane/src/features/beacon-data/lifecycle.ts";
+import { createBeaconDataRepo } from "../../control-plane/src/features/beacon-data/repo.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
  * End to end on real Postgres, Redis, anvil and the beacon devnet (Electra exit rules, compressed
  * epochs): six validators provisioned and deposited, then an operator exit through the node's pool, an EIP-7002
  * full exit and partial withdrawal, an EIP-7251 switch and consolidation, each built by our API and, for the
- * EL ones, signed and mined as the client would; the indexer must then show every step.
+ * EL ones, signed and mined as the client would; the indexer must then show every step, and every step
+ * is a `validator.status_changed` event. Another organisation registers two of the validators: it sees the
+ * chain's steps, never the first's own (its exit request, its fee recipient).
  */
 const GWEI = 1_000_000_000n;
 const USER = DEV_ACCOUNTS.user;
+const FEE_RECIPIENT = `0x${"fe".repeat(19)}01`;
+let receiver: Receiver;
 let devnet: BeaconDevnet;
 let h: ControlPlaneHarness;
 let a: TestOrganisation;
@@ -28,8 +35,8 @@ let compounding: string[];
 
 const post = (path: string, body: object, key = a.apiKey) =>
   supertest(h.app).post(path).set("api-key", key).send(body);
-const get = (path: string, query: Record<string, unknown>) =>
-  supertest(h.app).get(path).set("api-key", a.apiKey).query(query);
+const get = (path: string, query: Record<string, unknown>, key = a.apiKey) =>
+  supertest(h.app).get(path).set("api-key", key).query(query);
 
 /** Signs and mines an unsigned transaction from our API as its `from` would (anvil's unlocked account). */
 async function execute(tx: { from: string; to: string; data: string; value: string }) {
@@ -49,16 +56,28 @@ before(async () => {
   devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
   const ex = devnet.execution!;
   h = await createControlPlaneHarness({
-    CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data",
     ETH_BEACON_URL: devnet.url,
     ETH_EXECUTION_URL: ex.url,
     ETH_BATCH_DEPOSITOR: ex.batchDepositor,
     ETH_NETWORK: "hoodi",
     BEACON_INDEXER_START_EPOCH: "0",
     BEACON_INDEXER_MAX_EPOCHS: "100",
+    CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data,webhooks",
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",
   });
   a = await makeOrganisation(h.db);
   b = await makeOrganisation(h.db);
+  // Both organisations hear status changes (the outbox stores an event only for a subscribed endpoint).
+  receiver = await startReceiver();
+  for (const org of [a, b]) {
+    const endpoint = await post(
+      "/api/webhooks/endpoints",
+      { url: receiver.url, eventTypes: ["validator.status_changed"] },
+      org.apiKey,
+    );
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+  }
   const worker = await startWorker(h);
   const provision = async (attributes: object) => {
     const res = await post("/api/provision", { attributes });
@@ -67,7 +86,13 @@ before(async () => {
     await execute({ from: USER, to: done.to, data: done.depositInput, value: done.value });
     return done.results.map((r: { validatorAddress: string }) => r.validatorAddress);
   };
-  legacy = await provision({ withdrawalAddress: USER, validatorsCount: 4, batch: true });
+  // a's fee recipient, which the devnet's validator clients do not use (they pay the withdrawal address).
+  legacy = await provision({
+    withdrawalAddress: USER,
+    feeRecipient: FEE_RECIPIENT,
+    validatorsCount: 4,
+    batch: true,
+  });
   compounding = await provision({
     withdrawalAddress: USER,
     validatorsCount: 2,
@@ -78,12 +103,13 @@ before(async () => {
   await worker.close();
 });
 after(async () => {
+  await receiver?.close();
   await h?.close();
   await devnet?.close();
 });
 
-const history = async (pubkey: string) => {
-  const list = await get("/api/validators/list", { pubkeys: pubkey });
+const history = async (pubkey: string, key = a.apiKey) => {
+  const list = await get("/api/validators/list", { pubkeys: pubkey }, key);
   assert.equal(list.status, 200, JSON.stringify(list.body));
   const v = list.body.results[0].validator;
   return { v, statuses: v.lifecycle.status_history.map((s: { status: string }) => s.status) };
@@ -104,6 +130,10 @@ test("exit, withdrawal requests, switch and consolidation play out on the devnet
   const foreign = await post("/api/validators/exit", { pubkeys: [operatorExit] }, b.apiKey);
   assert.equal(foreign.status, 404);
   assert.equal(foreign.body.code, "VALIDATOR_NOT_FOUND");
+  // b follows two of a's validators (as POST /api/validators/register stores it): before and after their
+  // proposals, never with a's fee recipient.
+  await createBeaconDataRepo(h.db).register(b.id, [operatorExit, elExit]);
+  assert.notEqual((await history(operatorExit, b.apiKey)).v.fee_recipient, FEE_RECIPIENT);
 
   // 1. The operator's exit: signed with the key it holds, sent to the node's pool, then in the next block.
   const exit = await post("/api/validators/exit", { pubkeys: [operatorExit] });
@@ -170,6 +200,12 @@ test("exit, withdrawal requests, switch and consolidation play out on the devnet
   await indexer.runOnce();
 
   const operator = await history(operatorExit);
+  const times = operator.v.lifecycle.status_history.map((x: { time: string }) => Date.parse(x.time));
+  assert.deepEqual(
+    times,
+    [...times].sort((x, y) => x - y),
+    "the history's times never run backwards",
+  );
   assert.deepEqual(operator.statuses, [
     "CREATED",
     "DEPOSITED",
@@ -189,6 +225,39 @@ test("exit, withdrawal requests, switch and consolidation play out on the devnet
   assert.equal((await history(source)).v.beacon_status, "withdrawal_done");
   const t = await history(target);
   assert.ok(BigInt(t.v.balances.current_staked) > 95n * GWEI, "the target holds both stakes");
+
+  // Every step is an event, a's own exit steps included: each names the step before it, none twice.
+  const told = async (org: TestOrganisation, pubkey: string) => {
+    const rows = await h.sql<{ data: { pubkey: string; previousStatus: string; status: string } }[]>`
+      select data from webhook_events where owner_id = ${org.id} and type = 'validator.status_changed'`;
+    return rows
+      .map((r) => r.data)
+      .filter((d) => d.pubkey === pubkey)
+      .map((d) => [d.previousStatus, d.status])
+      .sort((x, y) => LIFECYCLE.indexOf(x[1] as never) - LIFECYCLE.indexOf(y[1] as never));
+  };
+  const chainOf = (steps: string[]) => steps.slice(1).map((s, i) => [steps[i], s]);
+  assert.deepEqual(await told(a, operatorExit), chainOf(operator.statuses));
+  // b: the chain's steps since it registered (ACTIVE), and no exit request it did not see on the chain.
+  const seen = await history(operatorExit, b.apiKey);
+  assert.deepEqual(seen.statuses, [
+    "DEPOSITED",
+    "PENDING",
+    "ACTIVE",
+    "EXIT_SENT",
+    "EXITED",
+    "WITHDRAWAL_DONE",
+  ]);
+  assert.deepEqual(
+    await told(b, operatorExit),
+    chainOf(["ACTIVE", "EXIT_SENT", "EXITED", "WITHDRAWAL_DONE"]),
+  );
+  assert.notEqual(seen.v.fee_recipient, FEE_RECIPIENT, "a's fee recipient shown to b");
+  assert.equal(operator.v.fee_recipient, FEE_RECIPIENT, "a sees its own fee recipient");
+  // An EIP-7002 request is on the chain: both see it.
+  const chainExit = ["ACTIVE", "EXIT_REQUESTED", "EXIT_SENT", "EXITED", "WITHDRAWAL_DONE"];
+  assert.deepEqual((await history(elExit, b.apiKey)).statuses.slice(-5), chainExit);
+  assert.deepEqual(await told(b, elExit), chainOf(chainExit));
 
   const txs = async (pubkey: string) =>
     (await get("/api/transactions", { pubkeys: pubkey, per_page: 100 })).body.results as {

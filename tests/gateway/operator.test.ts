@@ -86,7 +86,7 @@ test("fund credits once per ref, in Postgres and in Redis; deactivation publishe
   await sub.subscribe(ctx.keys.gateway.invalidations);
   const out = (await run("gateway-keys deactivate", [keyId])).data as Record<string, unknown>;
   assert.equal(out.active, false);
-  assert.equal(await message, "operator");
+  assert.equal(await message, `key:${keyId}`, "the message names the key only");
   const again = (await run("gateway-keys deactivate", [keyId])).data;
   assert.deepEqual(again, out, "a second deactivation keeps the first deactivatedAt");
   await sub.quit();

@@ -267,16 +267,21 @@ test("SSRF: a receiver on 127.0.0.1 is refused without the operator's allowance 
   });
   const org = await makeOrganisation(h.db);
   const r = await receiver();
+  const refusals = new Set<string>();
   for (const url of [
     r.url,
     `http://localhost:${r.port}/`,
     `http://[::ffff:127.0.0.1]:${r.port}/`,
     "http://169.254.169.254/latest/meta-data",
+    "http://does-not-exist.invalid/",
   ]) {
     const res = await request(app).post("/api/webhooks/endpoints").set("api-key", org.apiKey).send({ url });
     assert.equal(res.status, 400, `${url}: ${JSON.stringify(res.body)}`);
     assert.equal(res.body.code, "WEBHOOK_URL_REFUSED");
+    // Regression: a name that does not resolve and one resolving to an internal address were told apart.
+    refusals.add(res.body.error);
   }
+  assert.equal(refusals.size, 1, `one refusal for every host: ${[...refusals].join(" | ")}`);
   const https = loadConfig({ ...env, WEBHOOK_ALLOW_HTTP: "0" });
   const httpsOnly = await createApp({
     config: https,

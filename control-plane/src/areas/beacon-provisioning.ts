@@ -31,6 +31,7 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
   });
   // Exits and EL requests: the operator's keys, the node's pool, the system contracts' fees.
   const exits = createExitService({
+    db,
     repo,
     beacon,
     execution: createExecutionApi({

@@ -89,8 +89,8 @@ export function createAccountsRepo(db: Db) {
       return row!;
     },
 
-    async listActiveKeys(organisationId: string) {
-      return db
+    async listActiveKeys(organisationId: string, tx: DbOrTx = db) {
+      return tx
         .select({
           keyId: apiKeys.id,
           label: apiKeys.label,

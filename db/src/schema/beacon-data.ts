@@ -58,6 +58,13 @@ export const beaconTrackedValidators = pgTable(
      */
     inOrgRollup: boolean().notNull().default(true),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /**
+     * The lifecycle steps this organisation itself caused off the chain (the operator's exit, docs/spec.md
+     * "Exits, withdrawals and consolidations"): in its history and its events only, never another's, and
+     * never in `beacon_status_history`, which is what the chain showed everyone.
+     */
+    exitRequestedAt: timestamp({ withTimezone: true, precision: 3 }),
+    exitSentAt: timestamp({ withTimezone: true, precision: 3 }),
   },
   (t) => [
     primaryKey({ columns: [t.organisationId, t.pubkey] }),
@@ -79,7 +86,7 @@ export const beaconValidators = pgTable(
     beaconStatus: text(),
     lifecycleStatus: validatorStatus().notNull().default("CREATED"),
     withdrawalCredentials: text(),
-    /** From provisioning, else the fee recipient of the last block it proposed. */
+    /** The fee recipient its last indexed proposal paid (each provisioner sees its own from its tracking row). */
     feeRecipient: text(),
     balanceGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
     updatedEpoch: integer(),
@@ -99,7 +106,11 @@ export const beaconValidators = pgTable(
   ],
 );
 
-/** When a validator entered each lifecycle status; `epoch` is null for off-chain events (CREATED). */
+/**
+ * When the chain showed a validator in each lifecycle status (the epoch it was read in), the same for every
+ * organisation tracking it. What one organisation caused off the chain, and CREATED, are on its row of
+ * `beacon_tracked_validators`.
+ */
 export const beaconStatusHistory = pgTable(
   "beacon_status_history",
   {

@@ -69,6 +69,11 @@ export const webhookDeliveries = pgTable(
     /** Due time while pending; a claim pushes it out by the lease, so a killed worker's claim comes due again. */
     nextAttemptAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     lastAttemptAt: timestamp({ withTimezone: true, precision: 3 }),
+    /**
+     * Set by a claim to the end of its lease, cleared when the attempt is recorded: while it is ahead the
+     * attempt is in flight, and the claim counts an owner's attempts in flight against its share.
+     */
+    leasedUntil: timestamp({ withTimezone: true, precision: 3 }),
     responseStatus: integer(),
     latencyMs: integer(),
     /** What went wrong on the last attempt (transport error, refused address); never the response body. */
@@ -80,5 +85,9 @@ export const webhookDeliveries = pgTable(
     // The worker's claim: only pending rows, by due time.
     index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("webhook_deliveries_endpoint").on(t.endpointId, t.createdAt),
+    // Attempts in flight, counted per owner by every claim.
+    index("webhook_deliveries_leased").on(t.leasedUntil).where(sql`${t.leasedUntil} is not null`),
+    // Retention: finished rows by age.
+    index("webhook_deliveries_finished").on(t.createdAt).where(sql`${t.status} <> 'pending'`),
   ],
 );

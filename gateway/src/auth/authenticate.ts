@@ -1,5 +1,6 @@
 import { hashApiKey, isKeyShaped } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
+import { invalidation } from "@stake/db/redis/invalidation";
 import { encodeBudget } from "@stake/db/redis/scripts";
 import { gatewayApiKeys, parties } from "@stake/db/schema/index";
 import { eq, or } from "drizzle-orm";
@@ -22,6 +23,8 @@ export type KeyRecord =
   | {
       found: true;
       keyId: string;
+      /** The key's owner: what a `user:` invalidation names (`keyTags`). */
+      userId: string;
       active: boolean;
       partyId: string | null;
       /** ms since epoch (null: never). */
@@ -47,6 +50,7 @@ export function createKeyLookup(db: Db) {
     const [row] = await db
       .select({
         keyId: k.id,
+        userId: k.userId,
         active: k.active,
         partyId: parties.id,
         dailyCap: parties.dailySpendCap,
@@ -67,6 +71,7 @@ export function createKeyLookup(db: Db) {
     return {
       found: true,
       keyId: row.keyId,
+      userId: row.userId,
       active: row.active,
       partyId: row.partyId,
       expiresAt: row.expiresAt?.getTime() ?? null,
@@ -86,6 +91,10 @@ export function createKeyLookup(db: Db) {
   };
 }
 
+/** What a cached key record is about, for the invalidations that name it (`@stake/db/redis/invalidation`). */
+export const keyTags = (record: KeyRecord): string[] =>
+  record.found ? [invalidation.key(record.keyId), invalidation.user(record.userId)] : [];
+
 /**
  * Stage 1: `x-gateway-api-key` → SHA-256 → cached record → party (spec auth rules: 401, 403, 403; a
  * rotated-out secret 403 too).
@@ -95,7 +104,16 @@ export async function authenticate(
   keys: ReadThroughCache<KeyRecord>,
 ): Promise<AuthResult> {
   if (typeof raw !== "string" || !isKeyShaped("gateway", raw)) return { ok: false, code: "UNAUTHORIZED" };
-  const record = await keys.get(hashApiKey(raw));
+  return authenticateHash(hashApiKey(raw), keys);
+}
+
+/**
+ * The checks of stage 1 on a key already hashed: also what an upgraded connection repeats before each slice
+ * and each client message, so a key deactivated, expired, rotated out or given lower caps after the
+ * handshake stops its open connections as it stops new requests (docs/gateway.md, "WebSocket billing rule").
+ */
+export async function authenticateHash(hash: string, keys: ReadThroughCache<KeyRecord>): Promise<AuthResult> {
+  const record = await keys.get(hash);
   if (!record.found) return { ok: false, code: "UNAUTHORIZED" };
   // Expiry and the end of a rotation's grace are checked on every request, so the cache cannot stretch
   // either. An expired key is an inactive one (the spec's 403).

@@ -97,3 +97,33 @@ test("fix: while lookups fail, a value is served for at most maxStaleMs, then th
   await tick();
   assert.match(await cache.get("x"), /^x:\d+$/);
 });
+
+test("dropTagged drops the entries carrying the tag and the lookups in flight, and keeps every other entry", async () => {
+  let loads = 0;
+  let release: (() => void) | undefined;
+  const cache = new ReadThroughCache(
+    60_000,
+    async (k) => {
+      loads++;
+      if (k === "slow" && !release) await new Promise<void>((r) => (release = r));
+      return { k, owner: k.startsWith("a") ? "user:a" : "user:b", n: loads };
+    },
+    { tagsOf: (v) => [v.owner] },
+  );
+  await cache.get("a1");
+  await cache.get("a2");
+  await cache.get("b1");
+  const slow = cache.get("slow");
+  await tick();
+  assert.equal(loads, 4);
+  cache.dropTagged("user:a");
+  // The in-flight lookup may have read the row before the change: dropped too.
+  release?.();
+  await slow;
+  assert.equal((await cache.get("b1")).n, 3, "b1 kept");
+  assert.equal((await cache.get("a1")).n, 5, "a1 looked up again");
+  assert.equal((await cache.get("a2")).n, 6, "a2 looked up again");
+  assert.equal((await cache.get("slow")).n, 7, "the lookup in flight was dropped");
+  cache.drop("b1");
+  assert.equal((await cache.get("b1")).n, 8);
+});

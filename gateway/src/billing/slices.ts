@@ -20,6 +20,11 @@ const leadMs = (terms: SliceTerms) => Math.min(5_000, Math.floor(terms.ms / 10))
  * registered (charged in full) when it starts; one reserved ahead that never starts is released. When a
  * slice cannot be reserved (balance, a per-party limit, Redis unreachable), `onUnpaid` closes the
  * connection; what was used stays charged.
+ *
+ * The key is checked again as a new request would check it (`authorized`) before a slice is reserved
+ * ahead, before it starts and before each client message: once it is refused (deactivated, expired,
+ * rotated out), `onRefused` closes the connection, a slice reserved ahead is released and nothing more is
+ * charged.
  */
 export function meterSlices(deps: {
   terms: SliceTerms;
@@ -30,6 +35,9 @@ export function meterSlices(deps: {
   /** Releases a slice reserved ahead and never started. */
   release(r: ReservationHandle): Promise<void>;
   onUnpaid(): void;
+  /** Whether the connection's key still admits a new request; also refreshes the budget `reserve` uses. */
+  authorized(): Promise<boolean>;
+  onRefused(): void;
 }) {
   const { terms } = deps;
   let slice = 1;
@@ -40,6 +48,7 @@ export function meterSlices(deps: {
   let reserveTimer: NodeJS.Timeout | undefined;
   let boundaryTimer: NodeJS.Timeout | undefined;
   const reserve = (n: number) => deps.reserve(n).catch(() => null);
+  const authorized = () => deps.authorized().catch(() => false);
 
   const stopTimers = () => {
     clearTimeout(reserveTimer);
@@ -50,10 +59,21 @@ export function meterSlices(deps: {
     const next = slice + 1;
     // Unref'd: the connection's sockets keep the process alive, not its bill.
     reserveTimer = setTimeout(() => {
-      ahead ??= reserve(next);
+      ahead ??= authorized().then((ok) => (ok && !closed ? reserve(next) : null));
     }, terms.ms - leadMs(terms)).unref();
     boundaryTimer = setTimeout(() => void advance(), terms.ms).unref();
   };
+
+  /** Ends the connection for a refused key: nothing reserved ahead is kept, nothing more is charged. */
+  function refuse(paid: ReservationHandle | null): Promise<boolean> {
+    const release = paid ? deps.release(paid) : Promise.resolve();
+    if (!closed) {
+      closed = true;
+      stopTimers();
+      deps.onRefused();
+    }
+    return release.then(() => false);
+  }
 
   /** Moves to the next slice: true once it is paid and started, false when the connection is over. */
   function advance(): Promise<boolean> {
@@ -62,7 +82,9 @@ export function meterSlices(deps: {
       const early = ahead;
       ahead = undefined;
       // One reserved ahead that failed (the balance was short then) is tried again: a payment may have come.
-      const paid = (early && (await early)) || (closed ? null : await reserve(next));
+      const earlyPaid = (early && (await early)) || null;
+      if (!closed && !(await authorized())) return refuse(earlyPaid);
+      const paid = earlyPaid || (closed ? null : await reserve(next));
       if (closed) {
         if (paid) await deps.release(paid);
         return false;
@@ -89,6 +111,11 @@ export function meterSlices(deps: {
     /** Before each client message is forwarded; the message waits until its slice is paid. */
     async message(): Promise<void> {
       if (switching) await switching;
+      if (closed) return;
+      if (!(await authorized())) {
+        await refuse(null);
+        return;
+      }
       if (terms.messages !== null && used >= terms.messages && !(await advance())) return;
       used++;
     },

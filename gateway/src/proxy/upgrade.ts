@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Dispatcher } from "undici";
 import {
@@ -30,11 +29,12 @@ export function writeSocketError(socket: Duplex, code: GatewayErrorCode, details
  * else the upgrade is aborted (502, upstream aborted) and its reservation released.
  */
 export async function tunnel(args: {
-  req: IncomingMessage;
   socket: Duplex;
   dispatcher: Dispatcher;
   path: string;
   headers: string[];
+  /** The Upgrade value sent to the provider (`upgradeProtocol`). */
+  protocol: string;
   timeoutMs: number;
   deadlineMs: number;
 }): Promise<{ ok: true; upstream: Duplex } | { ok: false; code: GatewayErrorCode; error: unknown }> {
@@ -49,7 +49,7 @@ export async function tunnel(args: {
       path: args.path,
       method: "GET",
       headers: args.headers,
-      protocol: String(args.req.headers.upgrade ?? "websocket"),
+      protocol: args.protocol,
       signal: deadline.signal,
     });
     clearTimeout(timer);
@@ -76,8 +76,8 @@ const CLOSE_GRACE_MS = 1000;
  * Splices the client and provider sockets with backpressure both ways; `head` (what the client sent after
  * its upgrade request) goes first. On a WebSocket, both directions run through a FrameGate: each client
  * message waits for `onMessage` (its slice paid), and `closeUnpaid` ends the connection on frame
- * boundaries, the client getting close code 4402 after the provider's frame in flight, the provider a
- * 1001 after the client's. Any other upgraded protocol cannot be framed, so its sockets are cut.
+ * boundaries, the client getting close code 4402 (or the code given: 4403 for a refused key) after the
+ * provider's frame in flight, the provider a 1001 after the client's. Any other upgraded protocol cannot be framed, so its sockets are cut.
  */
 export function splice(args: {
   client: Duplex;
@@ -103,7 +103,7 @@ export function splice(args: {
   if (!args.websocket) {
     if (args.head.length) upstream.write(args.head);
     upstream.pipe(client).pipe(upstream);
-    return { closeUnpaid: close };
+    return { closeUnpaid: (_code?: number, _reason?: string) => close() };
   }
   const fromClient = new FrameGate(args.onMessage);
   const fromProvider = new FrameGate();
@@ -111,11 +111,11 @@ export function splice(args: {
   client.pipe(fromClient).pipe(upstream);
   upstream.pipe(fromProvider).pipe(client);
   return {
-    closeUnpaid() {
+    closeUnpaid(code = CLOSE_UNPAID, reason = CLOSE_UNPAID_REASON) {
       setTimeout(close, CLOSE_GRACE_MS).unref();
       // Pushed through the gates, so the close frames queue behind the whole frames already passed.
       fromProvider.cut(() => {
-        fromProvider.push(closeFrame(CLOSE_UNPAID, CLOSE_UNPAID_REASON, false));
+        fromProvider.push(closeFrame(code, reason, false));
         fromProvider.push(null);
       });
       fromClient.cut(() => {

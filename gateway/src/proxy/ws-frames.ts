@@ -100,6 +100,8 @@ export class FrameGate extends Transform {
 /** RFC 6455 §7.4.2: 4000-4999 are for applications; 4402 mirrors HTTP 402 Payment Required. */
 export const CLOSE_UNPAID = 4402;
 export const CLOSE_UNPAID_REASON = "balance exhausted";
+/** 4403 mirrors HTTP 403: the connection's key no longer admits a request; the reason is the gateway's 403 message. */
+export const CLOSE_REFUSED = 4403;
 
 /**
  * A close frame (§5.5.1: opcode 8, status code then UTF-8 reason, at most 125 bytes of payload); masked

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readRequestHeaders, responseHeaders } from "./headers.ts";
+import { readRequestHeaders, responseHeaders, upgradeProtocol } from "./headers.ts";
 
 test("one pass reads the key, the idempotency keys and the body framing, and keeps the rest raw", () => {
   const h = readRequestHeaders([
@@ -182,4 +182,19 @@ test("fix: the client's Forwarded and X-Forwarded-* never reach the provider; th
     "x-forwarded-host",
     "gw.example",
   ]);
+});
+
+test("regression: WebSocket named anywhere in the Upgrade list, or in a second Upgrade header, is a WebSocket", () => {
+  for (const raw of [
+    ["Upgrade", "websocket"],
+    ["upgrade", "WebSocket, x"],
+    ["Upgrade", "x, websocket/13"],
+    ["Upgrade", "x", "UPGRADE", "websocket"],
+  ])
+    assert.deepEqual(upgradeProtocol(raw), { protocol: "websocket", websocket: true }, raw.join(" "));
+  assert.deepEqual(upgradeProtocol(["Upgrade", "h2c", "Upgrade", "x"]), {
+    protocol: "h2c, x",
+    websocket: false,
+  });
+  assert.deepEqual(upgradeProtocol(["Upgrade", "websockets"]), { protocol: "websockets", websocket: false });
 });

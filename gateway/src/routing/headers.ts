@@ -136,6 +136,23 @@ export function readRequestHeaders(raw: readonly string[], hop?: ClientHop): Req
   return out;
 }
 
+/**
+ * The protocol an upgrade request asks for (RFC 9110 §7.8: Upgrade is a comma-separated list, and a header
+ * sent twice is one list). Any token naming WebSocket (case-insensitive, with or without a version) makes
+ * it a WebSocket, forwarded as `websocket` alone: otherwise `Upgrade: websocket, x` or a second Upgrade
+ * header would reach a provider that picks WebSocket while the gateway, seeing another protocol, billed by
+ * time only and counted no message (docs/gateway.md, "WebSocket billing rule"). Anything else is forwarded
+ * as the client wrote it.
+ */
+export function upgradeProtocol(raw: readonly string[]): { protocol: string; websocket: boolean } {
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2)
+    if ((raw[i] as string).toLowerCase() === "upgrade") values.push(raw[i + 1] as string);
+  const tokens = values.join(",").split(",");
+  const websocket = tokens.some((t) => /^websocket(\/|$)/i.test(t.trim()));
+  return websocket ? { protocol: "websocket", websocket } : { protocol: values.join(", "), websocket };
+}
+
 /** Provider response headers as latin1 strings (byte-identical), minus hop-by-hop ones. */
 export function responseHeaders(raw: readonly Buffer[]): string[] {
   const out: string[] = [];

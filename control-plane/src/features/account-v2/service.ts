@@ -1,12 +1,16 @@
 import { issueApiKey } from "@stake/db/api-key";
+import type { Db } from "@stake/db/client";
 import type { PasswordHasher } from "../../auth/password.ts";
 import { AppError } from "../../errors.ts";
 import type { AbuseLimits } from "../../http/abuse-limits.ts";
 import type { BasicCredentials } from "../../http/basic-auth.ts";
 import type { AccountsRepo } from "../../platform/accounts-repo.ts";
+import { lockOwnerCap } from "../../platform/owner-cap.ts";
 import type { SignupRequest } from "./schemas.ts";
 
 export function createAccountService(deps: {
+  /** Opens the unit of work that counts and inserts a key under the organisation's lock. */
+  db: Db;
   accounts: AccountsRepo;
   passwords: PasswordHasher;
   limits: AbuseLimits;
@@ -68,15 +72,17 @@ export function createAccountService(deps: {
     findActiveKey: (key: string) => accounts.findActiveKey(key),
 
     async createKey(organisationId: string, label: string) {
-      // Checked before the insert, not with it: concurrent creations may pass one each, a handful at most.
-      if ((await accounts.listActiveKeys(organisationId)).length >= deps.maxActiveKeys) {
-        throw new AppError(
-          "API_KEY_LIMIT_REACHED",
-          `The organisation already has ${deps.maxActiveKeys} active API keys; revoke one first`,
-        );
-      }
       const issued = issueApiKey("staking");
-      const row = await accounts.insertKey({ organisationId, label, issued });
+      const row = await deps.db.transaction(async (tx) => {
+        await lockOwnerCap(tx, "api_keys", organisationId);
+        if ((await accounts.listActiveKeys(organisationId, tx)).length >= deps.maxActiveKeys) {
+          throw new AppError(
+            "API_KEY_LIMIT_REACHED",
+            `The organisation already has ${deps.maxActiveKeys} active API keys; revoke one first`,
+          );
+        }
+        return accounts.insertKey({ organisationId, label, issued }, tx);
+      });
       return { keyId: row.id, label: row.label, apiKey: issued.key };
     },
 

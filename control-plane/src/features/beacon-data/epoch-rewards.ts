@@ -58,7 +58,7 @@ export interface EpochData {
     beaconStatus: string | null;
     lifecycle: Lifecycle;
     withdrawalCredentials: string | null;
-    /** Where the validator's last proposal in the epoch paid it (or the provisioned one); null if none. */
+    /** Where the validator's last proposal in the epoch paid it; null if none. */
     feeRecipient: string | null;
     balanceGwei: bigint;
   }[];
@@ -313,7 +313,9 @@ export function computeEpoch(input: EpochInput): EpochData {
       beaconStatus: v?.status ?? null,
       lifecycle: status ?? "CREATED",
       withdrawalCredentials: v?.validator.withdrawal_credentials ?? null,
-      feeRecipient: t.feeRecipient ?? feeRecipientOf.get(t.pubkey) ?? null,
+      // Only what a proposal paid: the shared row is every tracking organisation's, and the fee recipient
+      // given at provisioning is the provisioner's alone (its own tracking row keeps it).
+      feeRecipient: feeRecipientOf.get(t.pubkey) ?? null,
       balanceGwei: v ? BigInt(v.balance) : 0n,
     });
     if (!v) continue;

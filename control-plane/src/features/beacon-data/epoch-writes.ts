@@ -2,7 +2,7 @@ import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TransactionRow } from "./epoch-rewards.ts";
-import type { Lifecycle } from "./lifecycle.ts";
+import { col } from "./sql-arrays.ts";
 
 /**
  * The beacon indexer's SQL pieces: rows of an epoch and their sums into the daily rollups, written as
@@ -51,11 +51,6 @@ export async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: numbe
   await tx.execute(sql`delete from beacon_rewards_org_daily where epochs = 0`);
 }
 
-/** Whole columns as single array parameters (unnest): one statement per table whatever the count, without
- * building tens of thousands of bound parameters. */
-export const col = (xs: (string | number | bigint | null)[]) =>
-  `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
-
 /**
  * The epoch's reward rows, and their sums into both rollups from the same statement (one row per
  * validator, one day per epoch) rather than read back through the epoch index and grouped: 70 → 40 ms for
@@ -88,34 +83,6 @@ export async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec
     from r join beacon_validators b on b.validator_index = r.validator_index join ${members} m on m.pubkey = b.pubkey
     group by 1
     ${addToOrgDays}`);
-}
-
-/**
- * Status entries; of two observations of one status the earlier is kept (a backfill finds earlier ones).
- * Returns the statuses reached for the first time, in lifecycle order per pubkey, each with the status
- * before it (the webhook's `previousStatus`).
- */
-export async function insertHistory(tx: DbOrTx, data: EpochData) {
-  const hs = data.history;
-  if (!hs.length) return [];
-  const rows = await tx.execute<{ pubkey: string; status: Lifecycle; previous: Lifecycle | null }>(sql`
-    with ins as (
-      insert into beacon_status_history as h (pubkey, status, time, epoch)
-      select p, s::validator_status, to_timestamp(t::float8 / 1000), ${data.epoch}::int
-      from unnest(${col(hs.map((h) => h.pubkey))}::text[], ${col(hs.map((h) => h.status))}::text[],
-                  ${col(hs.map((h) => h.time.getTime()))}::int8[]) as x(p, s, t)
-      on conflict (pubkey, status) do update set time = excluded.time, epoch = excluded.epoch
-        where excluded.time < h.time
-      returning pubkey, status, xmax = 0 as inserted)
-    select i.pubkey, i.status::text as status,
-      (select max(o.status)::text from beacon_status_history o where o.pubkey = i.pubkey and o.status < i.status) as previous
-    from ins i where i.inserted order by i.pubkey, i.status`);
-  // The subquery sees the table before this statement: a status reached in the same epoch as the one
-  // before it follows that one.
-  return rows.map((r, i) => {
-    const prior = rows[i - 1];
-    return prior?.pubkey === r.pubkey ? { ...r, previous: prior.status } : r;
-  });
 }
 
 /**

@@ -10,15 +10,10 @@ import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import { CHAIN_AREAS } from "../../chain-identity/areas.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
-import {
-  addToOrgDays,
-  col,
-  insertHistory,
-  insertRewards,
-  insertTransactions,
-  subtractFromDays,
-} from "./epoch-writes.ts";
+import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } from "./epoch-writes.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import { col } from "./sql-arrays.ts";
+import { changeStatuses, insertHistory } from "./status-changes.ts";
 import { emitClosedDays, emitEpochEvents, fallingEpochs, readBefore } from "./webhook-events.ts";
 
 const CURSOR = "beacon";
@@ -27,7 +22,7 @@ const CURSOR = "beacon";
  * The indexer's transaction lock: epoch writes, backfills, rollbacks, the roll-up of registrations (which
  * gives the organisation's rollup the validator's days) and a chain reset never interleave.
  */
-const lockIndex = (tx: DbOrTx) =>
+export const lockIndex = (tx: DbOrTx) =>
   tx.execute(sql`select pg_advisory_xact_lock(${CHAIN_AREAS["beacon-data"].lock})`);
 
 /** The chain constants the cursor keeps (the rewards' days are computed with them). */
@@ -109,19 +104,19 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
                       ${col(v.map((x) => x.balanceGwei))}::int8[], ${col(falling)}::int[]) as x(p, i, s, l, w, f, b, n)
           on conflict (pubkey) do update set validator_index = excluded.validator_index,
             beacon_status = excluded.beacon_status,
-            -- An exit step the API recorded (tracking.recordStatus) after this step read the history is
-            -- never written back over by the step's older view: a validator cannot return to ACTIVE.
-            lifecycle_status = case when t.lifecycle_status in ('EXIT_REQUESTED', 'EXIT_SENT')
-              and excluded.lifecycle_status < t.lifecycle_status then t.lifecycle_status
-              else excluded.lifecycle_status end,
+            lifecycle_status = excluded.lifecycle_status,
             withdrawal_credentials = coalesce(excluded.withdrawal_credentials, t.withdrawal_credentials),
             fee_recipient = coalesce(excluded.fee_recipient, t.fee_recipient),
             balance_gwei = excluded.balance_gwei, updated_epoch = excluded.updated_epoch,
             falling_epochs = excluded.falling_epochs`);
       }
       await insertRewards(tx, data, spec);
-      const reached = await insertHistory(tx, data);
-      await emitEpochEvents(tx, { data, before, falling, reached, offlineEpochs });
+      const index = new Map(v.map((x) => [x.pubkey, x.validatorIndex]));
+      await changeStatuses(
+        tx,
+        data.history.map((h) => ({ ...h, validatorIndex: index.get(h.pubkey) ?? null })),
+      );
+      await emitEpochEvents(tx, { data, before, falling, offlineEpochs });
       await insertTransactions(tx, data.transactions, finalized);
       await tx
         .insert(beaconIndexedSlots)
@@ -188,7 +183,7 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
         history: data.history.filter((h) => claimed.has(h.pubkey)),
       };
       await insertRewards(tx, mine, spec);
-      await insertHistory(tx, mine);
+      await insertHistory(tx, mine.history);
       await insertTransactions(
         tx,
         data.transactions.filter((t) => claimed.has(t.pubkey)),

@@ -45,6 +45,20 @@ const arr = (xs: string[]) =>
   )}]::text[]`;
 
 /**
+ * A validator's history as the organisation sees it (docs/spec.md "Validator lifecycle status"): what the
+ * chain showed everyone, and CREATED and the exit steps only if this organisation (`v`) provisioned it and
+ * caused them. In lifecycle order, which is the order of cause; a step's time is at least its
+ * predecessor's, so no clock (a node's block times, ours) makes it run backwards.
+ */
+const ownHistory = sql`
+  select status, max(min(time)) over (order by status) as time
+  from (select status, time from beacon_status_history where pubkey = m.pubkey
+        union all select 'CREATED', v.created_at
+        union all select 'EXIT_REQUESTED', v.exit_requested_at
+        union all select 'EXIT_SENT', v.exit_sent_at) s
+  where time is not null group by status`;
+
+/**
  * `reads` serves the data endpoints' reads (a read replica when DATABASE_REPLICA_URLS is set, so a page may
  * lag the primary by the replication delay); registration and its checks stay on the primary `db`.
  */
@@ -145,10 +159,8 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
                coalesce(b.withdrawal_credentials, v.withdrawal_credentials) as withdrawal_credentials,
                coalesce(v.fee_recipient, b.fee_recipient) as fee_recipient,
                b.balance_gwei::text as balance_gwei, v.created_at,
-               (select json_agg(json_build_object('status', h.status, 'time', h.time)
-                                 order by h.time, array_position(enum_range(null::validator_status)::text[], h.status))
-                  from (select status::text as status, time from beacon_status_history where pubkey = m.pubkey
-                        union all select 'CREATED', v.created_at where v.created_at is not null) h) as history
+               (select json_agg(json_build_object('status', h.status, 'time', h.time) order by h.status)
+                  from (${ownHistory}) h) as history
         ${base} order by b.validator_index nulls last, m.pubkey limit ${page.limit} offset ${page.offset}`);
       const total = await readOne<{ n: number }>(sql`select count(*)::int as n ${base}`);
       return { rows, total: total?.n ?? 0 };

@@ -1,7 +1,20 @@
 import type { Db, DbOrTx } from "@stake/db/client";
-import { beaconStatusHistory, beaconTrackedValidators, beaconValidators } from "@stake/db/schema/beacon-data";
+import { beaconTrackedValidators, beaconValidators } from "@stake/db/schema/beacon-data";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { lockIndex } from "./indexer-repo.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import { changeStatuses, type OwnStep } from "./status-changes.ts";
+
+export type { OwnStep };
+
+/** A provisioned validator's status as its organisation sees it: the chain's, or its own exit steps. */
+const provisionedStatus = sql<Lifecycle>`greatest(${beaconValidators.lifecycleStatus},
+  case when ${beaconTrackedValidators.exitSentAt} is not null then 'EXIT_SENT'::validator_status end,
+  case when ${beaconTrackedValidators.exitRequestedAt} is not null then 'EXIT_REQUESTED'::validator_status end)`;
+const provisionedRow = and(
+  eq(beaconTrackedValidators.pubkey, beaconValidators.pubkey),
+  eq(beaconTrackedValidators.source, "provisioned"),
+);
 
 export interface TrackInput {
   organisationId: string;
@@ -27,29 +40,20 @@ export function createTracking(db: Db) {
         .onConflictDoNothing();
     },
 
-    /**
-     * Records an off-chain lifecycle step the platform itself caused (EXIT_REQUESTED, EXIT_SENT): a history
-     * entry with no epoch (a re-org rollback keeps it), the earlier kept if recorded twice, and the current
-     * status moved forward, never back. The indexer carries on from the latest status in the history.
-     */
-    async recordStatus(pubkeys: string[], status: "EXIT_REQUESTED" | "EXIT_SENT", time: Date) {
-      if (!pubkeys.length) return;
-      await db
-        .insert(beaconStatusHistory)
-        .values(pubkeys.map((pubkey) => ({ pubkey, status, time, epoch: null })))
-        .onConflictDoNothing();
-      await db
-        .update(beaconValidators)
-        .set({ lifecycleStatus: status })
-        .where(
-          and(
-            inArray(beaconValidators.pubkey, pubkeys),
-            sql`${beaconValidators.lifecycleStatus} < ${status}::validator_status`,
-          ),
-        );
-    },
+    /** The indexer's lock, which `changeStatuses` needs held: the caller's transaction takes it first. */
+    lockStatuses: lockIndex,
 
-    /** Lifecycle status (CREATED until the indexer saw more) and validator index per pubkey. */
+    /**
+     * Records lifecycle steps the organisation itself caused off the chain (the operator's exit,
+     * EXIT_REQUESTED and EXIT_SENT) and tells them as `validator.status_changed`, in the caller's transaction
+     * (status-changes.ts). Its own history only: another organisation tracking the pubkey sees the chain's.
+     */
+    recordOwnSteps: (tx: DbOrTx, steps: OwnStep[]) => changeStatuses(tx, steps),
+
+    /**
+     * Lifecycle status of provisioned validators as their organisation sees them (the chain's, or its own
+     * exit steps past it; CREATED until the indexer saw more) and validator index per pubkey.
+     */
     async lifecycles(
       pubkeys: string[],
     ): Promise<Map<string, { status: Lifecycle; validatorIndex: number | null }>> {
@@ -57,17 +61,18 @@ export function createTracking(db: Db) {
       const rows = await db
         .select({
           pubkey: beaconValidators.pubkey,
-          status: beaconValidators.lifecycleStatus,
+          status: provisionedStatus,
           validatorIndex: beaconValidators.validatorIndex,
         })
         .from(beaconValidators)
+        .innerJoin(beaconTrackedValidators, provisionedRow)
         .where(inArray(beaconValidators.pubkey, pubkeys));
       return new Map(rows.map((r) => [r.pubkey, { status: r.status, validatorIndex: r.validatorIndex }]));
     },
 
     /** How many of the organisation's provisioned validators are in each lifecycle status. */
     async countProvisionedByStatus(organisationId: string): Promise<{ status: Lifecycle; n: number }[]> {
-      const status = sql<Lifecycle>`coalesce(${beaconValidators.lifecycleStatus}, 'CREATED')`;
+      const status = sql<Lifecycle>`coalesce(${provisionedStatus}, 'CREATED')`;
       return db
         .select({ status, n: count() })
         .from(beaconTrackedValidators)

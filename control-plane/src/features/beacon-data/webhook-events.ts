@@ -3,7 +3,6 @@ import { sql } from "drizzle-orm";
 import { emitEvents, type OutboxEvent } from "../../platform/outbox.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData } from "./epoch-rewards.ts";
-import type { Lifecycle } from "./lifecycle.ts";
 
 /**
  * The beacon indexer's webhook events, written by the indexer in the transaction of the epoch
@@ -14,31 +13,18 @@ import type { Lifecycle } from "./lifecycle.ts";
 /** What the indexer knew of a validator before this epoch's write. */
 export interface Before {
   beaconStatus: string | null;
-  /** The lifecycle status stored; before the indexer saw it, CREATED if provisioned here, else null. */
-  lifecycle: Lifecycle | null;
   fallingEpochs: number;
 }
 
 /** Reads `Before` for the epoch's validators (one statement; the indexer's lock is held). */
 export async function readBefore(tx: DbOrTx, pubkeys: string[]): Promise<Map<string, Before>> {
   if (!pubkeys.length) return new Map();
-  const rows = await tx.execute<{
-    pubkey: string;
-    beacon_status: string | null;
-    lifecycle_status: Lifecycle | null;
-    falling_epochs: number;
-  }>(sql`
-    select t.pubkey, max(b.beacon_status) as beacon_status,
-      coalesce(max(b.lifecycle_status::text), case when bool_or(t.source = 'provisioned') then 'CREATED' end)
-        as lifecycle_status,
-      coalesce(max(b.falling_epochs), 0)::int as falling_epochs
+  const rows = await tx.execute<{ pubkey: string; beacon_status: string | null; falling_epochs: number }>(sql`
+    select t.pubkey, max(b.beacon_status) as beacon_status, coalesce(max(b.falling_epochs), 0)::int as falling_epochs
     from beacon_tracked_validators t left join beacon_validators b on b.pubkey = t.pubkey
     where t.pubkey = any(${`{${pubkeys.join(",")}}`}::text[]) group by t.pubkey`);
   return new Map(
-    rows.map((r) => [
-      r.pubkey,
-      { beaconStatus: r.beacon_status, lifecycle: r.lifecycle_status, fallingEpochs: r.falling_epochs },
-    ]),
+    rows.map((r) => [r.pubkey, { beaconStatus: r.beacon_status, fallingEpochs: r.falling_epochs }]),
   );
 }
 
@@ -58,10 +44,9 @@ export function fallingEpochs(data: EpochData, before: Map<string, Before>): num
 const slashed = (s: string | null) => s?.endsWith("_slashed") ?? false;
 
 /**
- * `validator.status_changed` for each lifecycle status first reached in this epoch (`reached`: the
- * history rows this epoch inserted, in lifecycle order, each with the status before it), `validator.slashed`
- * when the beacon status turns `*_slashed`, `validator.offline` when a falling run reaches `offlineEpochs`
- * (exactly then: once per episode, until a rise ends it).
+ * `validator.slashed` when the beacon status turns `*_slashed`, `validator.offline` when a falling run
+ * reaches `offlineEpochs` (exactly then: once per episode, until a rise ends it). The epoch's
+ * `validator.status_changed` events are status-changes.ts's, written with the steps.
  */
 export async function emitEpochEvents(
   tx: DbOrTx,
@@ -69,28 +54,11 @@ export async function emitEpochEvents(
     data: EpochData;
     before: Map<string, Before>;
     falling: number[];
-    reached: { pubkey: string; status: Lifecycle; previous: Lifecycle | null }[];
     offlineEpochs: number;
   },
 ) {
   const { data, before } = args;
-  const index = new Map(data.validators.map((v) => [v.pubkey, v]));
   const events: { pubkey: string; event: Omit<OutboxEvent, "owner"> }[] = [];
-  for (const r of args.reached)
-    events.push({
-      pubkey: r.pubkey,
-      event: {
-        type: "validator.status_changed",
-        data: {
-          pubkey: r.pubkey,
-          validatorIndex: index.get(r.pubkey)?.validatorIndex ?? null,
-          // The history has no CREATED row: the stored status says where it came from.
-          previousStatus: r.previous ?? before.get(r.pubkey)?.lifecycle ?? null,
-          status: r.status,
-          epoch: data.epoch,
-        },
-      },
-    });
   data.validators.forEach((v, i) => {
     if (v.validatorIndex === null) return;
     if (slashed(v.beaconStatus) && !slashed(before.get(v.pubkey)?.beaconStatus ?? null))

@@ -1,5 +1,6 @@
 import type { Db } from "@stake/db/client";
 import type { Redis } from "@stake/db/redis/client";
+import { invalidation } from "@stake/db/redis/invalidation";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import type { Jwt } from "../../auth/jwt.ts";
 import type { PasswordHasher } from "../../auth/password.ts";
@@ -27,8 +28,8 @@ export interface GatewayAccountDeps {
 export function accountContext(deps: GatewayAccountDeps) {
   const { repo, redis, keys } = deps;
   return {
-    /** Gateway processes drop their key/party caches on this message (effective within a second). */
-    invalidate: () => redis.publish(keys.gateway.invalidations, "account"),
+    /** Gateway processes drop the user's cached keys and party on this message (within a second). */
+    invalidate: (userId: string) => redis.publish(keys.gateway.invalidations, invalidation.user(userId)),
 
     async partyOf(userId: string) {
       const party = await repo.findPartyOfUser(userId);

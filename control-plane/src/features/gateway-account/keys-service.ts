@@ -2,6 +2,7 @@ import { issueApiKey } from "@stake/db/api-key";
 import type { Db } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import type { Redis } from "@stake/db/redis/client";
+import { invalidation } from "@stake/db/redis/invalidation";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { spendWindows } from "@stake/db/redis/scripts";
 import { AppError } from "../../errors.ts";
@@ -52,7 +53,7 @@ export function createGatewayKeyService(deps: {
   keys: RedisKeys;
 }) {
   const { db, repo, redis, keys } = deps;
-  const invalidate = () => redis.publish(keys.gateway.invalidations, "account");
+  const invalidate = (keyId: string) => redis.publish(keys.gateway.invalidations, invalidation.key(keyId));
   const notFound = () => new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
 
   async function spendCaps(
@@ -102,7 +103,7 @@ export function createGatewayKeyService(deps: {
         if (!(await repo.findKeyOfUser(userId, keyId))) throw notFound();
         throw new AppError("GATEWAY_KEY_INACTIVE", "API key is deactivated or expired");
       }
-      await invalidate();
+      await invalidate(key.id);
       return {
         id: key.id,
         key: issued.key,
@@ -129,7 +130,7 @@ export function createGatewayKeyService(deps: {
         });
         if (stale.length) await redis.hdel(hash, ...stale);
       }
-      await invalidate();
+      await invalidate(key.id);
       return { id: key.id, limits: key.limits };
     },
 
@@ -147,7 +148,7 @@ export function createGatewayKeyService(deps: {
         monthlySpendCap: capInUnits(input.monthly),
       });
       if (!key) throw notFound();
-      await invalidate();
+      await invalidate(key.id);
       return spendCaps(userId, key);
     },
   };

@@ -4,6 +4,7 @@ import type { Db, DbOrTx } from "@stake/db/client";
 import { coinsToBaseUnits, formatCoins } from "@stake/db/coin";
 import { newId } from "@stake/db/ids";
 import type { Redis } from "@stake/db/redis/client";
+import { invalidation } from "@stake/db/redis/invalidation";
 import type { RedisKeys } from "@stake/db/redis/keys";
 import { OPERATOR, recordAudit } from "../../platform/audit.ts";
 import { creditParty, readBalance } from "../gateway-settlement/funding.ts";
@@ -17,16 +18,18 @@ export type { ProviderRow, ProviderStatus } from "./operator-repo.ts";
 /**
  * What the operator does to gateway state: providers, the coin rate, funding, key deactivation, and a
  * funded account in one call (the demo seed, the benchmark and the tests' fixtures). Every change that a
- * gateway caches is followed by the invalidation message, so each gateway drops its key, provider and rate
- * caches within a second. Each change is audited in its own transaction (platform/audit.ts).
+ * gateway caches is followed by an invalidation message naming it (`@stake/db/redis/invalidation`), so
+ * each gateway drops that key, user's keys, provider or rate within a second. Each change is audited in its own transaction (platform/audit.ts).
  */
 export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys: RedisKeys }) {
   const { db, redis, keys } = deps;
   const repo = createGatewayOperatorRepo(db);
   const accounts = createGatewayAccountRepo(db);
-  const invalidate = () => redis.publish(keys.gateway.invalidations, "operator");
-  const changed = async <T>(value: T) => {
-    if (value) await invalidate();
+  /** Drops everything every gateway caches: a recovery step (`invalidation.all`). */
+  const invalidate = () => redis.publish(keys.gateway.invalidations, invalidation.all);
+  /** `value`, after telling the gateways to drop what `message` names, when there was a change. */
+  const changed = async <T>(message: string, value: T) => {
+    if (value) await redis.publish(keys.gateway.invalidations, message);
     return value;
   };
   /** `fn` on one transaction: the change and its audit entry commit together or not at all. */
@@ -52,7 +55,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       });
       return key;
     });
-    await invalidate();
+    await redis.publish(keys.gateway.invalidations, invalidation.user(userId));
     return { id: key.id, apiKey: issued.key };
   };
 
@@ -61,6 +64,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     /** The new provider, or null when the key is taken. */
     addProvider: async (p: { key: string; originUrl: string; costInUsd: string; status?: ProviderStatus }) =>
       changed(
+        invalidation.provider(p.key),
         await audited(async (r, tx) => {
           const row = await r.insertProvider({ ...p, status: p.status ?? "active" });
           if (row) await recordAudit(tx, { ...provider("provider.create", row), after: audit(row) });
@@ -73,6 +77,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
       set: Partial<{ originUrl: string; costInUsd: string; status: ProviderStatus }>,
     ) =>
       changed(
+        invalidation.provider(key),
         await audited(async (r, tx) => {
           const before = await r.findProvider(key);
           const row = await r.updateProvider(key, set);
@@ -88,6 +93,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     listProviders: () => repo.listProviders(),
     setCoinRate: async (usdPerCoin: string) =>
       changed(
+        invalidation.rate,
         await audited(async (r, tx) => {
           const before = await r.currentCoinRate();
           const rate = await r.insertCoinRate(usdPerCoin);
@@ -159,6 +165,7 @@ export function createGatewayOperatorService(deps: { db: Db; redis: Redis; keys:
     /** The deactivated key, or null when there is none with that id. */
     deactivateKey: async (keyId: string) =>
       changed(
+        invalidation.key(keyId),
         await audited(async (r, tx) => {
           const [key] = await tellDeactivated(tx, await r.deactivateKey(keyId), OPERATOR);
           // Already deactivated: answered as it is, and not told again.

@@ -64,7 +64,7 @@ export function createGatewayPartyService(deps: GatewayAccountDeps, ctx: Account
         daily: capInUnits(input.daily),
         monthly: capInUnits(input.monthly),
       });
-      await ctx.invalidate();
+      await ctx.invalidate(userId);
       return this.spendCaps(userId);
     },
 

@@ -2,6 +2,7 @@ import { type IssuedKey, issueApiKey } from "@stake/db/api-key";
 import { newId } from "@stake/db/ids";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit.ts";
+import { lockOwnerCap } from "../../platform/owner-cap.ts";
 import type { AccountContext, GatewayAccountDeps } from "./context.ts";
 import { tellDeactivated } from "./deactivation.ts";
 import { capInCoins, capInUnits, readKeyCounters } from "./keys-service.ts";
@@ -75,18 +76,19 @@ export function createGatewayUserKeyService(deps: GatewayAccountDeps, ctx: Accou
 
     async createKey(userId: string, input: CreateKeyRequest = undefined) {
       await ctx.existingUser(userId);
-      // Checked before the insert: concurrent creations may pass one each, a handful at most.
-      const active = (await repo.listKeys(userId)).filter((k) => k.active).length;
-      if (active >= deps.maxActiveKeys) {
-        throw new AppError(
-          "GATEWAY_KEY_LIMIT_REACHED",
-          `You already have ${deps.maxActiveKeys} active API keys; deactivate one first`,
-        );
-      }
       const issued = issueApiKey("gateway");
       // The audit row in the creation's transaction: the key exists on record exactly when it exists.
       const key = await deps.db.transaction(async (tx) => {
-        const key = await createGatewayAccountRepo(tx).insertKey(newKeyRow(userId, issued, input));
+        const r = createGatewayAccountRepo(tx);
+        await lockOwnerCap(tx, "gateway_api_keys", userId);
+        const active = (await r.listKeys(userId)).filter((k) => k.active).length;
+        if (active >= deps.maxActiveKeys) {
+          throw new AppError(
+            "GATEWAY_KEY_LIMIT_REACHED",
+            `You already have ${deps.maxActiveKeys} active API keys; deactivate one first`,
+          );
+        }
+        const key = await r.insertKey(newKeyRow(userId, issued, input));
         const { start, label, expiresAt, limits, dailySpendCap, monthlySpendCap } = key!;
         await recordAudit(tx, {
           actor: { kind: "user", id: userId },
@@ -108,7 +110,7 @@ export function createGatewayUserKeyService(deps: GatewayAccountDeps, ctx: Accou
         return key ?? (await r.findKeyOfUser(userId, keyId));
       });
       if (!key) throw new AppError("GATEWAY_KEY_NOT_FOUND", "API key not found");
-      await ctx.invalidate();
+      await ctx.invalidate(userId);
       return { id: key.id, active: false, deactivatedAt: key.deactivatedAt?.toISOString() };
     },
   };

@@ -31,7 +31,7 @@ export function createGatewayUserService(deps: GatewayAccountDeps, ctx: AccountC
       await ctx.existingUser(userId);
       const party = await repo.insertParty({ id: newId("party"), userId });
       if (!party) throw new AppError("PARTY_EXISTS", "Party already exists");
-      await ctx.invalidate();
+      await ctx.invalidate(userId);
       return { partyId: party.id, createdAt: party.createdAt.toISOString() };
     },
 

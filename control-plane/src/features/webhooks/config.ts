@@ -87,6 +87,16 @@ export const WebhooksConfig = z
       "How often the worker looks for due webhook deliveries when idle.",
     ),
     WEBHOOK_CONCURRENCY: int(1, 64, "Webhook deliveries one worker process has in flight at most."),
+    WEBHOOK_CONCURRENCY_PER_OWNER: int(
+      1,
+      8,
+      "Webhook deliveries of one organisation or gateway user in flight at most, across all workers: one owner's backlog or slow receiver cannot hold every worker slot.",
+    ),
+    WEBHOOK_RETENTION_DAYS: int(
+      1,
+      30,
+      "Delivered and failed webhook deliveries older than this many days are deleted by the worker (with their events once no delivery is left).",
+    ),
     WEBHOOK_OFFLINE_EPOCHS: int(
       2,
       3,
@@ -114,6 +124,8 @@ export const WebhooksConfig = z
       secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP_MS,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      concurrencyPerOwner: e.WEBHOOK_CONCURRENCY_PER_OWNER,
+      retentionMs: e.WEBHOOK_RETENTION_DAYS * 86_400_000,
       offlineEpochs: e.WEBHOOK_OFFLINE_EPOCHS,
     };
   });

@@ -42,20 +42,37 @@ export function createDeliveryRepo(db: Db) {
      * workers side by side never claim the same one, and the claim itself is a lease: `next_attempt_at`
      * moves `leaseMs` ahead and the attempt is counted, so a worker killed mid-delivery leaves rows that
      * come due again once the lease is over (at least once; the receiver dedups on `webhook-id`).
+     *
+     * Fair per owner (docs/operations.md, "Webhooks"): an owner has at most `perOwner` attempts in flight
+     * across all workers (those leased and not yet recorded), and a batch takes the owners' due rows in
+     * turns, each owner's oldest first: one owner's backlog or silent receiver cannot hold the slots every
+     * other owner's deliveries wait for. The due and in-flight conditions are repeated where the rows are
+     * locked, so a row another worker claimed meanwhile is re-checked there, not claimed twice.
      */
-    async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    async claim(limit: number, leaseMs: number, perOwner: number): Promise<ClaimedDelivery[]> {
       const rows = await db.execute<Record<string, unknown>>(sql`
-        with due as (
-          select d.id from webhook_deliveries d
+        with busy as (
+          select e.owner_kind, e.owner_id, count(*)::int as n from webhook_deliveries d
+          join webhook_endpoints e on e.id = d.endpoint_id
+          where d.leased_until > now() and d.status = 'pending'
+          group by e.owner_kind, e.owner_id
+        ), ranked as (
+          select d.id, d.next_attempt_at, coalesce(b.n, 0) + row_number() over (
+            partition by e.owner_kind, e.owner_id order by d.next_attempt_at, d.id) as turn
+          from webhook_deliveries d
           join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+          left join busy b on b.owner_kind = e.owner_kind and b.owner_id = e.owner_id
           where d.status = 'pending' and d.next_attempt_at <= now()
-          order by d.next_attempt_at
+        ), due as (
+          select d.id from webhook_deliveries d join ranked r on r.id = d.id
+          where r.turn <= ${perOwner} and d.status = 'pending' and d.next_attempt_at <= now()
+          order by r.turn, r.next_attempt_at
           limit ${limit}
           for update of d skip locked
         )
         update webhook_deliveries d
         set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', attempts = d.attempts + 1,
-            last_attempt_at = now()
+            last_attempt_at = now(), leased_until = now() + ${leaseMs} * interval '1 millisecond'
         from due, webhook_events ev, webhook_endpoints e
         where d.id = due.id and ev.id = d.event_id and e.id = d.endpoint_id
         returning d.id, d.attempts, d.created_at, ev.id as event_id, ev.type, ev.data,
@@ -85,7 +102,8 @@ export function createDeliveryRepo(db: Db) {
         update webhook_deliveries d set
           status = o.status::webhook_delivery_status, next_attempt_at = o.next_attempt_at,
           response_status = o.response_status, latency_ms = o.latency_ms, last_error = o.error,
-          delivered_at = case when o.status = 'delivered' then now() else d.delivered_at end
+          delivered_at = case when o.status = 'delivered' then now() else d.delivered_at end,
+          leased_until = null
         from unnest(${col((o) => o.id)}::text[], ${col((o) => o.status)}::text[],
                     ${col((o) => o.nextAttemptAt.toISOString())}::timestamptz[],
                     ${col((o) => o.responseStatus)}::int[], ${col((o) => o.latencyMs)}::int[],
@@ -130,6 +148,32 @@ export function createDeliveryRepo(db: Db) {
               Date.now() - new Date(r.failing_since).getTime() >= rule.afterMs,
           ),
         );
+    },
+
+    /**
+     * Retention: deletes up to `limit` delivered or failed deliveries created before `before`, then up to
+     * `limit` events of that age no delivery refers to any more (a pending delivery keeps its event).
+     * SKIP LOCKED, so workers pruning side by side split the work. The rows deleted of each.
+     */
+    async prune(before: Date, limit: number) {
+      const [deliveries] = await db.execute<{ n: number }>(sql`
+        with gone as (
+          delete from webhook_deliveries where id in (
+            select id from webhook_deliveries
+            where status <> 'pending' and created_at < ${before.toISOString()}::timestamptz
+            limit ${limit} for update skip locked)
+          returning 1)
+        select count(*)::int as n from gone`);
+      const [events] = await db.execute<{ n: number }>(sql`
+        with gone as (
+          delete from webhook_events where id in (
+            select ev.id from webhook_events ev
+            where ev.created_at < ${before.toISOString()}::timestamptz
+              and not exists (select 1 from webhook_deliveries d where d.event_id = ev.id)
+            limit ${limit} for update skip locked)
+          returning 1)
+        select count(*)::int as n from gone`);
+      return { deliveries: deliveries?.n ?? 0, events: events?.n ?? 0 };
     },
 
     async disable(tx: DbOrTx, endpointId: string, reason: string) {

@@ -131,7 +131,7 @@ export function startDeliveryLoop(deps: {
       let full = false;
       if (want > 0) {
         try {
-          const batch = await repo.claim(want, leaseMs);
+          const batch = await repo.claim(want, leaseMs, config.concurrencyPerOwner);
           full = batch.length === want;
           if (batch.length) {
             inFlight += batch.length;

@@ -11,12 +11,12 @@ const ownedBy = (owner: Owner) =>
 /** What the API reads and writes: endpoints, their deliveries, a replay. */
 export function createWebhooksRepo(db: Db) {
   return {
-    async countEndpoints(owner: Owner) {
-      const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(ownedBy(owner));
+    async countEndpoints(owner: Owner, tx: DbOrTx = db) {
+      const [row] = await tx.select({ n: count() }).from(webhookEndpoints).where(ownedBy(owner));
       return row?.n ?? 0;
     },
-    async insertEndpoint(row: typeof webhookEndpoints.$inferInsert) {
-      const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
+    async insertEndpoint(row: typeof webhookEndpoints.$inferInsert, tx: DbOrTx = db) {
+      const [inserted] = await tx.insert(webhookEndpoints).values(row).returning();
       return inserted as EndpointRow;
     },
     async listEndpoints(owner: Owner) {

@@ -4,6 +4,7 @@ import { newId } from "@stake/db/ids";
 import { AppError } from "../../errors.ts";
 import { OWNER_EVENT_TYPES, type Owner } from "../../platform/event-types.ts";
 import { emitEvent } from "../../platform/outbox.ts";
+import { lockOwnerCap } from "../../platform/owner-cap.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import type { WebhooksConfig } from "./config.ts";
 import type { EndpointRow, WebhooksRepo } from "./repo.ts";
@@ -52,13 +53,14 @@ export function createWebhooksService(deps: {
       throw refused("The endpoint URL must use https");
     if (url.username || url.password) throw refused("The endpoint URL must not carry credentials");
     const host = url.hostname.replace(/^\[|\]$/g, "");
+    // One answer whatever the reason (no such name, or only internal addresses), so the refusals cannot
+    // be used to learn which internal host names resolve.
+    const unreachable = () =>
+      refused("The endpoint host must resolve to a public address (not loopback, private or reserved)");
     const addresses = await resolve(host).catch(() => {
-      throw refused(`The endpoint host ${host} does not resolve`);
+      throw unreachable();
     });
-    if (!addresses.some((a) => policy.refusal(a) === null))
-      throw refused(
-        `The endpoint host ${host} resolves only to refused addresses (loopback, private, link-local or reserved)`,
-      );
+    if (!addresses.some((a) => policy.refusal(a) === null)) throw unreachable();
   }
 
   function checkTypes(owner: Owner, types: readonly string[]) {
@@ -82,23 +84,28 @@ export function createWebhooksService(deps: {
     async create(owner: Owner, input: CreateEndpointRequest) {
       checkTypes(owner, input.eventTypes);
       await checkUrl(input.url);
-      // Checked before the insert, as for API keys: concurrent creations may pass one each.
-      if ((await repo.countEndpoints(owner)) >= config.endpointsPerOwner)
-        throw new AppError(
-          "WEBHOOK_ENDPOINT_LIMIT_REACHED",
-          `You already have ${config.endpointsPerOwner} webhook endpoints; delete one first`,
-        );
       const id = newId("webhookEndpoint");
       const secret = newSecret();
-      const row = await repo.insertEndpoint({
-        id,
-        ownerKind: owner.kind,
-        ownerId: owner.id,
-        url: input.url,
-        description: input.description,
-        eventTypes: input.eventTypes,
-        enabled: input.enabled,
-        secretEncrypted: box.seal(secret, id),
+      const row = await deps.db.transaction(async (tx) => {
+        await lockOwnerCap(tx, "webhook_endpoints", `${owner.kind}:${owner.id}`);
+        if ((await repo.countEndpoints(owner, tx)) >= config.endpointsPerOwner)
+          throw new AppError(
+            "WEBHOOK_ENDPOINT_LIMIT_REACHED",
+            `You already have ${config.endpointsPerOwner} webhook endpoints; delete one first`,
+          );
+        return repo.insertEndpoint(
+          {
+            id,
+            ownerKind: owner.kind,
+            ownerId: owner.id,
+            url: input.url,
+            description: input.description,
+            eventTypes: input.eventTypes,
+            enabled: input.enabled,
+            secretEncrypted: box.seal(secret, id),
+          },
+          tx,
+        );
       });
       return { ...present(row), secret };
     },

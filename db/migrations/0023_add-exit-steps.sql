@@ -1,0 +1,2 @@
+ALTER TABLE "beacon_tracked_validators" ADD COLUMN "exit_requested_at" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "beacon_tracked_validators" ADD COLUMN "exit_sent_at" timestamp (3) with time zone;

@@ -1,0 +1,3 @@
+ALTER TABLE "webhook_deliveries" ADD COLUMN "leased_until" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_leased" ON "webhook_deliveries" USING btree ("leased_until") WHERE "webhook_deliveries"."leased_until" is not null;--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_finished" ON "webhook_deliveries" USING btree ("created_at") WHERE "webhook_deliveries"."status" <> 'pending';
