@@ -12,6 +12,7 @@ import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
 import { readBasicAuth } from "./http/basic-auth.ts";
+import { clientAddressKey } from "./http/client-address.ts";
 import { createMetrics, createMetricsAuth } from "./http/metrics.ts";
 import { operationsArea } from "./http/operations.ts";
 import type { ExampleRecorder } from "./http/route.ts";
@@ -69,7 +70,8 @@ export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authe
   });
   const authenticators: Authenticators = {
     basic: async (req) => ({
-      organisationId: (await accounts.authenticate(readBasicAuth(req), req.ip ?? "unknown")).id,
+      organisationId: (await accounts.authenticate(readBasicAuth(req), clientAddressKey(req.ip ?? "unknown")))
+        .id,
     }),
     // Every staking area accepts both header names: the scheme names the spec's one first.
     "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),

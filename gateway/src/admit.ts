@@ -72,7 +72,7 @@ async function identify(s: AdmitStages, req: IncomingMessage, log: AccessLog): P
   log.party = auth.partyId;
 
   const target = parseGatewayPath(req.url ?? "");
-  if (!target) return { ok: false, code: "PROVIDER_KEY_REQUIRED" };
+  if ("refused" in target) return { ok: false, code: target.refused };
   log.provider = target.providerKey;
   const provider = await s.deps.providers.get(target.providerKey);
   if (!provider) return { ok: false, code: "PROVIDER_NOT_FOUND" };

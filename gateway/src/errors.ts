@@ -12,6 +12,9 @@ export const GATEWAY_ERRORS = {
     `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters`,
   ],
   PROVIDER_KEY_REQUIRED: [400, "Provider key is required"],
+  // Not in the spec: a provider key is there but the upstream path is refused (it climbs above the
+  // provider's base path, or a segment holds `;`, `%00` or `%25`); "Provider key is required" misnamed it.
+  PATH_REFUSED: [400, "Invalid upstream path"],
   // Not in the spec: the client was still sending its body at GATEWAY_REQUEST_DEADLINE_MS.
   REQUEST_TIMEOUT: [408, "Request timeout"],
   UNAUTHORIZED: [401, "Unauthorized"],

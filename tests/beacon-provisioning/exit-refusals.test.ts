@@ -164,6 +164,20 @@ describe("pre-signed exits (POST /api/validators/exit-messages)", () => {
       [{ pubkeys: [legacy[0], legacy[0]], recipientKey: pub }, "pubkeys"],
       [{ pubkeys: ["0x1234"], recipientKey: pub }, "pubkeys.0"],
       [{ pubkeys: [legacy[0]] }, "recipientKey"],
+      // Regression: low-order X25519 points (RFC 7748 §6.1: every shared secret all zeros) answered 500.
+      ...["00", "01", "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"].map(
+        (hex): [object, string] => [
+          {
+            pubkeys: [legacy[0]],
+            recipientKey: {
+              kty: "OKP",
+              crv: "X25519",
+              x: Buffer.from(hex.padEnd(64, "0"), "hex").toString("base64url"),
+            },
+          },
+          "recipientKey.x",
+        ],
+      ),
     ];
     for (const [body, field] of cases) {
       const res = await post("/api/validators/exit-messages", body);

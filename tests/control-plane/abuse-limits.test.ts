@@ -77,3 +77,20 @@ test("sign-ups per client address: 429 with Retry-After past the limit", async (
   assert.deepEqual(statuses, [202, 202, 202, 202, 202, 429]);
   assert.ok(Number(last!.headers["retry-after"]) >= 1);
 });
+
+test("regression: IPv6 sign-ups are counted per /64, so rotating addresses within one prefix does not reset the limit", async () => {
+  const statuses: number[] = [];
+  for (let i = 1; i <= 6; i++) {
+    const res = await request(h.app)
+      .post("/user/signup")
+      .set("x-forwarded-for", `2001:db8:5:6::${i.toString(16)}`)
+      .send({ email: uniqueEmail(), password: STRONG_PASSWORD, org: "x", scope: {} });
+    statuses.push(res.status);
+  }
+  assert.deepEqual(statuses, [202, 202, 202, 202, 202, 429]);
+  const otherPrefix = await request(h.app)
+    .post("/user/signup")
+    .set("x-forwarded-for", "2001:db8:5:7::1")
+    .send({ email: uniqueEmail(), password: STRONG_PASSWORD, org: "x", scope: {} });
+  assert.equal(otherPrefix.status, 202, "another /64 has its own count");
+});

@@ -285,6 +285,12 @@ test("usage API: the day range (default the last 7 days) and its validation, the
   assert.equal(tooLong.status, 400, JSON.stringify(tooLong.body));
   const notADay = await request(h.app).get("/api/usage?from=yesterday").set(bearer);
   assert.equal(notADay.status, 400, JSON.stringify(notADay.body));
+  // Regression: year 0000 passed the ISO check and Postgres refused it (500), on the JSON and the CSV route.
+  for (const path of ["/api/usage", "/api/usage.csv"]) {
+    const yearZero = await request(h.app).get(`${path}?from=0000-01-01&to=0000-01-02`).set(bearer);
+    assert.equal(yearZero.status, 400, `${path}: ${JSON.stringify(yearZero.body)}`);
+    assert.match(yearZero.body.message, /from/, JSON.stringify(yearZero.body));
+  }
   // Another user, with a party of their own, sees none of it.
   const other = await signup("usage.other@example.com");
   await request(h.app).post("/api/party/create").set(other);

@@ -12,6 +12,7 @@ import {
 } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Authenticators, Principal, Security } from "./auth.ts";
+import { clientAddressKey } from "./client-address.ts";
 
 /**
  * One declaration per endpoint: method, spec path, security, request and response schemas and handler.
@@ -42,7 +43,10 @@ export interface HandlerInput<S extends Security | undefined, P, Q, B> {
   query: Out<Q>;
   body: Out<B>;
   auth: S extends Security ? Principal<S> : undefined;
-  /** The client's address as Express resolved it behind the configured proxies. */
+  /**
+   * The client's address as Express resolved it behind the configured proxies, as per-address limits
+   * count it (`clientAddressKey`: an IPv6 address as its /64).
+   */
   ip: string;
   req: Request;
 }
@@ -189,7 +193,7 @@ function handle(r: Route, declared: Record<number, ResponseSpec>, options: Regis
       query: r.query ? parseOrThrow(r.query, req.query, "query") : undefined,
       body: r.body ? parseOrThrow(r.body, req.body) : undefined,
       auth,
-      ip: req.ip ?? "unknown",
+      ip: clientAddressKey(req.ip ?? "unknown"),
       req,
     };
     const reply = await r.handler(input);

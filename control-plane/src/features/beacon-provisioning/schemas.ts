@@ -1,3 +1,4 @@
+import { x25519 } from "@noble/curves/ed25519.js";
 import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import type { JWK } from "jose";
@@ -187,6 +188,22 @@ const Pubkeys = z
 export const ExitRequest = z.object({ pubkeys: Pubkeys });
 
 /**
+ * Whether an X25519 public key (base64url) is 32 bytes and not of low order: with a low-order point every
+ * shared secret is all zeros, which RFC 7748 §6.1 tells a party to refuse and the encryption does (it
+ * threw, a 500). One Diffie-Hellman with a throwaway scalar finds it (noble refuses the all-zero result).
+ */
+function isUsableX25519(x: string): boolean {
+  const bytes = Buffer.from(x, "base64url");
+  if (bytes.length !== 32) return false;
+  try {
+    x25519.getSharedSecret(x25519.utils.randomSecretKey(), bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The client's public key as a JWK: EC (P-256, P-384, P-521) or OKP (X25519), the curves ECDH-ES takes. A
  * JWK carrying a private part (`d`) is refused: the client must never send us its private key.
  */
@@ -203,6 +220,10 @@ export const RecipientKey = z
   })
   .refine((k) => (k.kty === "OKP") === (k.crv === "X25519"), "kty and crv do not match")
   .refine((k) => (k.kty === "EC") === (k.y !== undefined), "an EC key needs y, an OKP key has none")
+  .refine((k) => k.crv !== "X25519" || isUsableX25519(k.x), {
+    path: ["x"],
+    message: "must be a 32-byte X25519 public key of full order (RFC 7748 §6.1)",
+  })
   .transform((k): JWK => ({ kty: k.kty, crv: k.crv, x: k.x, ...(k.y ? { y: k.y } : {}) }));
 
 export const ExitMessagesRequest = z.object({ pubkeys: Pubkeys, recipientKey: RecipientKey });

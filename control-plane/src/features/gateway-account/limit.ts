@@ -3,6 +3,7 @@ import type { RedisKeys } from "@stake/db/redis/keys";
 import type { RequestHandler } from "express";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../../errors.ts";
+import { clientAddressKey } from "../../http/client-address.ts";
 
 /** Per-client request budget kept in Redis, so it holds across API replicas. */
 export function createRequestLimit(deps: {
@@ -19,7 +20,7 @@ export function createRequestLimit(deps: {
   });
   return async (req, _res, next) => {
     try {
-      await limiter.consume(req.ip ?? "unknown");
+      await limiter.consume(clientAddressKey(req.ip ?? "unknown"));
       next();
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) return next(err);

@@ -227,7 +227,11 @@ export const SpendCapsResponse = z.object({
 /** Longest range one usage read may cover: bounds the rows a party can make one request read. */
 export const USAGE_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
-const Day = z.iso.date();
+/**
+ * A UTC day. The ISO check alone lets year 0000 through, which Postgres's `date` has no room for (it
+ * answered 500); no usage predates 1970, and years past 9999 are not ISO days.
+ */
+const Day = z.iso.date().refine((d) => d >= "1970-01-01", "a day from 1970-01-01 on");
 
 /**
  * A UTC day range, both ends included; default the last 7 days up to today. `to` before `from`, or a
