@@ -58,9 +58,12 @@ export interface Scenario {
   advance(opts?: { safeMode?: boolean }): void;
 }
 
-export function buildScenario(opts: { untilEpoch?: number } = {}): Scenario {
+export function buildScenario(
+  /** `genesisShiftMs`: the same history on a chain started that much later (another chain identifier). */
+  opts: { untilEpoch?: number; genesisShiftMs?: number } = {},
+): Scenario {
   const until = opts.untilEpoch ?? DEMO.currentEpoch;
-  const chain = new SuiChain({ genesisMs: EPOCH_630_START_MS - 630 * DAY_MS });
+  const chain = new SuiChain({ genesisMs: EPOCH_630_START_MS - 630 * DAY_MS + (opts.genesisShiftMs ?? 0) });
   const sample = chain.addValidator("sample", 0n);
   const operator = chain.addValidator("operator", 500n);
   const other = chain.addValidator("other", 1000n);

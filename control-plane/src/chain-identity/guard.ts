@@ -61,7 +61,15 @@ export type ChainGuardOptions = Pick<ChainGuardDeps, "db" | "policy" | "logger">
  */
 export function createChainGuard(deps: ChainGuardDeps) {
   const { db, area, logger } = deps;
-  return async function verifyChain(): Promise<boolean> {
+  // The check at start and a pass's may overlap: they share one look, so a chain is recorded or reset once.
+  let running: Promise<boolean> | undefined;
+  return function verifyChain(): Promise<boolean> {
+    running ??= verify().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  async function verify(): Promise<boolean> {
     const stored = await repo.read(db, area);
     const legacy = stored ? null : ((await deps.legacy?.()) ?? null);
     const row = stored ?? (legacy && { identity: legacy, nodeIdentity: null });
@@ -99,7 +107,7 @@ export function createChainGuard(deps: ChainGuardDeps) {
       );
     }
     return false;
-  };
+  }
 }
 
 /** How long the API trusts its last look at the node's identity. */
