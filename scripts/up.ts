@@ -12,6 +12,7 @@ import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
+import { chainIdentities } from "@stake/db/schema/chain-identity";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
 import { demoBanner, saveBanner } from "./lib/banner.ts";
@@ -263,6 +264,13 @@ try {
     keep: kept.gatewayKey,
   });
   writeDemoKeys({ stakingKey: demo.apiKey, gatewayKey: gw.gatewayKey });
+  // The simulated nodes start new chains: what an earlier start indexed is of a chain that is gone, and the
+  // worker re-indexes it (CHAIN_RESET_POLICY above). Said here, not only in the worker's log.
+  const indexed = await seedPg.db.select({ area: chainIdentities.area }).from(chainIdentities);
+  if (indexed.length && baseEnv.CHAIN_RESET_POLICY === "reindex")
+    console.error(
+      `npm start: the simulated nodes start new chains; the worker re-indexes ${indexed.map((r) => r.area).join(", ")} from them (docs/operations.md)`,
+    );
   await Promise.all([seedPg.close(), seedRedis.quit()]);
 
   // The deployables need the nodes' URLs and the seeded demo, not one another.
