@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { base58 } from "@scure/base";
 import { type ChainOptions, type LoggedTx, SolanaChain, STAKE_PROGRAM } from "./chain.ts";

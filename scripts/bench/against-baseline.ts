@@ -37,6 +37,8 @@ function bench(cwd: string, env: Record<string, string>): Run {
       BENCH_ONLY: "bare,gateway",
       BENCH_LEVELS: "100",
       BENCH_GATEWAY_PROCESSES: "1",
+      // Its ratios are the unpinned ones; pinned rounds would double every run.
+      BENCH_PIN: process.env.BENCH_PIN ?? "off",
       ...env,
     },
     encoding: "utf8",

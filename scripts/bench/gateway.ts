@@ -211,7 +211,7 @@ async function main() {
     );
     for (const c of LEVELS) {
       for (let round = 0; round < (c === 1000 ? 1 : ROUNDS); round++) {
-        // c1000 (peak RSS) as deployed: unpinned, once.
+        // c1000 (peak RSS) once, in the first mode (unpinned unless BENCH_PIN=on).
         for (const pinned of c === 1000 ? [PIN_MODES[0] as boolean] : PIN_MODES) {
           pin(servers, pinned ? "0" : ALL_CPUS);
           for (const t of chosen)
@@ -230,12 +230,12 @@ async function main() {
       `\nper target (median of ${ROUNDS} rounds of ${SECONDS}s at c1 and c100, one at c1000; c = concurrent connections; latency ms; server CPU ms per request)`,
     );
     console.log(
-      "target                   | c1 req/s  p50   p99  cpu/req | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
+      "target                      | c1 req/s  p50   p99  cpu/req | c100 req/s  p50   p99   cpu/req | c1000 req/s  p99    peak RSS MB | errors",
     );
     for (const [name, r] of Object.entries(rows)) {
       const { c1, c100, c1000 } = r as Record<string, Result>;
       console.log(
-        `${name.padEnd(24)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} ${f(c1?.cpuPerReq ?? 0, 3)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
+        `${name.padEnd(27)} | ${f(c1?.rps ?? 0, 0).padStart(8)} ${f(c1?.p50 ?? 0)} ${f(c1?.p99 ?? 0)} ${f(c1?.cpuPerReq ?? 0, 3)} | ${f(c100?.rps ?? 0, 0).padStart(9)} ${f(c100?.p50 ?? 0)} ${f(c100?.p99 ?? 0)} ${f(c100?.cpuPerReq ?? 0, 3)} | ${f(c1000?.rps ?? 0, 0).padStart(10)} ${f(c1000?.p99 ?? 0)} ${f(c1000?.peakRss ?? 0, 1).padStart(8)} | ${(c1?.errors ?? 0) + (c100?.errors ?? 0) + (c1000?.errors ?? 0)}`,
       );
     }
     const g = rows["gateway + billing"] as Record<string, Result> | undefined;

@@ -3,6 +3,14 @@
  * no longer runs (an API it calls changed) fails the suite (tests/scripts/benches.test.ts) instead of the
  * next person who measures with it. A bench script without an entry here fails that test too.
  */
+import { randomBytes } from "node:crypto";
+
+/**
+ * A database of this run's own: checkouts sharing one Postgres run their suites at once. Named like a test
+ * database, so the test runner's sweep drops it if a killed run leaves it behind (tests/helpers/pg.ts).
+ */
+export const BENCH_SMOKE_DB = `staking_test_bench_beacon_${randomBytes(4).toString("hex")}`;
+
 export const BENCH_SMOKE: Record<string, Record<string, string>> = {
   "bench:gateway": {
     BENCH_LEVELS: "1",
@@ -33,9 +41,10 @@ export const BENCH_SMOKE: Record<string, Record<string, string>> = {
     INDEX_EPOCHS: "1",
     RUNS: "2",
     WARMUP: "1",
-    BENCH_DB: "staking_bench_beacon_smoke",
+    BENCH_DB: BENCH_SMOKE_DB,
     BENCH_RESEED: "1",
   },
+  "bench:beacon-consensus": { VALIDATORS: "16", SLOTS: "4", SECONDS_PER_SLOT: "1", EXECUTION: "0" },
   "bench:webhooks": { BENCH_EVENTS: "10" },
   "bench:settlement": { BENCH_RESERVATIONS: "60", BENCH_PARTIES: "2", BENCH_WORKERS: "1" },
   "bench:ledger-scripts": { BENCH_CALLS: "3", BENCH_ROUNDS: "1" },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { type Address, concatHex, encodeFunctionData, type Hex, pad, parseAbi, toHex } from "viem";
+import { createBeaconApi } from "../../control-plane/src/features/beacon-data/client.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
@@ -87,6 +88,40 @@ test("payloads are anvil's blocks, builder blocks among them, and every endpoint
   assert.equal(active.length, 64);
   (await api.beacon.getPendingPartialWithdrawals({ stateId: "head" })).value();
   (await api.beacon.getPendingConsolidations({ stateId: "head" })).value();
+});
+
+test("the control plane's Beacon API client reads everything it reads from the consensus devnet", async () => {
+  const beacon = createBeaconApi({ url: devnet.url, timeoutMs: 10_000, maxBytes: 50_000_000 });
+  const spec = await beacon.spec();
+  assert.equal(spec.slotsPerEpoch, SLOTS_PER_EPOCH);
+  assert.equal(spec.secondsPerSlot, 2);
+  const head = await beacon.headSlot();
+  assert.equal(head, devnet.chain.head);
+  let slot = head;
+  while (!devnet.chain.blockAt(slot)) slot--;
+  assert.ok(await beacon.blockRoot(slot));
+  const block = await beacon.block(slot);
+  assert.equal(Number(block?.message.slot), slot);
+  const pubkeys = [0, 1, 63].map((i) => devnet.chain.headState().validators.getReadonly(i).pubkey);
+  const validators = await beacon.validators(
+    "head",
+    pubkeys.map((p) => toHex(p)),
+  );
+  assert.deepEqual(
+    validators.map((v) => v.status),
+    ["active_ongoing", "active_ongoing", "active_ongoing"],
+  );
+  assert.ok(await beacon.validator(toHex(pubkeys[0] as Uint8Array)));
+  assert.deepEqual(await beacon.pendingDeposits("head"), []);
+  assert.deepEqual(await beacon.pendingPartialWithdrawals("head"), []);
+  assert.deepEqual(await beacon.pendingConsolidations(slot), []);
+  assert.equal(await beacon.shardCommitteePeriod(), 2);
+  assert.ok((await beacon.finalizedEpoch()) !== null);
+  const refused = await beacon.submitVoluntaryExit({
+    message: { epoch: "0", validator_index: "3" },
+    signature: `0x${"00".repeat(96)}`,
+  });
+  assert.equal(refused.accepted, false);
 });
 
 test("a deposit on the deposit contract becomes a validator by the real rules", async () => {

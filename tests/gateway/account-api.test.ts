@@ -79,6 +79,10 @@ test("a gateway key id minted with the former gwk_ prefix still names its key", 
 test("signup, login, party, key, funding, a paid request, balance, reservations, deactivation", async () => {
   const signup = await request(h.app).post("/api/onboarding/signup").send({ email, password });
   assert.equal(signup.status, 201);
+  // Sign-up signs in: its token works like log-in's.
+  assert.equal(signup.body.tokenType, "Bearer", JSON.stringify(signup.body));
+  const signedIn = await request(h.app).get("/api/party").set("Authorization", `Bearer ${signup.body.token}`);
+  assert.deepEqual([signedIn.status, signedIn.body], [200, { party: null }]);
   assert.equal((await request(h.app).post("/api/onboarding/signup").send({ email, password })).status, 409);
 
   const bad = await request(h.app).post("/api/onboarding/login").send({ email, password: "nope" });

@@ -15,9 +15,9 @@ import type { ConsensusChain } from "./chain.ts";
  * The Beacon API over the consensus devnet's chain (ethereum/beacon-APIs), every object serialised by
  * `@lodestar/types`: genesis, spec, headers, blocks (v2), finality checkpoints, validators (GET with ids
  * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
- * endpoints from Lodestar's own reward accounting. Two devnet routes beside them (our addition):
- * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it) and
- * `POST /devnet/offline/{index}?offline=true|false`.
+ * endpoints from Lodestar's own reward accounting. Devnet routes beside them (our addition):
+ * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
+ * `POST /devnet/offline/{index}?offline=true|false` and `POST /devnet/advance?to_epoch=E`.
  */
 
 const FAR_FUTURE = Number.POSITIVE_INFINITY;
@@ -147,6 +147,13 @@ export function consensusApi(chain: ConsensusChain) {
     if (m && post) {
       chain.slash(Number(m[1]));
       return { body: { data: { validator_index: m[1] } } };
+    }
+    // As the simplified devnet's: a driver in another process (a benchmark) makes slots up to an epoch's end.
+    if (p === "/devnet/advance" && post) {
+      const to = Number(url.searchParams.get("to_epoch"));
+      if (!Number.isSafeInteger(to) || to < 0) throw new HttpError(400, "to_epoch must be an epoch");
+      while (chain.head < (to + 1) * SLOTS_PER_EPOCH - 1) await chain.produceSlot();
+      return { body: { data: { head: String(chain.head) } } };
     }
     m = /^\/devnet\/offline\/(\d+)$/.exec(p);
     if (m && post) {

@@ -136,12 +136,20 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     const att = attest(record.post, slot, headRoot, duties);
     if (att) attestationPool.push(att);
     attestationPool = attestationPool.filter((a) => a.data.slot >= slot - 2 * SLOTS_PER_EPOCH);
-    for (const s of slots.keys()) if (s > 0 && s < slot - history) slots.delete(s);
+    for (const [s, r] of slots) {
+      if (s === 0 || s >= slot - history) continue;
+      slots.delete(s);
+      if (r.root) byRoot.delete(hexOf(r.root));
+    }
     return record.block;
   }
 
-  /** The record of `slot` (or of the latest slot before it that the devnet still holds). */
+  /**
+   * The record of `slot`, or of the latest slot before it (a slot the clock skipped has none); undefined for
+   * a slot older than the history kept (genesis is always kept).
+   */
   const recordAt = (slot: number) => {
+    if (slot > 0 && slot < head - history) return undefined;
     for (let s = Math.min(slot, head); s >= 0; s--) {
       const r = slots.get(s);
       if (r) return { slot: s, ...r };

@@ -96,11 +96,17 @@ const Paging = { page: z.number().int(), pageSize: z.number().int(), total: z.nu
 /** A ledger-coin amount as an exact decimal string (10 decimals do not survive a JS number). */
 const Coins = z.string().regex(/^-?\d+(\.\d+)?$/);
 
-export const SignupResponse = z.object({ userId: z.string(), email: z.string(), createdAt: Timestamp });
 export const LoginResponse = z.object({
   token: z.string(),
   tokenType: z.literal("Bearer"),
   expiresIn: z.number().int(),
+});
+/** Sign-up signs the user in: the new user and a bearer token as log-in gives (docs/spec.md, our addition). */
+export const SignupResponse = z.object({
+  userId: z.string(),
+  email: z.string(),
+  createdAt: Timestamp,
+  ...LoginResponse.shape,
 });
 export const PartyResponse = z.object({ partyId: z.string(), createdAt: Timestamp });
 /** `party: null` until the user creates one: not having a party yet is a normal state, not an error. */

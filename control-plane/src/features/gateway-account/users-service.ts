@@ -6,6 +6,11 @@ import type { LoginRequest, SignupRequest } from "./schemas.ts";
 /** Sign-up, login and the user's one party. */
 export function createGatewayUserService(deps: GatewayAccountDeps, ctx: AccountContext) {
   const { repo, passwords, limits, jwt } = deps;
+  const session = async (userId: string) => ({
+    token: await jwt.sign(userId),
+    tokenType: "Bearer" as const,
+    expiresIn: jwt.ttlSeconds,
+  });
   return {
     async signup(input: SignupRequest) {
       const user = await repo.insertUser({
@@ -14,7 +19,13 @@ export function createGatewayUserService(deps: GatewayAccountDeps, ctx: AccountC
         passwordHash: await passwords.hash(input.password),
       });
       if (!user) throw new AppError("GATEWAY_USER_EXISTS", "User already exists");
-      return { userId: user.id, email: user.email, createdAt: user.createdAt.toISOString() };
+      // Signed in at once, as log-in would: a new user's next step (a party, a key) needs the token.
+      return {
+        userId: user.id,
+        email: user.email,
+        createdAt: user.createdAt.toISOString(),
+        ...(await session(user.id)),
+      };
     },
 
     /** Password attempts are slowed per (client address, e-mail) pair, as for Basic auth. */
@@ -24,7 +35,7 @@ export function createGatewayUserService(deps: GatewayAccountDeps, ctx: AccountC
         user ? passwords.verify(user.passwordHash, input.password) : passwords.verifyDummy(input.password),
       );
       if (!user || !ok) throw new AppError("UNAUTHORIZED", "Unauthorized");
-      return { token: await jwt.sign(user.id), tokenType: "Bearer", expiresIn: jwt.ttlSeconds };
+      return session(user.id);
     },
 
     async createParty(userId: string) {

@@ -50,7 +50,7 @@ export async function drainReservationLog(
     }
     const lastId = after;
     const commit = async () => {
-      if (debitId === null) await upsertReservations(deps.db, partyId, rows);
+      if (debitId === null || rows.length === 0) await upsertReservations(deps.db, partyId, rows);
       else await commitDebit(deps.db, partyId, (tx) => upsertReservations(tx, partyId, rows, debitId));
       await options.afterStep?.("drained-to-postgres", partyId);
       await trimEvents(deps.redis, deps.keys, partyId, lastId);

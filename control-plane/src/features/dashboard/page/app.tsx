@@ -22,14 +22,7 @@ export function App(props: Settings) {
 
   if (session) return <Account session={session} settings={props} onLogOut={logOut} />;
   if (screen.name === "signup")
-    return (
-      <SignupForm
-        onSignedUp={(email) =>
-          setScreen({ name: "login", notice: `Account created for ${email}. You can log in now.` })
-        }
-        onLogIn={() => setScreen({ name: "login" })}
-      />
-    );
+    return <SignupForm onSignedUp={logIn} onLogIn={() => setScreen({ name: "login" })} />;
   return (
     <LoginForm
       key={screen.notice ?? ""}

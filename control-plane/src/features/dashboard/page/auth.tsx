@@ -95,7 +95,8 @@ export function LoginForm(props: {
   );
 }
 
-export function SignupForm(props: { onSignedUp: (email: string) => void; onLogIn: () => void }) {
+/** Sign-up signs in: its answer carries the token log-in would give. */
+export function SignupForm(props: { onSignedUp: (session: Session) => void; onLogIn: () => void }) {
   return (
     <CredentialsForm
       action="signup"
@@ -104,11 +105,11 @@ export function SignupForm(props: { onSignedUp: (email: string) => void; onLogIn
       busyLabel="Creating…"
       passwordHint="At least 8 characters, with a lowercase letter, an uppercase letter and a digit."
       send={async (email, password) => {
-        const user = await call<{ email: string }>("POST", "/api/onboarding/signup", undefined, {
+        const user = await call<Login & { email: string }>("POST", "/api/onboarding/signup", undefined, {
           email,
           password,
         });
-        props.onSignedUp(user.email);
+        props.onSignedUp({ token: user.token, email: user.email });
       }}
     >
       Already have an account?{" "}

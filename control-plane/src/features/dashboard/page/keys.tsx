@@ -115,7 +115,7 @@ export function Keys(props: {
                     <code>{k.start}…</code>
                   </td>
                   {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
-                  <td>
+                  <td class="wrap">
                     <code data-testid="key-id">{k.id}</code>{" "}
                     <CopyButton text={k.id} label="Copy id" context={`of key ${k.label ?? k.start}`} />
                   </td>

@@ -51,7 +51,7 @@ export function RequestLog(props: { api: Api; version: number; keys: KeyList["ke
                   <tr key={r.id} data-testid="request">
                     <td>{formatTime(r.createdAt)}</td>
                     {/* As the client asked it, less the query (not recorded: it may carry a secret). */}
-                    <td>
+                    <td class="wrap">
                       <code>
                         /gateway/{r.providerKey}
                         {r.path ?? ""}
@@ -64,7 +64,7 @@ export function RequestLog(props: { api: Api; version: number; keys: KeyList["ke
                     </td>
                     <td class="num">{r.status === "failed" ? "0" : r.cost}</td>
                     <td>{keyName(props.keys, r.keyId)}</td>
-                    <td>
+                    <td class="wrap">
                       <code>{r.idempotencyKey}</code>
                     </td>
                   </tr>
