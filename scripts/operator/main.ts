@@ -10,6 +10,7 @@ import { gatewayCommands } from "./gateway.ts";
 import { gatewayReadCommands } from "./gateway-reads.ts";
 import { ledgerCommands } from "./ledger.ts";
 import { priceCommands } from "./prices.ts";
+import { visible, visibleJson } from "./terminal.ts";
 
 /**
  * `npm run operator -- <group> <verb> [args] [--json]`. Each area adds a `Record<string, Command>` here;
@@ -94,14 +95,17 @@ try {
   const args = { positionals: positionals.slice(words), flags };
   checkArgs(command, args);
   const result = await command.run(ctx, args);
-  console.log(json ? JSON.stringify(result.data, null, 2) : result.text);
+  console.log(json ? visibleJson(result.data) : visible(result.text));
   code = result.exitCode ?? 0;
 } catch (err) {
   code = err instanceof UsageError ? 2 : 1;
   const message =
     unreachable(err, config, deployment.source) ?? (err instanceof Error ? err.message : String(err));
-  if (json) console.log(JSON.stringify({ error: message }));
-  else console.error(`error: ${message}${err instanceof UsageError ? `\n\nusage: ${command.usage}` : ""}`);
+  if (json) console.log(visibleJson({ error: message }));
+  else
+    console.error(
+      visible(`error: ${message}${err instanceof UsageError ? `\n\nusage: ${command.usage}` : ""}`),
+    );
 } finally {
   await close();
 }

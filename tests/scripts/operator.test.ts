@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import request from "supertest";
+import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
 import { createLedger, NO_PARTY_LIMITS } from "../../gateway/src/billing/ledger.ts";
 import { entryCommand } from "../../scripts/lib/processes.ts";
 import { freePort } from "../faults/ports.ts";
@@ -203,4 +204,43 @@ test("rate show, users list, parties list and gateway-keys list read what the ga
     operator("gateway-keys", "list", "--user", "nobody@example.com"),
     (err: { stdout: string }) => /no gateway user/.test(JSON.parse(err.stdout).error),
   );
+});
+
+test("regression: sign-up refuses control characters in a name, and the CLI never prints one raw", async () => {
+  const hostile = "Evil\u001b]0;pwned\u0007\u001b[31mRed\u009b2J";
+  const refused = await request(h.app)
+    .post("/user/signup")
+    .send({ email: uniqueEmail("ctl"), password: "Sup3rSecret", org: hostile, scope: {} });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal(refused.body.code, "VALIDATION_ERROR");
+  // A row written before sign-up refused them.
+  const email = uniqueEmail("ctl-old");
+  await createAccountsRepo(h.db).insertOrganisation({
+    orgName: hostile,
+    email,
+    passwordHash: "-",
+    scope: {},
+    signedUpVia: "v2",
+  });
+  const env = {
+    ...process.env,
+    DATABASE_URL: h.config.databaseUrl,
+    REDIS_URL: h.config.redisUrl,
+    REDIS_PREFIX: h.config.redisPrefix,
+  };
+  for (const json of [false, true]) {
+    const { stdout } = await run(
+      process.execPath,
+      [...entryCommand("scripts/operator/main.ts"), "orgs", "list", ...(json ? ["--json"] : [])],
+      { cwd: ROOT, env },
+    );
+    assert.ok(stdout.includes(email), stdout);
+    assert.doesNotMatch(
+      stdout,
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the test
+      /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
+      `raw control character (json: ${json})`,
+    );
+    assert.ok(stdout.includes(json ? "\\u001b]0;pwned\\u0007" : "\\x1b]0;pwned\\x07"), stdout);
+  }
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { noControls } from "../../http/text.ts";
 import { Email, scopeAddressList } from "../account-v2/schemas.ts";
 
 /** v1 chains, as the spec lists them. */
@@ -26,7 +27,12 @@ export const AllowedAddresses = z.partialRecord(z.enum(V1_CHAINS), AddressList).
 });
 
 export const RegisterRequest = z.object({
-  orgName: z.string().trim().min(1, { message: "Must not be empty" }).max(200),
+  orgName: z
+    .string()
+    .trim()
+    .min(1, { message: "Must not be empty" })
+    .max(200)
+    .refine(...noControls),
   email: Email,
   // v1 keeps the spec's general limit (at least 8 characters); v2 adds the character-class rule.
   password: z.string().min(8, { message: "Must be at least 8 characters" }).max(256),

@@ -5,6 +5,7 @@ import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress } from "../../chains/evm.ts";
 import { solanaPubkey } from "../../chains/solana.ts";
 import { suiAddress } from "../../chains/sui.ts";
+import { noControls } from "../../http/text.ts";
 
 type ScopeChain = (typeof SCOPE_CHAINS)[number];
 
@@ -77,7 +78,12 @@ export const Scope = z
 export const SignupRequest = z.object({
   email: Email,
   password: Password,
-  org: z.string().trim().min(1, { message: "Must not be empty" }).max(200),
+  org: z
+    .string()
+    .trim()
+    .min(1, { message: "Must not be empty" })
+    .max(200)
+    .refine(...noControls),
   scope: Scope,
 });
 export type SignupRequest = z.infer<typeof SignupRequest>;
@@ -87,7 +93,8 @@ export const CreateKeyRequest = z.object({
     .string()
     .trim()
     .min(1, { message: "Must not be empty" })
-    .max(LABEL_MAX_LENGTH, { message: `Must be at most ${LABEL_MAX_LENGTH} characters` }),
+    .max(LABEL_MAX_LENGTH, { message: `Must be at most ${LABEL_MAX_LENGTH} characters` })
+    .refine(...noControls),
 });
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequest>;
 

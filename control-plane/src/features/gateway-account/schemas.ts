@@ -1,5 +1,6 @@
 import { idPattern } from "@stake/db/ids";
 import { z } from "zod";
+import { noControls } from "../../http/text.ts";
 import { Email, Password } from "../account-v2/schemas.ts";
 
 /** Bodies the spec leaves open (documented in the README). */
@@ -43,7 +44,13 @@ export type SpendCapsRequest = z.infer<typeof SpendCapsRequest>;
 
 export const CreateKeyRequest = z
   .object({
-    label: z.string().trim().min(1).max(64).optional(),
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .refine(...noControls)
+      .optional(),
     /** When the key stops working; must be in the future. */
     expiresAt: z.iso
       .datetime({ offset: true })
