@@ -188,6 +188,10 @@ const baseEnv: NodeJS.ProcessEnv = {
   NETWORK,
   // The demo runs on the public demo secrets (config.ts refuses them unless this is on).
   DEMO_MODE: "1",
+  // The simulated nodes start a new chain each time (genesis now): on the same database the worker deletes
+  // the areas indexed from the previous chain and indexes the new one, and logs that it did
+  // (docs/architecture.md §13, "Chain identity").
+  CHAIN_RESET_POLICY: process.env.CHAIN_RESET_POLICY ?? "reindex",
   // The dashboard's try-it curl names the gateway this command starts.
   DASHBOARD_GATEWAY_URL: env.DASHBOARD_GATEWAY_URL ?? `http://127.0.0.1:${ports.gateway}`,
 };

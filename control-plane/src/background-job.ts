@@ -25,6 +25,11 @@ export interface BackgroundJob {
  */
 export interface ChainFollower<R extends object = object> {
   runOnce(): Promise<R>;
+  /**
+   * The chain check every pass starts with (`chain-identity/guard.ts`), also run as the job starts so a
+   * switched node is caught before the first pass is due.
+   */
+  verifyChain?(): Promise<boolean>;
 }
 
 /**
@@ -101,7 +106,17 @@ export function repeatingJob<R extends object>(
 export function followerJob(
   opts: QueueDeps & { name: RepeatingQueueName; everyMs: number; follower: ChainFollower },
 ): BackgroundJob {
-  return repeatingJob({ ...opts, run: () => opts.follower.runOnce() });
+  const job = repeatingJob({ ...opts, run: () => opts.follower.runOnce() });
+  return {
+    ...job,
+    async start() {
+      await job.start();
+      // Not awaited: a node that is down must not hold the worker's readiness; the passes retry.
+      opts.follower
+        .verifyChain?.()
+        .catch((err) => opts.logger.warn({ err }, "chain check at start failed; the next pass retries"));
+    },
+  };
 }
 
 /** A BullMQ worker of jobs other code enqueues on queue `name` (same name and prefix on both sides). */

@@ -109,6 +109,12 @@ export const ControlPlaneEnv = z.object({
   NETWORK,
   LOG_LEVEL,
   DEMO_MODE,
+  CHAIN_RESET_POLICY: z
+    .enum(["refuse", "reindex"])
+    .default("refuse")
+    .describe(
+      "When a chain follower's node serves another chain than the one indexed (a re-genesis, another network): refuse (stop writing, data endpoints answer 503 CHAIN_MISMATCH until an operator runs `chain reindex`) or reindex (delete that area's indexed chain data and index the node's chain; devnets and scheduled-reset testnets). Refused with NETWORK=mainnet.",
+    ),
   JSON_BODY_LIMIT: z
     .string()
     .default("100kb")
@@ -306,6 +312,14 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     if (message) ctx.addIssue({ code: "custom", path: [name], message });
 })
   .superRefine(reapAfterDeadline)
+  .superRefine((e, ctx) => {
+    if (e.CHAIN_RESET_POLICY === "reindex" && e.NETWORK === "mainnet")
+      ctx.addIssue({
+        code: "custom",
+        path: ["CHAIN_RESET_POLICY"],
+        message: "reindex is refused on mainnet: a node serving another chain is an operator's decision",
+      });
+  })
   .transform((e) => ({
     port: e.CONTROL_PLANE_PORT,
     host: e.CONTROL_PLANE_HOST,
@@ -314,6 +328,7 @@ export const ControlPlaneConfig = ControlPlaneEnv.superRefine((e, ctx) => {
     ...ConnectionConfig.out.parse(e),
     databaseReplicaUrls: replicaUrls(e.DATABASE_REPLICA_URLS),
     network: e.NETWORK,
+    chainResetPolicy: e.CHAIN_RESET_POLICY,
     jsonBodyLimit: e.JSON_BODY_LIMIT,
     trustProxy: e.TRUST_PROXY,
     argon2: {

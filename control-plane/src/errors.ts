@@ -40,6 +40,8 @@ export const CORE_ERRORS = {
   SERVICE_UNAVAILABLE: 503,
   /** A data area's indexer has not reached what was asked yet; always with Retry-After (docs/spec.md, Errors). */
   NOT_INDEXED_YET: 503,
+  /** A data area's node serves another chain than the one indexed: its data is withheld (docs/spec.md, Errors; our addition). */
+  CHAIN_MISMATCH: 503,
   UPSTREAM_TIMEOUT: 504,
 } as const;
 

@@ -4,6 +4,8 @@
  * of the control plane's sources, so the features stay free to move their files.
  */
 export { createPasswordHasher } from "./auth/password.ts";
+export { CHAIN_AREA_NAMES, type ChainArea, describeIdentity } from "./chain-identity/areas.ts";
+export { reindexArea, reindexPlan } from "./chain-identity/guard.ts";
 export { ControlPlaneEnv, DEMO_ETH_KEY_ENCRYPTION_KEY } from "./config.ts";
 export {
   type AccountOperatorService,

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { base58 } from "@scure/base";
 import { type ChainOptions, type LoggedTx, SolanaChain, STAKE_PROGRAM } from "./chain.ts";
@@ -123,6 +124,9 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions = {}): Promise
           },
         }));
     },
+    // A real cluster's is its genesis block's hash: a devnet started anew is another cluster.
+    getGenesisHash: () =>
+      base58.encode(createHash("sha256").update(`solana-devnet-genesis:${chain.genesisUnix}`).digest()),
     getEpochInfo: () => ({
       absoluteSlot: Number(chain.slot),
       blockHeight: Number(chain.slot),

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildSchema, GraphQLError, graphql } from "graphql";
@@ -162,7 +163,10 @@ function createRoot(chain: SuiChain) {
     transaction: { digest: e.txDigest },
   });
   return {
-    chainIdentifier: () => "5fa5e8c0",
+    // A real node's is the first 4 bytes of its genesis checkpoint's digest: a chain started anew (a
+    // re-genesis) has another, so this one follows the devnet's genesis time.
+    chainIdentifier: () =>
+      createHash("sha256").update(`sui-devnet-genesis:${chain.epochStartMs[0]}`).digest("hex").slice(0, 8),
     epoch: (args: { epochId?: number | null }) => epoch(args.epochId ?? chain.epoch),
     multiGetEpochs: (args: { keys: number[] }) => {
       if (args.keys.length > MAX_PAGE) throw new GraphQLError(`Too many keys: ${args.keys.length}`);

@@ -4,6 +4,7 @@ import { withDeploymentEnv } from "../lib/deployment-env.ts";
 import { accountCommands } from "./accounts.ts";
 import { auditCommands } from "./audit.ts";
 import { beaconCommands } from "./beacon.ts";
+import { chainCommands } from "./chain.ts";
 import { type Command, checkArgs, createOperatorContext, loadOperatorConfig, UsageError } from "./context.ts";
 import { gatewayCommands } from "./gateway.ts";
 import { gatewayReadCommands } from "./gateway-reads.ts";
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   ...auditCommands,
   ...beaconCommands,
   ...priceCommands,
+  ...chainCommands,
 };
 
 function help(): string {

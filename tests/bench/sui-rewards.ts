@@ -53,6 +53,7 @@ const indexer = createSuiIndexer({
   repo: createSuiIndexerRepo(h.db),
   ...h.config.sui,
   recentlyQueried: async () => [],
+  chain: { db: h.db, policy: "refuse", logger: createLogger({ level: "silent", service: "bench" }) },
   logger: createLogger({ level: "silent", service: "bench" }),
 });
 t = performance.now();

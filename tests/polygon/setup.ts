@@ -30,6 +30,7 @@ export async function startPolygonEnv(
     ...opts.env,
   });
   const l1 = createPolygonL1({ ...h.config.polygon, maxBytes: h.config.nodeResponseMaxBytes });
+  const logger = createLogger({ level: "silent", service: "test" });
   const snapshotter = createPolygonSnapshotter({
     l1,
     repo: createPolygonIndexerRepo(h.db),
@@ -37,7 +38,8 @@ export async function startPolygonEnv(
     rootChain: h.config.polygon.rootChain,
     snapshotIntervalS: h.config.polygon.snapshotIntervalS,
     snapshotDepth: h.config.polygon.snapshotDepth,
-    logger: createLogger({ level: "silent", service: "test" }),
+    chain: { db: h.db, policy: h.config.chainResetPolicy, logger },
+    logger,
   });
   const org = await makeOrganisation(h.db);
   return {

@@ -1,4 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
+import { createChainServing } from "../chain-identity/guard.ts";
 import { resolveNetwork } from "../chains/beacon-networks.ts";
 import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
@@ -30,6 +31,7 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
     startEpoch: config.beaconData.startEpoch,
     backfillEpochs: config.beaconData.backfillEpochs,
     backfillEpochsPerStep: config.beaconData.backfillEpochsPerStep,
+    chain: { db, policy: config.chainResetPolicy, logger: logger.child({ component: "beacon-indexer" }) },
     logger: logger.child({ component: "beacon-indexer" }),
   };
   const indexer = createIndexer(indexerDeps);
@@ -47,6 +49,7 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
     beacon,
     limit: (organisationId) => registerLimit(organisationId),
     maxRegistered: config.beaconData.registeredPerOrganisation,
+    assertServing: createChainServing({ db, area: "beacon-data", identify: () => beacon.chainIdentity() }),
   });
   return {
     routes: [beaconDataArea({ service })],

@@ -1,6 +1,7 @@
 import type { QueueDeps } from "../background-job.ts";
+import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
-import { createPolygonL1 } from "../features/polygon-rewards/client.ts";
+import { createPolygonL1, l1Identity } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
 import { createPolygonIndexerRepo } from "../features/polygon-rewards/indexer-repo.ts";
 import { polygonRewardsJobs } from "../features/polygon-rewards/jobs.ts";
@@ -19,9 +20,19 @@ export function composeArea({ config, db, logger }: Core) {
     rootChain: config.polygon.rootChain,
     snapshotIntervalS: config.polygon.snapshotIntervalS,
     snapshotDepth: config.polygon.snapshotDepth,
+    chain: { db, policy: config.chainResetPolicy, logger: logger.child({ component: "polygon-snapshots" }) },
     logger: logger.child({ component: "polygon-snapshots" }),
   });
-  const service = createPolygonRewardsService({ l1, repo: createPolygonRepo(db), resolver });
+  const service = createPolygonRewardsService({
+    l1,
+    repo: createPolygonRepo(db),
+    resolver,
+    assertServing: createChainServing({
+      db,
+      area: "polygon-rewards",
+      identify: (recorded) => l1Identity(l1, recorded, config.polygon.snapshotDepth),
+    }),
+  });
   return {
     routes: [polygonRewardsArea({ service })],
     indexer,

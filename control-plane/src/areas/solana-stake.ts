@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { createReadThroughGuard } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
 import { createSolanaRpc } from "../features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "../features/solana-stake/repo.ts";
@@ -5,15 +7,26 @@ import { solanaStakeArea } from "../features/solana-stake/routes.ts";
 import { createSolanaStakeService } from "../features/solana-stake/service.ts";
 import { createUpstream } from "../http/upstream.ts";
 
-export function composeArea({ config, db }: Core) {
+export function composeArea({ config, db, logger }: Core) {
+  const rpc = createSolanaRpc({
+    url: config.solana.rpcUrl,
+    upstream: createUpstream({
+      name: "Solana node",
+      timeoutMs: config.solana.timeoutMs,
+      maxBytes: config.nodeResponseMaxBytes,
+    }),
+  });
   const service = createSolanaStakeService({
-    rpc: createSolanaRpc({
-      url: config.solana.rpcUrl,
-      upstream: createUpstream({
-        name: "Solana node",
-        timeoutMs: config.solana.timeoutMs,
-        maxBytes: config.nodeResponseMaxBytes,
+    rpc,
+    assertServing: createReadThroughGuard({
+      db,
+      area: "solana-stake",
+      policy: config.chainResetPolicy,
+      logger: logger.child({ component: "solana-rewards" }),
+      identify: async () => ({
+        genesis_hash: await rpc.call("getGenesisHash", [], z.string().min(32).max(44)),
       }),
+      forget: () => {},
     }),
     repo: createSolanaRewardsRepo(db),
     mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),

@@ -1,4 +1,5 @@
 import type { QueueDeps } from "../background-job.ts";
+import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
 import { createSuiNode } from "../features/sui-rewards/client.ts";
 import { createSuiFollows } from "../features/sui-rewards/follows.ts";
@@ -17,12 +18,14 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     perOrganisation: config.sui.followsPerOrganisation,
     expiryMs: config.sui.followExpiryMs,
   });
+  const node = createSuiNode({ ...config.sui, maxBytes: config.nodeResponseMaxBytes }, config.network);
   const indexer = createSuiIndexer({
-    node: createSuiNode({ ...config.sui, maxBytes: config.nodeResponseMaxBytes }, config.network),
+    node,
     db,
     repo: createSuiIndexerRepo(db),
     ...config.sui,
     recentlyQueried: follows.recent,
+    chain: { db, policy: config.chainResetPolicy, logger: logger.child({ component: "sui-indexer" }) },
     logger: logger.child({ component: "sui-indexer" }),
   });
   const service = createSuiRewardsService({
@@ -35,6 +38,11 @@ export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Co
     validators: config.sui.validators,
     indexFromEpoch: config.sui.fromEpoch,
     indexIntervalMs: config.sui.indexIntervalMs,
+    assertServing: createChainServing({
+      db,
+      area: "sui-rewards",
+      identify: async () => ({ chain_identifier: await node.chainIdentifier() }),
+    }),
   });
   return {
     routes: [suiRewardsArea({ service })],

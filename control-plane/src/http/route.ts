@@ -70,7 +70,10 @@ export interface RouteSpec<
   responses: Record<number, ResponseSpec>;
   /** Calls a chain node or third-party API while answering: 502 (unreachable) and 504 (timed out). */
   upstream?: boolean;
-  /** Reads what an indexer writes: 503 NOT_INDEXED_YET with Retry-After until it has. */
+  /**
+   * Reads what an indexer writes: 503 NOT_INDEXED_YET with Retry-After until it has, and 503 CHAIN_MISMATCH
+   * while the area's node serves another chain than the indexed one (docs/architecture.md §13).
+   */
   indexed?: boolean;
   /** Limited per client beyond what its security implies: 429 with Retry-After. */
   rateLimited?: boolean;
@@ -146,7 +149,10 @@ export function responsesOf(
     derived[502] = error("the upstream node is unreachable or answered an error");
     derived[504] = error("the upstream node timed out");
   }
-  if (r.indexed) derived[503] = error("not indexed yet (NOT_INDEXED_YET); retry after Retry-After");
+  if (r.indexed)
+    derived[503] = error(
+      "not indexed yet (NOT_INDEXED_YET), or the area's node serves another chain than the indexed one (CHAIN_MISMATCH); retry after Retry-After",
+    );
   return { ...derived, ...r.responses };
 }
 

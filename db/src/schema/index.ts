@@ -1,6 +1,7 @@
 export * from "./accounts.ts";
 export * from "./audit.ts";
 export * from "./beacon-data.ts";
+export * from "./chain-identity.ts";
 export * from "./gateway.ts";
 export * from "./polygon.ts";
 export * from "./provisioning.ts";

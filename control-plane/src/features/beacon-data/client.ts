@@ -76,6 +76,12 @@ const Header = z.object({
   header: z.object({ message: z.object({ slot: nodeNumber() }) }),
 });
 const Genesis = z.object({ genesis_time: nodeNumber() });
+/** The chain's identity (docs/architecture.md §13, "Chain identity"): two chains never share all three. */
+const GenesisIdentity = z.object({
+  genesis_time: decimalUint(),
+  genesis_validators_root: hexBytes(32),
+  genesis_fork_version: hexBytes(4),
+});
 const positive = () => nodeNumber().refine((n) => n > 0, "must be positive");
 /** A fork epoch: 2^64 − 1 (FAR_FUTURE_EPOCH, not scheduled) reads as never. */
 const forkEpoch = () => decimalUint(U64_MAX).transform((s) => (BigInt(s) > 2n ** 53n ? Infinity : Number(s)));
@@ -192,6 +198,16 @@ function methods(request: Read) {
         secondsPerSlot: spec.SECONDS_PER_SLOT,
         slotsPerEpoch: spec.SLOTS_PER_EPOCH,
         electraForkEpoch: spec.ELECTRA_FORK_EPOCH ?? 0,
+      };
+    },
+    /** The chain's identity as the node states it (`GET /eth/v1/beacon/genesis`). */
+    async chainIdentity(): Promise<Record<string, string>> {
+      const g = await request("/eth/v1/beacon/genesis", GenesisIdentity);
+      if (!g) throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no genesis");
+      return {
+        genesis_validators_root: g.genesis_validators_root.toLowerCase(),
+        genesis_time: g.genesis_time,
+        genesis_fork_version: g.genesis_fork_version.toLowerCase(),
       };
     },
     async headSlot(): Promise<number> {

@@ -7,8 +7,10 @@ import {
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
+import { CHAIN_AREAS } from "../../chain-identity/areas.ts";
 import type { ChainSpec } from "./client.ts";
-import type { EpochData, TrackedValidator, TransactionRow } from "./epoch-rewards.ts";
+import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
+import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } from "./epoch-writes.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { col } from "./sql-arrays.ts";
 import { changeStatuses, insertHistory } from "./status-changes.ts";
@@ -16,28 +18,12 @@ import { emitClosedDays, emitEpochEvents, fallingEpochs, readBefore } from "./we
 
 const CURSOR = "beacon";
 
-/** UTC day (YYYY-MM-DD) of an epoch's first slot, in SQL, for the daily rollup. */
-const dayOf = (spec: ChainSpec, epoch: unknown) =>
-  sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
-
 /**
- * The indexer's transaction lock: epoch writes, backfills, rollbacks, and the roll-up of registrations
- * (which gives the organisation's rollup the validator's days) never interleave.
+ * The indexer's transaction lock: epoch writes, backfills, rollbacks, the roll-up of registrations (which
+ * gives the organisation's rollup the validator's days) and a chain reset never interleave.
  */
-export const lockIndex = (tx: DbOrTx) => tx.execute(sql`select pg_advisory_xact_lock(727275)`);
-
-/** The sums' columns of both rollups, added to the row already there. */
-const addSums = sql`
-    cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
-    el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
-    mev_reward_gwei = d.mev_reward_gwei + excluded.mev_reward_gwei,
-    priority_fee_gwei = d.priority_fee_gwei + excluded.priority_fee_gwei,
-    balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
-    epochs = d.epochs + excluded.epochs`;
-/** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
-const addToDays = sql`on conflict (validator_index, day) do update set ${addSums}`;
-/** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
-const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
+export const lockIndex = (tx: DbOrTx) =>
+  tx.execute(sql`select pg_advisory_xact_lock(${CHAIN_AREAS["beacon-data"].lock})`);
 
 /** The chain constants the cursor keeps (the rewards' days are computed with them). */
 const cursorSpec = (s: ChainSpec) => ({
@@ -45,88 +31,6 @@ const cursorSpec = (s: ChainSpec) => ({
   secondsPerSlot: s.secondsPerSlot,
   slotsPerEpoch: s.slotsPerEpoch,
 });
-
-/** Whose rollup counts which pubkey: provisioned or registered, once per organisation. */
-const members = sql`(select organisation_id, pubkey from beacon_tracked_validators where in_org_rollup)`;
-
-/** Subtracts the reward rows of epochs from `epoch` on from both rollups (a re-org replaces them). */
-async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
-  await tx.execute(sql`
-    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
-    select m.organisation_id, ${dayOf(spec, sql`r.epoch`)}, -sum(r.cl_reward_gwei), -sum(r.el_reward_gwei),
-           -sum(r.mev_reward_gwei), -sum(r.priority_fee_gwei), -sum(r.balance_gwei), -count(*)
-    from beacon_rewards r join beacon_validators b on b.validator_index = r.validator_index
-    join ${members} m on m.pubkey = b.pubkey
-    where r.epoch >= ${epoch} group by 1, 2
-    ${addToOrgDays}`);
-  await tx.execute(sql`
-    insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
-    select validator_index, ${dayOf(spec, sql`epoch`)}, -sum(cl_reward_gwei), -sum(el_reward_gwei),
-           -sum(mev_reward_gwei), -sum(priority_fee_gwei), -sum(balance_gwei), -count(*)
-    from beacon_rewards where epoch >= ${epoch} group by 1, 2
-    ${addToDays}`);
-  await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
-  await tx.execute(sql`delete from beacon_rewards_org_daily where epochs = 0`);
-}
-
-/**
- * The epoch's reward rows, and their sums into both rollups from the same statement (one row per
- * validator, one day per epoch) rather than read back through the epoch index and grouped: 70 → 40 ms for
- * 10,000 (bench). A row already there (a backfill racing a re-read) is neither written nor added again.
- * The validators' rows must exist already (the organisations are found through their pubkeys).
- */
-async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
-  const r = data.rewards;
-  if (!r.length) return;
-  await tx.execute(sql`
-    with r as (
-      insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-        priority_fee_gwei)
-      select i, ${data.epoch}::int, b, c, m + f, m, f
-      from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
-                  ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.mevRewardGwei))}::int8[],
-                  ${col(r.map((x) => x.priorityFeeGwei))}::int8[]) as x(i, b, c, m, f)
-      on conflict do nothing
-      returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei),
-    v as (
-      insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-        priority_fee_gwei, balance_sum_gwei, epochs)
-      select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-             priority_fee_gwei, balance_gwei, 1 from r
-      ${addToDays})
-    insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
-    select m.organisation_id, ${dayOf(spec, sql`${data.epoch}::int`)}, sum(r.cl_reward_gwei), sum(r.el_reward_gwei),
-           sum(r.mev_reward_gwei), sum(r.priority_fee_gwei), sum(r.balance_gwei), count(*)
-    from r join beacon_validators b on b.validator_index = r.validator_index join ${members} m on m.pubkey = b.pubkey
-    group by 1
-    ${addToOrgDays}`);
-}
-
-/**
- * Transactions as column arrays too: a step of 10,000 tracked validators carries ~500 sweep withdrawals,
- * and building their bound-parameter insert took more CPU than the rest of the write. Every text here is
- * hex, an address or an enum word, safe in an array literal.
- */
-async function insertTransactions(tx: DbOrTx, transactions: TransactionRow[], finalized: boolean) {
-  const t = transactions;
-  if (!t.length) return;
-  const c = <K extends keyof TransactionRow>(k: K) =>
-    col(t.map((x) => x[k] as string | number | bigint | null));
-  await tx.execute(sql`
-    insert into beacon_transactions (uid, pubkey, type, layer, transaction_hash, block_number, block_timestamp,
-      data, fee_gwei, "from", "to", source_pubkey, target_pubkey, amount_gwei, withdrawal_address,
-      withdrawal_credentials, slot, finalized)
-    select *, ${finalized}::boolean
-    from unnest(${c("uid")}::text[], ${c("pubkey")}::text[], ${c("type")}::text[], ${c("layer")}::text[],
-                ${c("transactionHash")}::text[], ${c("blockNumber")}::int[], ${c("blockTimestamp")}::int8[],
-                ${c("data")}::text[], ${c("feeGwei")}::int8[], ${c("from")}::text[], ${c("to")}::text[],
-                ${c("sourcePubkey")}::text[], ${c("targetPubkey")}::text[], ${c("amountGwei")}::int8[],
-                ${c("withdrawalAddress")}::text[], ${c("withdrawalCredentials")}::text[], ${c("slot")}::int[])
-    on conflict do nothing`);
-}
 
 /**
  * The beacon indexer's reads and writes. Writes take the caller's transaction: the indexer (the worker's

@@ -1,5 +1,6 @@
 import type { DbOrTx } from "@stake/db/client";
 import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { assertFitsBigintColumns } from "../../chains/node-values.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
@@ -19,6 +20,8 @@ export interface IndexerDeps {
   backfillEpochs: number;
   /** Most earlier epochs one step reads for every organisation's registrations together. */
   backfillEpochsPerStep: number;
+  /** The chain check of every pass (docs/architecture.md §13, "Chain identity"). */
+  chain: ChainGuardOptions;
   logger: Logger;
 }
 
@@ -69,6 +72,20 @@ export function createIndexer(deps: IndexerDeps) {
       return write(tx);
     });
   const rollUpRegistrations = () => locked((tx) => repo.rollUpRegistrations(tx));
+  const verifyChain = createChainGuard({
+    ...deps.chain,
+    area: "beacon-data",
+    identify: () => deps.beacon.chainIdentity(),
+    forget: () => {
+      spec = undefined;
+      queues.clear();
+    },
+    // A cursor written before identities were recorded keeps its chain's genesis time.
+    legacy: async () => {
+      const cursor = await repo.cursor();
+      return cursor && { genesis_time: String(cursor.genesisTime) };
+    },
+  });
 
   async function checkReorg(s: ChainSpec): Promise<void> {
     const stored = await deps.repo.unfinalizedSlots();
@@ -112,8 +129,14 @@ export function createIndexer(deps: IndexerDeps) {
    * head's, and never behind the one already indexed (finality does not move back). One lie otherwise marks
    * unfinal rows final and turns re-org repair off for good.
    */
-  function checkFinality(s: ChainSpec, head: number, finalizedEpoch: number, indexed: number | undefined) {
+  function checkFinality(
+    s: ChainSpec,
+    head: number,
+    finalizedEpoch: number,
+    cursor: { epoch: number; finalizedEpoch: number } | null,
+  ) {
     const headEpoch = Math.floor(head / s.slotsPerEpoch);
+    const indexed = cursor?.finalizedEpoch;
     if (finalizedEpoch > headEpoch)
       throw new NodeAnswerRefused(
         `Beacon node answered finalized epoch ${finalizedEpoch}, beyond its head epoch ${headEpoch}`,
@@ -122,12 +145,20 @@ export function createIndexer(deps: IndexerDeps) {
       throw new NodeAnswerRefused(
         `Beacon node answered finalized epoch ${finalizedEpoch}, behind epoch ${indexed} it finalized before`,
       );
+    // A node behind what is indexed (a failover to a lagging node) is not followed: the index would
+    // otherwise claim epochs the node does not have.
+    if (cursor && cursor.epoch > headEpoch)
+      throw new NodeAnswerRefused(
+        `Beacon node answered head epoch ${headEpoch}, behind epoch ${cursor.epoch} already indexed`,
+      );
   }
 
   const steps = {
     rollUpRegistrations,
     /** One step; returns the epochs it wrote. */
+    verifyChain,
     async runOnce(): Promise<number[]> {
+      if (!(await verifyChain())) return [];
       await rollUpRegistrations();
       spec ??= await deps.beacon.spec();
       const s = spec;
@@ -139,7 +170,7 @@ export function createIndexer(deps: IndexerDeps) {
         deps.logger.warn("beacon node is optimistic: waiting for a verified finalized checkpoint to start");
         return [];
       }
-      checkFinality(s, head, finalizedEpoch, cursor?.finalizedEpoch);
+      checkFinality(s, head, finalizedEpoch, cursor);
       if (!cursor) {
         await deps.repo.initCursor((deps.startEpoch ?? finalizedEpoch) - 1, s, finalizedEpoch);
         cursor = await deps.repo.cursor();

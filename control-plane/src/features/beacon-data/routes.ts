@@ -54,6 +54,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "The organisation's validators with beacon status, balance and lifecycle history",
         security: "api-key",
         query: ListQuery,
+        indexed: true,
         responses: { 200: { description: "a page of validators", body: ValidatorListResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
@@ -65,6 +66,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         path: "/api/rewards/overview",
         summary: "Totals and APY (7, 30, 365 days) of the organisation's validators",
         security: "api-key",
+        indexed: true,
         responses: { 200: { description: "overview", body: OverviewResponse } },
         handler: async ({ auth }) => ({ status: 200, body: await service.overview(auth.organisationId) }),
       }),
@@ -87,6 +89,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "CL and EL rewards (Gwei) per UTC day, 7 or 30 days, paged by interval",
         security: "api-key",
         query: DateQuery,
+        indexed: true,
         responses: { 200: { description: "date rewards", body: DateRewardsResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,
@@ -99,6 +102,7 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         summary: "Deposits, withdrawals and EL requests of the organisation's validators, newest first",
         security: "api-key",
         query: TransactionsQuery,
+        indexed: true,
         responses: { 200: { description: "a page of transactions", body: TransactionsResponse } },
         handler: async ({ auth, query }) => ({
           status: 200,

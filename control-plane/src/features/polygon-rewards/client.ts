@@ -20,6 +20,10 @@ export interface PolygonL1 {
   /** The head at `depth` (default: the latest block). */
   head(depth?: SnapshotDepth): Promise<{ number: bigint; timestamp: bigint }>;
   blockTime(block: bigint): Promise<bigint>;
+  /** `eth_chainId`. */
+  chainId(): Promise<number>;
+  /** The hash of block `block`, or null when the node has no such block. */
+  blockHash(block: bigint): Promise<string | null>;
   validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
   /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
   validatorId(validatorShare: Address): Promise<bigint | null>;
@@ -29,6 +33,22 @@ export interface PolygonL1 {
   shareState(validatorShare: Address, block: bigint): Promise<ShareState>;
   /** Blocks holding a checkpoint (`NewHeaderBlock` of `rootChain`) in [from, to]. */
   checkpointBlocks(rootChain: Address, from: bigint, to: bigint): Promise<bigint[]>;
+}
+
+/**
+ * An EVM chain's identity (docs/architecture.md §13, "Chain identity"): its chain id and the hash of a
+ * settled block. Without a recorded one, the anchor is the settled head at `depth`; with one, the node's
+ * block at the recorded height is read (none there: another, shorter chain).
+ */
+export async function l1Identity(
+  l1: PolygonL1,
+  recorded: Record<string, string> | null,
+  depth: SnapshotDepth,
+): Promise<Record<string, string>> {
+  const anchor =
+    recorded?.anchor_block !== undefined ? BigInt(recorded.anchor_block) : (await l1.head(depth)).number;
+  const [chainId, hash] = await Promise.all([l1.chainId(), l1.blockHash(anchor)]);
+  return { chain_id: String(chainId), anchor_block: anchor.toString(), anchor_hash: hash ?? "none" };
 }
 
 /**
@@ -79,6 +99,17 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number; maxBy
         `block ${block}`,
         async () => checked(await client.getBlock({ blockNumber: block }), "block").timestamp,
       ),
+    chainId: () => call("the chain id", () => client.getChainId()),
+    blockHash: (block) =>
+      call(`block ${block}`, async () => {
+        try {
+          return (await client.getBlock({ blockNumber: block })).hash.toLowerCase();
+        } catch (err) {
+          if (err instanceof BaseError && err.walk((e) => (e as Error).name === "BlockNotFoundError"))
+            return null;
+          throw err;
+        }
+      }),
     validatorContract: (stakeManager, validatorId) =>
       call("getValidatorContract", () =>
         client.readContract({

@@ -1,9 +1,10 @@
 import type { Address } from "viem";
 import { refusingInsaneNodes } from "../../background-job.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
-import type { PolygonL1, SnapshotDepth } from "./client.ts";
+import { l1Identity, type PolygonL1, type SnapshotDepth } from "./client.ts";
 import type { PolygonIndexerRepo } from "./indexer-repo.ts";
 import type { ValidatorShareResolver } from "./validator.ts";
 
@@ -29,10 +30,21 @@ export function createPolygonSnapshotter(deps: {
   snapshotIntervalS: number;
   /** How far behind the head snapshots are taken (POLYGON_SNAPSHOT_DEPTH). */
   snapshotDepth: SnapshotDepth;
+  /** The chain check of every pass (docs/architecture.md §13, "Chain identity"). */
+  chain: ChainGuardOptions;
   logger: Logger;
 }) {
   const { l1, repo } = deps;
   let backfillPausedUntil = 0;
+  const verifyChain = createChainGuard({
+    ...deps.chain,
+    area: "polygon-rewards",
+    identify: (recorded) => l1Identity(l1, recorded, deps.snapshotDepth),
+    forget: () => {
+      backfillPausedUntil = 0;
+      deps.resolver.forget();
+    },
+  });
 
   /**
    * The ValidatorShare at `block`, or null when the node answers its head but not that block's state (a full
@@ -98,7 +110,10 @@ export function createPolygonSnapshotter(deps: {
       interval: boolean;
       backfilled: number;
       head: string;
+      refused?: "CHAIN_MISMATCH";
     }> {
+      if (!(await verifyChain()))
+        return { checkpoints: 0, interval: false, backfilled: 0, head: "", refused: "CHAIN_MISMATCH" };
       const { address: vs } = await deps.resolver.get();
       // Snapshots only of settled blocks: a re-org above them would otherwise leave rows of a chain that is gone.
       const head = await l1.head(deps.snapshotDepth);
@@ -132,7 +147,7 @@ export function createPolygonSnapshotter(deps: {
     },
   };
 
-  return { runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
+  return { verifyChain, runOnce: () => refusingInsaneNodes(deps.logger, steps.runOnce) };
 }
 
 export type PolygonSnapshotter = ReturnType<typeof createPolygonSnapshotter>;

@@ -1,4 +1,5 @@
 import { DECIMALS, unitsToNumber } from "@stake/db/units";
+import type { AssertServing } from "../../chain-identity/guard.ts";
 import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import { APR_WINDOWS, aprPercent, ratePrecision, windowSlackS } from "./apr.ts";
@@ -14,6 +15,8 @@ export function createPolygonRewardsService(deps: {
   l1: PolygonL1;
   repo: PolygonRepo;
   resolver: ValidatorShareResolver;
+  /** Throws 503 CHAIN_MISMATCH while the L1 node serves another chain than the snapshots'. */
+  assertServing: AssertServing;
 }) {
   const { l1, repo, resolver } = deps;
   return {
@@ -29,6 +32,7 @@ export function createPolygonRewardsService(deps: {
     },
 
     async apr(): Promise<AprResponse> {
+      await deps.assertServing();
       const { address, validatorId } = await resolver.get();
       const latest = await repo.latest(address);
       if (!latest) {

@@ -46,6 +46,10 @@ export function createValidatorShareResolver(deps: {
       });
       return resolved;
     },
+    /** The next `get` resolves again (the chain was re-indexed: its contracts may be elsewhere). */
+    forget() {
+      resolved = undefined;
+    },
   };
 }
 

@@ -103,6 +103,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         query: RewardsQuery,
         upstream: true,
+        // Reads the rewards cache: 503 CHAIN_MISMATCH while the node serves another cluster.
+        indexed: true,
         responses: { 200: { description: "rewards", body: RewardsResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.rewards(query, auth) }),
       }),
@@ -114,6 +116,8 @@ export function solanaStakeArea(deps: { service: SolanaStakeService }): Area {
         security: "stake-key",
         query: HistoryQuery,
         upstream: true,
+        // Reads the rewards cache: 503 CHAIN_MISMATCH while the node serves another cluster.
+        indexed: true,
         responses: { 200: { description: "history", body: HistoryResponse }, ...notFound },
         handler: async ({ query, auth }) => ({ status: 200, body: await service.history(query, auth) }),
       }),

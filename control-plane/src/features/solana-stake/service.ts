@@ -49,6 +49,8 @@ export interface StakeAccountInput {
 export function createSolanaStakeService(deps: {
   rpc: SolanaRpc;
   repo: SolanaRewardsRepo;
+  /** The chain check before the stored rewards are read or filled (503 CHAIN_MISMATCH on another chain). */
+  assertServing: () => Promise<unknown>;
   mevApiUrl: string;
 }) {
   const { rpc } = deps;
@@ -114,8 +116,14 @@ export function createSolanaStakeService(deps: {
 
   return {
     balance: (input: BalanceRequest, auth: StakingAuth) => balance(rpc, input, inScopeOf(auth)),
-    rewards: (q: RewardsQuery, auth: StakingAuth) => rewards(deps, q, inScopeOf(auth)),
-    history: (q: HistoryQuery, auth: StakingAuth) => history(deps, q, inScopeOf(auth)),
+    rewards: async (q: RewardsQuery, auth: StakingAuth) => {
+      await deps.assertServing();
+      return rewards(deps, q, inScopeOf(auth));
+    },
+    history: async (q: HistoryQuery, auth: StakingAuth) => {
+      await deps.assertServing();
+      return history(deps, q, inScopeOf(auth));
+    },
 
     async stake(input: StakeInput, auth: StakingAuth) {
       assertParties(auth, input);

@@ -16,6 +16,9 @@ import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
 const PAGE = 50;
 
 export const SUI_QUERIES = {
+  /** The chain's identifier (the first 4 bytes of its genesis checkpoint's digest). */
+  chainIdentifier: /* GraphQL */ `
+    query suiRewardsChainIdentifier { chainIdentifier }`,
   /** The current epoch and the active validators' Move structs (pool id, rate table, activation). */
   currentEpoch: /* GraphQL */ `
     query suiRewardsCurrentEpoch($first: Int, $after: String) {
@@ -96,6 +99,7 @@ export interface SuiUnstakeEvent {
 }
 
 export interface SuiNode {
+  chainIdentifier(): Promise<string>;
   currentEpoch(): Promise<{ epoch: number; startMs: bigint; pools: SuiPoolInfo[] }>;
   /** Start time (ms) of each given epoch that has started. */
   epochStarts(epochs: number[]): Promise<Map<number, bigint>>;
@@ -217,6 +221,14 @@ export function createSuiNode(
   }
 
   return {
+    async chainIdentifier() {
+      const data = await query<{ chainIdentifier: unknown }>(SUI_QUERIES.chainIdentifier, {});
+      return answer(
+        z.string().regex(/^[0-9a-f]{1,64}$/i),
+        data.chainIdentifier,
+        "chain identifier",
+      ).toLowerCase();
+    },
     async currentEpoch() {
       let head: { epochId: unknown; startTimestamp: unknown } | undefined;
       const validators = await pages(async (after) => {

@@ -1,5 +1,6 @@
 import type { Db } from "@stake/db/client";
 import { refusingInsaneNodes } from "../../background-job.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import type { SuiNode } from "./client.ts";
@@ -26,10 +27,18 @@ export function createSuiIndexer(deps: {
   recentlyQueried: () => Promise<string[]>;
   /** SUI_MAX_PAGES_PER_SYNC: also the rate batches one pass reads per pool (the rest next pass). */
   maxPages: number;
+  /** The chain check of every pass and delegator sync (docs/architecture.md §13, "Chain identity"). */
+  chain: ChainGuardOptions;
   logger: Logger;
 }) {
   const { node, repo, logger } = deps;
   const wanted = new Set(deps.validators);
+  const verifyChain = createChainGuard({
+    ...deps.chain,
+    area: "sui-rewards",
+    identify: async () => ({ chain_identifier: await node.chainIdentifier() }),
+    forget: () => {},
+  });
 
   /** Rates (and epoch start times) of every epoch of the operator's pools up to the current one. */
   async function indexPools(): Promise<{ epoch: number; pools: number }> {
@@ -90,10 +99,15 @@ export function createSuiIndexer(deps: {
 
   return {
     indexPools,
-    syncDelegator,
+    verifyChain,
+    /** A delegator's sync on demand; nothing is written while the node serves another chain. */
+    async syncDelegator(address: string, cursor: string | null): Promise<void> {
+      if (await verifyChain()) await syncDelegator(address, cursor);
+    },
     /** One pass: pools, then every followed delegator (in a scope, or queried within the expiry). */
     runOnce: () =>
       refusingInsaneNodes(logger, async () => {
+        if (!(await verifyChain())) return { epoch: -1, pools: 0, delegators: 0, refused: "CHAIN_MISMATCH" };
         const result = await indexPools();
         const delegators = await repo.followedDelegators(await deps.recentlyQueried());
         for (const d of delegators) await syncDelegator(d.address, d.unstakeCursor);

@@ -1,4 +1,5 @@
 import { unitsToNumber } from "@stake/db/units";
+import type { AssertServing } from "../../chain-identity/guard.ts";
 import { AppError, notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
 import type { SuiFollows } from "./follows.ts";
@@ -25,19 +26,23 @@ export function createSuiRewardsService(deps: {
   indexFromEpoch?: number | undefined;
   /** The worker's pass interval: a followed delegator is never staler than that. */
   indexIntervalMs: number;
+  /** Throws 503 CHAIN_MISMATCH while the Sui node serves another chain than the indexed one. */
+  assertServing: AssertServing;
 }) {
   const { repo } = deps;
   const operator = new Set(deps.validators);
   // Indexed rates never change: a pool's table is rebuilt only when the indexer has read further.
-  const tableCache = new Map<string, { through: number; table: RateTable }>();
+  const tableCache = new Map<string, { through: string; table: RateTable }>();
 
-  async function rateTables(pools: IndexedPool[]): Promise<Map<string, RateTable>> {
-    const stale = pools.filter((p) => tableCache.get(p.poolId)?.through !== p.indexedThroughEpoch);
+  async function rateTables(pools: IndexedPool[], chain: number | null): Promise<Map<string, RateTable>> {
+    // Keyed by the chain too: a re-indexed chain may reach the same epoch with other rates.
+    const through = (p: IndexedPool) => `${chain}:${p.indexedThroughEpoch}`;
+    const stale = pools.filter((p) => tableCache.get(p.poolId)?.through !== through(p));
     if (stale.length) {
       const rates = await repo.rates(stale.map((p) => p.poolId));
       for (const p of stale) {
         tableCache.set(p.poolId, {
-          through: p.indexedThroughEpoch ?? -1,
+          through: through(p),
           table: new RateTable(rates.get(p.poolId) ?? []),
         });
       }
@@ -52,6 +57,7 @@ export function createSuiRewardsService(deps: {
     ): Promise<DailyRewardsResponse> {
       const address = input.stake_account_address;
       assertInScope(auth, "sui", address);
+      const chain = await deps.assertServing();
       const [allPools, known] = await Promise.all([repo.pools(), repo.delegator(address)]);
       const pools = allPools.filter(
         (p) => operator.has(p.validatorAddress) && p.indexedThroughEpoch !== null,
@@ -80,7 +86,7 @@ export function createSuiRewardsService(deps: {
           address,
           pools.map((p) => p.poolId),
         ),
-        rateTables(pools),
+        rateTables(pools, chain),
       ]);
       // A stake's value needs its pool's rate at its activation. Before the first indexed epoch of a pool
       // activated earlier, that rate was never read: refuse rather than value the stake 1:1.
