@@ -6,10 +6,11 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * A database of this run's own: checkouts sharing one Postgres run their suites at once. Named like a test
- * database, so the test runner's sweep drops it if a killed run leaves it behind (tests/helpers/pg.ts).
+ * A database of this run's own: checkouts sharing one Postgres run their suites at once. Named as a test
+ * database is (its time stamped in), so another run's sweep spares it while it is young and drops it if a
+ * killed run leaves it behind (tests/helpers/pg.ts).
  */
-export const BENCH_SMOKE_DB = `staking_test_bench_beacon_${randomBytes(4).toString("hex")}`;
+export const BENCH_SMOKE_DB = `staking_test_${Date.now().toString(36)}_${randomBytes(6).toString("hex")}`;
 
 export const BENCH_SMOKE: Record<string, Record<string, string>> = {
   "bench:gateway": {
