@@ -44,7 +44,8 @@ function signatureValid(r: Received, secret: string): boolean {
 /**
  * The demo's webhook receiver (`npm start`, docs/api-areas.md "Webhooks"): on loopback, a POST to any path
  * is kept (the last `keep`) and answered 204; GET lists them newest first as JSON. Given the endpoint's
- * secret in a `webhook-secret` header, GET says of each whether its signature verifies. It is a demo:
+ * secret in a `webhook-secret` header, GET says of each whether its signature verifies (a delivery to another
+ * endpoint does not: another secret signed it). It is a demo:
  * nothing is refused, nothing is stored on disk.
  */
 export async function startWebhookInbox(opts: { port?: number; keep?: number } = {}) {
