@@ -15,6 +15,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { chainIdentities } from "@stake/db/schema/chain-identity";
 import { buildGateway, GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { DEVNET_BATCH_DEPOSITOR } from "../devnet/beacon/execution.ts";
+import { INBOX_ALLOWANCE } from "../devnet/webhook-inbox/server.ts";
 import { demoBanner, saveBanner } from "./lib/banner.ts";
 import { bundleEntries } from "./lib/bundle.mjs";
 import {
@@ -69,6 +70,7 @@ const DEVNETS = [
   { name: "polygon-devnet", entry: "devnet/polygon/main.ts", port: 8546, urlEnv: "POLYGON_L1_RPC_URL" },
 ];
 const PROVIDER_ENTRY = "devnet/provider/main.ts";
+const INBOX_ENTRY = "devnet/webhook-inbox/main.ts";
 const CONTROL_PLANE_ENTRY = "control-plane/src/main.ts";
 const WORKER_ENTRY = "control-plane/src/worker.ts";
 const BUNDLES = path.join(stateDir(), "bundle");
@@ -135,6 +137,7 @@ const ports = {
   worker: await port("WORKER_PORT", 3002, "worker"),
   gateway: await port("GATEWAY_PORT", 8080, "gateway"),
   provider: await port("DEMO_PROVIDER_PORT", 4010, "demo provider"),
+  inbox: await port("WEBHOOK_INBOX_PORT", 4011, "webhook inbox"),
   devnets: new Map<string, number>(),
   // The beacon devnet's execution node (anvil), where ETH_EXECUTION_URL points.
   execution: env.ETH_BEACON_URL ? 0 : await port("EXECUTION_PORT", 8545, "beacon execution node"),
@@ -155,7 +158,10 @@ if (moved.length)
 // builds on threads of its own while this process seeds. Only after the refusals above: a refused start
 // writes nothing.
 const builds = Promise.all([
-  bundleEntries([...DEVNETS.map((d) => d.entry), PROVIDER_ENTRY, CONTROL_PLANE_ENTRY, WORKER_ENTRY], BUNDLES),
+  bundleEntries(
+    [...DEVNETS.map((d) => d.entry), PROVIDER_ENTRY, INBOX_ENTRY, CONTROL_PLANE_ENTRY, WORKER_ENTRY],
+    BUNDLES,
+  ),
   buildDashboard(),
   buildGateway(),
 ]);
@@ -221,7 +227,7 @@ try {
   };
   // The nodes and the demo provider are independent of one another: started side by side, so start-up
   // waits for the slowest (the Polygon L1 building its month of checkpoints) instead of the sum of all.
-  const [nodesUp, provider] = await Promise.all([
+  const [nodesUp, provider, inbox] = await Promise.all([
     Promise.all(
       DEVNETS.filter((d) => !env[d.urlEnv]).map(async (d) => ({
         d,
@@ -242,7 +248,15 @@ try {
       entry: PROVIDER_ENTRY,
       env: { ...baseEnv, PORT: String(ports.provider) },
     }),
+    up({ name: "webhook-inbox", entry: INBOX_ENTRY, env: { ...baseEnv, PORT: String(ports.inbox) } }),
   ]);
+  // Webhooks may reach the demo's inbox, an http:// receiver on loopback: allowed in this start's processes
+  // only; the defaults (https only, no private or loopback address) stay the deployment's
+  // (docs/api-areas.md, "Webhooks").
+  baseEnv.WEBHOOK_ALLOW_HTTP ??= INBOX_ALLOWANCE.WEBHOOK_ALLOW_HTTP;
+  baseEnv.WEBHOOK_ALLOWED_CIDRS = [env.WEBHOOK_ALLOWED_CIDRS, INBOX_ALLOWANCE.WEBHOOK_ALLOWED_CIDRS]
+    .filter(Boolean)
+    .join(",");
   for (const { d, node } of nodesUp) {
     baseEnv[d.urlEnv] = node.url;
     if (d.urlEnv === "SOLANA_RPC_URL") baseEnv.SOLANA_MEV_API_URL ??= node.url;
@@ -258,6 +272,7 @@ try {
     nodes.push(`  ${d.name.padEnd(20)} ${node.url}`);
   }
   nodes.push(`  ${"demo provider".padEnd(20)} ${provider.url}`);
+  nodes.push(`  ${"webhook inbox".padEnd(20)} ${inbox.url}`);
   const seedPg = createDb(databaseUrl, { max: 2, applicationName: "seed" });
   const gw = await seedGatewayDemo(seedPg.db, seedRedis, redisKeys, {
     providerUrl: provider.url,
@@ -315,6 +330,7 @@ try {
     solanaEpochMs: Number(env.SOLANA_EPOCH_MS ?? 30000),
     demo,
     gw,
+    inbox: inbox.url,
     logs: LOGS,
   });
   saveBanner(banner);

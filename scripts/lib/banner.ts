@@ -38,6 +38,8 @@ export interface BannerInput {
     costInUsd: string;
     gatewayKey: string;
   };
+  /** The demo's webhook inbox (devnet/webhook-inbox/). */
+  inbox: string;
   logs: string;
 }
 
@@ -104,6 +106,11 @@ Try it:
   curl -s "${cp}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${key}'
   curl -s "${cp}/api/transactions" -H 'api-key: ${key}'
+  # Webhooks: an endpoint at the demo's inbox (the answer, with its secret shown once, kept in $WEBHOOK; each
+  # paste adds one, up to 10), a test event to it, then the inbox, signatures checked with that secret.
+  WEBHOOK=$(curl -s -X POST ${cp}/api/webhooks/endpoints -H 'api-key: ${key}' -d '{"url": "${b.inbox}/hook"}'); echo "$WEBHOOK"
+  curl -s -X POST "${cp}/api/webhooks/endpoints/$(echo "$WEBHOOK" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')/test" -H 'api-key: ${key}'
+  curl -s ${b.inbox}/hook -H "webhook-secret: $(echo "$WEBHOOK" | sed 's/.*"secret":"\\([^"]*\\)".*/\\1/')"
 
 Gateway account dashboard: ${cp}/dashboard  (log in as ${gw.email} / ${gw.password}, or sign up)
 Gateway demo: user ${gw.email} / ${gw.password}, party ${gw.partyId} funded with ${gw.balance} coins
