@@ -19,6 +19,7 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
   });
   /** The indexer's parts (the benchmark times them one by one). */
   const indexerDeps = {
+    db,
     beacon,
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,
