@@ -7,7 +7,7 @@ import {
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
-import { CHAIN_AREAS } from "../../chain-identity/areas.ts";
+import { CHAIN_AREAS } from "../../platform/chain-identity/areas.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
 import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } from "./epoch-writes.ts";

@@ -1,9 +1,9 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
-import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { assertFitsBigintColumns } from "../../chains/node-values.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import { type BeaconApi, type ChainSpec, type ExecutionApi, OptimisticAnswer } from "./client.ts";
 import type { TrackedValidator } from "./epoch-rewards.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
