@@ -26,7 +26,7 @@ export interface BackgroundJob {
 export interface ChainFollower<R extends object = object> {
   runOnce(): Promise<R>;
   /**
-   * The chain check every pass starts with (`chain-identity/guard.ts`), also run as the job starts so a
+   * The chain check every pass starts with (`platform/chain-identity/guard.ts`), also run as the job starts so a
    * switched node is caught before the first pass is due.
    */
   verifyChain?(): Promise<boolean>;

@@ -4,8 +4,6 @@
  * of the control plane's sources, so the features stay free to move their files.
  */
 export { createPasswordHasher } from "./auth/password.ts";
-export { CHAIN_AREA_NAMES, type ChainArea, describeIdentity } from "./chain-identity/areas.ts";
-export { reindexArea, reindexPlan } from "./chain-identity/guard.ts";
 export { ControlPlaneEnv, DEMO_ETH_KEY_ENCRYPTION_KEY } from "./config.ts";
 export {
   type AccountOperatorService,
@@ -26,3 +24,5 @@ export { markAllPartiesDirty, runSettlementPass } from "./features/gateway-settl
 export { rebuildPartyRedis } from "./features/gateway-settlement/rebuild.ts";
 export { createStatementsRepo } from "./features/statements/repo.ts";
 export { listAudit } from "./platform/audit.ts";
+export { CHAIN_AREA_NAMES, type ChainArea, describeIdentity } from "./platform/chain-identity/areas.ts";
+export { reindexArea, reindexPlan } from "./platform/chain-identity/guard.ts";

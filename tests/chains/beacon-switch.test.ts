@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { reindexArea } from "../../control-plane/src/chain-identity/guard.ts";
+import { reindexArea } from "../../control-plane/src/platform/chain-identity/guard.ts";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { reindexArea } from "../../control-plane/src/chain-identity/guard.ts";
+import { reindexArea } from "../../control-plane/src/platform/chain-identity/guard.ts";
 import type { PolygonDevnet } from "../../devnet/polygon/chain.ts";
 import { buildHistory } from "../../devnet/polygon/scenario.ts";
 import { chainCommands } from "../../scripts/operator/chain.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { reindexArea } from "../../control-plane/src/chain-identity/guard.ts";
+import { reindexArea } from "../../control-plane/src/platform/chain-identity/guard.ts";
 import { buildScenario, DEMO } from "../../devnet/sui/scenario.ts";
 import { type SuiDevnet, startSuiDevnet } from "../../devnet/sui/server.ts";
 import { chainCommands } from "../../scripts/operator/chain.ts";

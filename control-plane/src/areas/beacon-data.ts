@@ -1,5 +1,4 @@
 import type { QueueDeps } from "../background-job.ts";
-import { createChainServing } from "../chain-identity/guard.ts";
 import { resolveNetwork } from "../chains/beacon-networks.ts";
 import type { Core } from "../core.ts";
 import { createBeaconApi, createExecutionApi } from "../features/beacon-data/client.ts";
@@ -10,6 +9,7 @@ import { createBeaconDataRepo } from "../features/beacon-data/repo.ts";
 import { beaconDataArea } from "../features/beacon-data/routes.ts";
 import { createBeaconDataService } from "../features/beacon-data/service.ts";
 import { createKeyRateLimit } from "../http/abuse-limits.ts";
+import { createChainServing } from "../platform/chain-identity/guard.ts";
 
 export function composeArea({ config, db, reads, redis, keys, logger, queuePrefix }: Core) {
   const beacon = createBeaconApi({
@@ -19,6 +19,7 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
   });
   /** The indexer's parts (the benchmark times them one by one). */
   const indexerDeps = {
+    db,
     beacon,
     execution: createExecutionApi({
       url: config.beaconData.executionUrl,

@@ -1,5 +1,4 @@
 import type { QueueDeps } from "../background-job.ts";
-import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
 import { createPolygonL1, l1Identity } from "../features/polygon-rewards/client.ts";
 import { createPolygonSnapshotter } from "../features/polygon-rewards/indexer.ts";
@@ -9,6 +8,7 @@ import { createPolygonRepo } from "../features/polygon-rewards/repo.ts";
 import { polygonRewardsArea } from "../features/polygon-rewards/routes.ts";
 import { createPolygonRewardsService } from "../features/polygon-rewards/service.ts";
 import { createValidatorShareResolver } from "../features/polygon-rewards/validator.ts";
+import { createChainServing } from "../platform/chain-identity/guard.ts";
 
 export function composeArea({ config, db, logger }: Core) {
   const l1 = createPolygonL1({ ...config.polygon, maxBytes: config.nodeResponseMaxBytes });

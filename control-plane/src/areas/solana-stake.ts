@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { createReadThroughGuard } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
 import { createSolanaRpc } from "../features/solana-stake/client.ts";
 import { createSolanaRewardsRepo } from "../features/solana-stake/repo.ts";
 import { solanaStakeArea } from "../features/solana-stake/routes.ts";
 import { createSolanaStakeService } from "../features/solana-stake/service.ts";
 import { createUpstream } from "../http/upstream.ts";
+import { createReadThroughGuard } from "../platform/chain-identity/guard.ts";
 
 export function composeArea({ config, db, logger }: Core) {
   const rpc = createSolanaRpc({

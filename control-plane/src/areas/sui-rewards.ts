@@ -1,5 +1,4 @@
 import type { QueueDeps } from "../background-job.ts";
-import { createChainServing } from "../chain-identity/guard.ts";
 import type { Core } from "../core.ts";
 import { createSuiNode } from "../features/sui-rewards/client.ts";
 import { createSuiFollows } from "../features/sui-rewards/follows.ts";
@@ -9,6 +8,7 @@ import { createDelegatorQueue, createDelegatorSync, suiRewardsJobs } from "../fe
 import { createSuiRepo } from "../features/sui-rewards/repo.ts";
 import { suiRewardsArea } from "../features/sui-rewards/routes.ts";
 import { createSuiRewardsService } from "../features/sui-rewards/service.ts";
+import { createChainServing } from "../platform/chain-identity/guard.ts";
 
 export function composeArea({ config, db, redis, keys, logger, queuePrefix }: Core) {
   const repo = createSuiRepo(db);

@@ -7,7 +7,7 @@ import {
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
-import { CHAIN_AREAS } from "../../chain-identity/areas.ts";
+import { CHAIN_AREAS } from "../../platform/chain-identity/areas.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
 import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } from "./epoch-writes.ts";
@@ -34,12 +34,11 @@ const cursorSpec = (s: ChainSpec) => ({
 
 /**
  * The beacon indexer's reads and writes. Writes take the caller's transaction: the indexer (the worker's
- * job) opens it and takes the lock (`transaction`, `lockIndex`).
+ * job) opens it (`db.transaction`) and takes the lock (`lockIndex`).
  */
 export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = {}) {
   const offlineEpochs = options.offlineEpochs ?? 3;
   return {
-    transaction: db.transaction.bind(db),
     lockIndex,
 
     async cursor() {

@@ -1,15 +1,17 @@
-import type { DbOrTx } from "@stake/db/client";
+import type { Db, DbOrTx } from "@stake/db/client";
 import { type ChainFollower, refusingInsaneNodes } from "../../background-job.ts";
-import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { assertFitsBigintColumns } from "../../chains/node-values.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import { type BeaconApi, type ChainSpec, type ExecutionApi, OptimisticAnswer } from "./client.ts";
 import type { TrackedValidator } from "./epoch-rewards.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { createStateQueues, readEpoch } from "./read-epoch.ts";
 
 export interface IndexerDeps {
+  /** Opens the step's transactions: the unit of work is the indexer's, the repository's writes take it. */
+  db: Db;
   beacon: BeaconApi;
   execution: ExecutionApi;
   repo: IndexerRepo;
@@ -67,7 +69,7 @@ export function createIndexer(deps: IndexerDeps) {
   }
   /** The step's writes each in one transaction under the indexer's advisory lock (indexer-repo.ts). */
   const locked = <T>(write: (tx: DbOrTx) => Promise<T>) =>
-    repo.transaction(async (tx) => {
+    deps.db.transaction(async (tx) => {
       await repo.lockIndex(tx);
       return write(tx);
     });
@@ -186,7 +188,7 @@ export function createIndexer(deps: IndexerDeps) {
       }
       if (written.length) deps.logger.info({ epochs: written, finalizedEpoch }, "beacon epochs indexed");
       await backfill(s, finalizedEpoch);
-      await repo.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
+      await deps.db.transaction((tx) => repo.finalize(tx, finalizedEpoch, s));
       return written;
     },
   };

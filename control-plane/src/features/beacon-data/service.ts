@@ -1,4 +1,4 @@
-import type { AssertServing } from "../../chain-identity/guard.ts";
+import type { AssertServing } from "../../platform/chain-identity/guard.ts";
 import { createRegister, type RegistrationDeps } from "./registration.ts";
 import { createRewardReads } from "./reward-reads.ts";
 import { createValidatorReads } from "./validator-reads.ts";

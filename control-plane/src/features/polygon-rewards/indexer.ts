@@ -1,8 +1,8 @@
 import type { Address } from "viem";
 import { refusingInsaneNodes } from "../../background-job.ts";
-import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
 import { l1Identity, type PolygonL1, type SnapshotDepth } from "./client.ts";
 import type { PolygonIndexerRepo } from "./indexer-repo.ts";

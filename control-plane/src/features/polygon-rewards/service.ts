@@ -1,7 +1,7 @@
 import { DECIMALS, unitsToNumber } from "@stake/db/units";
-import type { AssertServing } from "../../chain-identity/guard.ts";
 import { notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { AssertServing } from "../../platform/chain-identity/guard.ts";
 import { APR_WINDOWS, aprPercent, ratePrecision, windowSlackS } from "./apr.ts";
 import type { PolygonL1 } from "./client.ts";
 import type { PolygonRepo } from "./repo.ts";

@@ -1,8 +1,8 @@
 import type { Db } from "@stake/db/client";
 import { refusingInsaneNodes } from "../../background-job.ts";
-import { type ChainGuardOptions, createChainGuard } from "../../chain-identity/guard.ts";
 import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
+import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import type { SuiNode } from "./client.ts";
 import type { SuiIndexerRepo } from "./indexer-repo.ts";
 

@@ -1,7 +1,7 @@
 import { unitsToNumber } from "@stake/db/units";
-import type { AssertServing } from "../../chain-identity/guard.ts";
 import { AppError, notIndexedYet } from "../../errors.ts";
 import { assertInScope, type StakingAuth } from "../../http/api-key-auth.ts";
+import type { AssertServing } from "../../platform/chain-identity/guard.ts";
 import type { SuiFollows } from "./follows.ts";
 import type { IndexedPool, SuiRepo } from "./repo.ts";
 import { isActive, RateTable, rewardRows } from "./rewards.ts";

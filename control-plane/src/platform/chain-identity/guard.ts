@@ -1,6 +1,6 @@
 import type { Db } from "@stake/db/client";
-import { AppError } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import { AppError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
 import { CHAIN_AREAS, type ChainArea, type ChainIdentity, describeIdentity, sameChain } from "./areas.ts";
 import { chainIdentityRepo as repo } from "./repo.ts";
 
