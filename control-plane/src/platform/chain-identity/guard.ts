@@ -165,19 +165,17 @@ export type AssertServing = ReturnType<typeof createChainServing>;
 
 /**
  * For an area whose API itself stores what the node said (Solana's rewards cache, filled on request): the
- * chain check runs in the API, at most every 5 s, before any read of the stored data; then as
+ * chain check runs in the API before every read of the stored data (concurrent requests share one look),
+ * not at most every 5 s as `createChainServing`'s: a request in that window would serve the old chain's
+ * cached epochs as the new one's and cache the new chain's answers under the old chain's identity. Then as
  * `createChainServing`, a node serving another chain is 503 CHAIN_MISMATCH (or, with
  * CHAIN_RESET_POLICY=reindex, the cache is emptied and filled from the node's chain).
  */
 export function createReadThroughGuard(deps: ChainGuardDeps) {
   const verifyChain = createChainGuard(deps);
   const served = createChainServing({ db: deps.db, area: deps.area });
-  let checkedAt = 0;
   return async function assertServing(): Promise<number | null> {
-    if (Date.now() - checkedAt >= SERVING_CHECK_MS) {
-      await verifyChain();
-      checkedAt = Date.now();
-    }
+    await verifyChain();
     return served();
   };
 }
