@@ -4,9 +4,9 @@ import path from "node:path";
 import { buildDashboard } from "@stake/control-plane/build";
 import { ensureInfra, ROOT, stateDir } from "../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned, stopWithBootstrap } from "../scripts/lib/owned.ts";
+import { freePort } from "../scripts/lib/ports.ts";
 import { startRedisCluster } from "../scripts/lib/redis-cluster.ts";
 import { bundleTests } from "./bundle.ts";
-import { freePort } from "./faults/ports.ts";
 import { resetTestTemplate } from "./helpers/pg.ts";
 import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
 

@@ -4,10 +4,10 @@ import { after, before, test } from "node:test";
 import { Agent, request } from "undici";
 import { createGatewayAccountRepo } from "../../control-plane/src/features/gateway-account/repo.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
+import { freePort } from "../../scripts/lib/ports.ts";
 import type { Started } from "../../scripts/lib/processes.ts";
 import { scrape } from "../../scripts/lib/prometheus.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { freePort } from "./ports.ts";
 import { assertBooks, type Stack, settledCount, startStack } from "./stack.ts";
 
 // Several gateways over one Redis: one started with GATEWAY_PROCESSES=2 (node:cluster,

@@ -16,12 +16,12 @@ import { WORKER_NODE_FLAGS } from "../../control-plane/build.ts";
 import { createGatewayOperatorService } from "../../control-plane/src/features/gateway-account/operator-service.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
+import { freePort } from "../../scripts/lib/ports.ts";
 import { entryCommand, type Started, startProcess } from "../../scripts/lib/processes.ts";
 import { startRedisCluster } from "../../scripts/lib/redis-cluster.ts";
 import { eventually, sleep } from "../helpers/eventually.ts";
 import { startProvider } from "../helpers/provider.ts";
 import { testRedisTarget } from "../helpers/redis.ts";
-import { freePort } from "./ports.ts";
 
 /**
  * A whole deployment for one fault test, in real processes on loopback: its own Postgres and Redis

@@ -5,7 +5,7 @@ import path from "node:path";
 import { test } from "node:test";
 import postgres from "postgres";
 import { postgresDataDir, startPostgres } from "../../scripts/lib/infra.ts";
-import { freePort } from "../faults/ports.ts";
+import { freePort } from "../../scripts/lib/ports.ts";
 
 const asRoot = process.getuid?.() === 0;
 
