@@ -139,13 +139,14 @@ async function main() {
       }),
     ),
   );
-  const stacks = [
-    { name: "baseline", ...stackOf("baseline", path.resolve(base), redisServers[0]!.url, false) },
-    { name: "this tree", ...stackOf("this", ROOT, redisServers[1]!.url, metrics) },
-  ];
+  const stacks: ReturnType<typeof stackOf>[] = [];
   try {
-    const [b, t] = await Promise.all(stacks.map((s) => s.ready));
-    if (!b || !t) throw new Error("a stack did not start");
+    // One after the other: each stack builds its tree's gateway bundle, and two stacks of one tree (the
+    // suite's smoke run) would remove and write the same bundle at once.
+    stacks.push(stackOf("baseline", path.resolve(base), redisServers[0]!.url, false));
+    const b = await stacks[0]!.ready;
+    stacks.push(stackOf("this", ROOT, redisServers[1]!.url, metrics));
+    const t = await stacks[1]!.ready;
     const redisPids = redisServers.map((r) => r.pid());
     const both = (secs: number) =>
       Promise.all([
@@ -187,7 +188,9 @@ async function main() {
       );
   } finally {
     for (const s of stacks) s.child.stdin?.end();
-    await Promise.all(stacks.map((s) => new Promise((r) => s.child.once("exit", r))));
+    // A stack that failed has exited already: waiting for its exit event would wait for ever.
+    const running = stacks.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
+    await Promise.all(running.map((s) => new Promise((r) => s.child.once("exit", r))));
     for (const r of redisServers) r.stop();
   }
 }
