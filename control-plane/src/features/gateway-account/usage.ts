@@ -1,5 +1,6 @@
 import { formatCoins } from "@stake/db/coin";
 import { type gatewayUsageDaily, USAGE_LATENCY_BOUNDS_MS } from "@stake/db/schema/gateway";
+import { csvLine } from "../../http/csv.ts";
 import type { UsageResponse } from "./schemas.ts";
 
 type UsageRecord = typeof gatewayUsageDaily.$inferSelect;
@@ -78,19 +79,14 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
- * RFC 4180 CSV of the usage rows (CRLF lines, a header line). Every field is a number, a date, an id or
- * a provider key, but a provider key is the operator's text, so fields are quoted when they hold a
- * quote, comma or line break, and a leading `=+-@` is defused for spreadsheets.
+ * CSV of the usage rows (a header line; cells as every export writes them, control-plane/src/http/csv.ts):
+ * every field is a number, a date, an id or a provider key, and a provider key is the operator's text.
  */
 export function usageCsv(usage: UsageResponse): string {
-  const field = (v: string | number | null) => {
-    let text = v === null ? "" : String(v);
-    if (/^[=+\-@]/.test(text) && typeof v === "string") text = `'${text}`;
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  const lines = [CSV_COLUMNS.join(",")];
+  const field = (v: string | number | null) => (v === null ? null : String(v));
+  let csv = csvLine(CSV_COLUMNS);
   for (const r of usage.rows)
-    lines.push(
+    csv += csvLine(
       [
         r.day,
         r.keyId,
@@ -107,9 +103,7 @@ export function usageCsv(usage: UsageResponse): string {
         r.status.none,
         r.upstreamP50Ms,
         r.upstreamP95Ms,
-      ]
-        .map(field)
-        .join(","),
+      ].map(field),
     );
-  return `${lines.join("\r\n")}\r\n`;
+  return csv;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { csvCell, csvLine, tokens, valueAt } from "./cells.ts";
+import { csvCell, csvLine } from "../../http/csv.ts";
+import { tokens, valueAt } from "./cells.ts";
 
 test("tokens moves the decimal point exactly, negatives included", () => {
   assert.equal(tokens(1_500_000_000n, 9), "1.5");

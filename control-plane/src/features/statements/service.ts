@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
-import { csvLine, tokens, valueAt } from "./cells.ts";
+import { csvLine } from "../../http/csv.ts";
+import { tokens, valueAt } from "./cells.ts";
 import type { StatementsRepo } from "./repo.ts";
 import type { StatementCsvQuery, StatementQuery } from "./schemas.ts";
 import type { Month, Organisation, StatementRow, StatementSource } from "./source.ts";
