@@ -84,6 +84,42 @@ function refuse(reason: string): never {
 
 const refusal = refuseDemoNetwork(NETWORK);
 if (refusal) refuse(refusal);
+/**
+ * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
+ * moves said in one line; a port the user set and another program holds refuses the start in one line,
+ * before any server starts or anything is written.
+ */
+const moved: string[] = [];
+const port = (variable: string, preferred: number, what: string, span = 1) =>
+  choosePort({
+    preferred: Number(env[variable] ?? preferred),
+    fixed: env[variable] !== undefined,
+    variable,
+    what,
+    span,
+    log: (line) => moved.push(line),
+  }).catch((err: Error) => refuse(err.message));
+const ports = {
+  controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
+  worker: await port("WORKER_PORT", 3002, "worker"),
+  gateway: await port("GATEWAY_PORT", 8080, "gateway"),
+  provider: await port("DEMO_PROVIDER_PORT", 4010, "demo provider"),
+  inbox: await port("WEBHOOK_INBOX_PORT", 4011, "webhook inbox"),
+  devnets: new Map<string, number>(),
+  // The beacon devnet's execution node (anvil), where ETH_EXECUTION_URL points.
+  execution: env.ETH_BEACON_URL ? 0 : await port("EXECUTION_PORT", 8545, "beacon execution node"),
+};
+for (const d of DEVNETS)
+  if (!env[d.urlEnv])
+    ports.devnets.set(
+      d.name,
+      await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
+    );
+if (moved.length)
+  console.error(
+    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
+  );
+
 let checkout = loadCheckout();
 const infra = await ensureInfra().catch((err: Error) => refuse(err.message));
 let databaseUrl = env.DATABASE_URL;
@@ -114,44 +150,6 @@ if (occupied) {
   infra.stop();
   refuse(occupied);
 }
-
-/**
- * Every port this start listens on: the default when free, else a free one (scripts/lib/ports.ts), the
- * moves said in one line; a port the user set and another program holds refuses the start in one line.
- */
-const moved: string[] = [];
-const port = (variable: string, preferred: number, what: string, span = 1) =>
-  choosePort({
-    preferred: Number(env[variable] ?? preferred),
-    fixed: env[variable] !== undefined,
-    variable,
-    what,
-    span,
-    log: (line) => moved.push(line),
-  }).catch((err: Error) => {
-    infra.stop();
-    return refuse(err.message);
-  });
-const ports = {
-  controlPlane: await port("CONTROL_PLANE_PORT", 3000, "control plane"),
-  worker: await port("WORKER_PORT", 3002, "worker"),
-  gateway: await port("GATEWAY_PORT", 8080, "gateway"),
-  provider: await port("DEMO_PROVIDER_PORT", 4010, "demo provider"),
-  inbox: await port("WEBHOOK_INBOX_PORT", 4011, "webhook inbox"),
-  devnets: new Map<string, number>(),
-  // The beacon devnet's execution node (anvil), where ETH_EXECUTION_URL points.
-  execution: env.ETH_BEACON_URL ? 0 : await port("EXECUTION_PORT", 8545, "beacon execution node"),
-};
-for (const d of DEVNETS)
-  if (!env[d.urlEnv])
-    ports.devnets.set(
-      d.name,
-      await port(`${d.name.split("-")[0]!.toUpperCase()}_DEVNET_PORT`, d.port, d.name, d.span),
-    );
-if (moved.length)
-  console.error(
-    `npm start: default ports in use (another checkout or program), this one uses ${moved.join(", ")}`,
-  );
 
 // Every process below runs compiled ahead (scripts/lib/bundle.mjs: one esbuild call instead of each process
 // loading its hundreds of modules through tsx), with the dashboard and the gateway's deployable. esbuild
