@@ -28,6 +28,8 @@ export interface LaneResult {
   name: string;
   code: number;
   summary: string;
+  /** What each failed file said of its failures, printed again at the end of the run. */
+  failures?: string[];
 }
 
 /** Files to run with `env` added; a slow lane's files take the slow slots. */
@@ -49,6 +51,7 @@ interface FileResult {
   file: string;
   code: number;
   counts: Record<string, number>;
+  failure?: string;
 }
 
 const TIMES = path.join(ROOT, ".data", "test-times.json");
@@ -122,6 +125,7 @@ export async function runLanes(
       return {
         name: `${lane.name} lane`,
         code: failed.length ? 1 : 0,
+        failures: results.flatMap((r) => (r.failure ? [`[${lane.name}] ${r.file}\n${r.failure}`] : [])),
         summary:
           `${lane.files.length} files, ${sum("tests")} tests, ${sum("pass")} passed, ${sum("fail")} failed, ` +
           `${sum("cancelled")} cancelled, ended ${seconds((ended.get(lane) ?? started) - started)} after the first file` +
@@ -162,9 +166,25 @@ function runFile({ lane, file }: Item, bundle: string | undefined): Promise<File
           .map((l) => prefix + l)
           .join("\n")}\n`,
       );
-      resolve({ file, code: ok ? 0 : (code ?? 1) || 1, counts });
+      resolve({
+        file,
+        code: ok ? 0 : (code ?? 1) || 1,
+        counts,
+        ...(ok ? {} : { failure: failureOf(output) }),
+      });
     }),
   );
+}
+
+/**
+ * A failed file's own account of its failures, for the recap at the end of the run: the reporter's
+ * "failing tests" section, else (a crash before any summary) its last lines. The whole output was printed
+ * when the file ended, hundreds of lines before the summary: a log cut to its end keeps the recap.
+ */
+function failureOf(output: string): string {
+  const at = output.lastIndexOf("✖ failing tests:");
+  const lines = (at >= 0 ? output.slice(at) : output).trimEnd().split("\n");
+  return (at >= 0 ? lines.slice(0, 120) : lines.slice(-60)).join("\n");
 }
 
 function readTimes(): Record<string, number> {

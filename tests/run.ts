@@ -127,6 +127,7 @@ try {
     ).finally(() => cluster?.stop()),
   ]).then((r) => r.flat());
   console.log("");
+  for (const failure of results.flatMap((r) => r.failures ?? [])) console.log(`=== failed: ${failure}\n`);
   for (const r of results)
     console.log(`=== ${r.name}: ${r.code === 0 ? "ok" : `FAILED (exit ${r.code})`}, ${r.summary}`);
   console.log(`=== npm test: ${seconds(Date.now() - started)} after start-up`);

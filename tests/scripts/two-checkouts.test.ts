@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, type TestContext, test } from "node:test";
 import postgres from "postgres";
 import { ROOT } from "../../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned } from "../../scripts/lib/owned.ts";
@@ -194,7 +194,9 @@ async function pasteTwice(calls: string[]): Promise<string[]> {
           const r = await paste(call);
           return r.status !== 503 && r;
         },
-        { what: `${call} to answer past 503`, intervalMs: 1000 },
+        // An indexer's first pass waits for the devnet's chain to finalize its first epochs: on a busy
+        // machine that is minutes, not the default minute.
+        { what: `${call} to answer past 503`, intervalMs: 1000, timeoutMs: 300_000 },
       );
       const second = await paste(call);
       for (const r of [first, second])
@@ -267,7 +269,30 @@ before(() => {
   dirs = [a, b];
 });
 
+/** The last lines of each process's log in each clone: what a failure is read from where only its output is kept. */
+function logTails(): string {
+  const tails: string[] = [];
+  for (const dir of dirs) {
+    const logs = path.join(dir, ".data", "logs");
+    if (!existsSync(logs)) continue;
+    for (const file of readdirSync(logs).sort()) {
+      const lines = readFileSync(path.join(logs, file), "utf8").trimEnd().split("\n").slice(-8);
+      tails.push(`--- ${path.basename(dir)}/.data/logs/${file}\n${lines.join("\n")}`);
+    }
+  }
+  return tails.join("\n");
+}
+
 test("two checkouts on one host: the second never touches the first's data, and runs on ports of its own or is refused in one line; stop means stop; every printed call pastes twice", async (t) => {
+  try {
+    await twoCheckouts(t);
+  } catch (err) {
+    (err as Error).message += `\n${logTails()}`;
+    throw err;
+  }
+});
+
+async function twoCheckouts(t: TestContext) {
   const t0 = Date.now();
   // A port the user set for B that another program holds: B is refused in one line (meanwhile A starts).
   const holder = net.createServer();
@@ -322,4 +347,4 @@ test("two checkouts on one host: the second never touches the first's data, and 
   t.diagnostic(`all: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   await dropClonesData();
   rmSync(WORK, { recursive: true, force: true });
-});
+}
