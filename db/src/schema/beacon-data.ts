@@ -133,6 +133,33 @@ const elParts = {
 };
 
 /**
+ * The parts of a CL reward (our addition; docs/beacon-data.md, "CL reward breakdown"), integer Gwei, signed
+ * (penalties negative), as the beacon node's standard rewards endpoints report them; their sum with
+ * `cl_unexplained_gwei` is `cl_reward_gwei`. Null in `beacon_rewards` when the node did not serve the
+ * endpoints for the epoch; the rollups count such rows' CL reward in `cl_not_broken_down_gwei`.
+ */
+const clParts = (nullable: boolean) => {
+  const c = () =>
+    nullable ? bigint({ mode: "bigint" }) : bigint({ mode: "bigint" }).notNull().default(sql`0`);
+  return {
+    clAttSourceGwei: c(),
+    clAttTargetGwei: c(),
+    clAttHeadGwei: c(),
+    clAttInactivityGwei: c(),
+    clSyncCommitteeGwei: c(),
+    clProposerGwei: c(),
+    /** The initial slashing penalty (the spec's, from the validator's effective balance); no endpoint has it. */
+    clSlashingGwei: c(),
+    /** `cl_reward_gwei` − the parts above: what the node's report does not account for (0 when it agrees). */
+    clUnexplainedGwei: c(),
+  };
+};
+const clRollupParts = {
+  ...clParts(false),
+  clNotBrokenDownGwei: bigint({ mode: "bigint" }).notNull().default(sql`0`),
+};
+
+/**
  * Rewards of one validator in one epoch: CL from the balance change, EL from the blocks it proposed. A row
  * is final when its epoch is before the cursor's `finalized_epoch` (no per-row flag: marking 10,000 rows
  * an epoch final rewrote every row of the largest table once more). Migration 0008 makes the primary key
@@ -149,6 +176,7 @@ export const beaconRewards = pgTable(
     /** = `mev_reward_gwei` + `priority_fee_gwei` (docs/beacon-data.md, "EL reward"). */
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
     ...elParts,
+    ...clParts(true),
   },
   (t) => [primaryKey({ columns: [t.validatorIndex, t.epoch] }), index("beacon_rewards_by_epoch").on(t.epoch)],
 );
@@ -166,6 +194,7 @@ export const beaconRewardsDaily = pgTable(
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
     ...elParts,
+    ...clRollupParts,
     /** Σ end-of-epoch balances, with `epochs`: the day's average stake. */
     balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
     epochs: integer().notNull(),
@@ -190,6 +219,7 @@ export const beaconRewardsOrgDaily = pgTable(
     clRewardGwei: bigint({ mode: "bigint" }).notNull(),
     elRewardGwei: bigint({ mode: "bigint" }).notNull(),
     ...elParts,
+    ...clRollupParts,
     balanceSumGwei: bigint({ mode: "bigint" }).notNull(),
     /** Validator-epochs summed (a row back at 0 after a re-org is deleted, as in the validators' rollup). */
     epochs: integer().notNull(),
