@@ -9,6 +9,7 @@ import { NodeAnswerRefused } from "../http/upstream.ts";
 
 /** The largest value of a Postgres `bigint` column (signed 64-bit): balances in Gwei, slots, block numbers. */
 export const BIGINT_COLUMN_MAX = 2n ** 63n - 1n;
+const BIGINT_COLUMN_MIN = -(2n ** 63n);
 /** A Move `u64` (Sui amounts, kept in `numeric(20)`). */
 export const U64_MAX = 2n ** 64n - 1n;
 /** An EVM `uint256` (Polygon's share state, kept in `numeric(78)`). */
@@ -29,6 +30,24 @@ export const decimalUint = (max: bigint = BIGINT_COLUMN_MAX) =>
     .refine((s) => !/^[0-9]+$/.test(s) || (s.length <= digitsOf(max) + 2 && BigInt(s) <= max), {
       message: `must be at most ${max}`,
     });
+
+/**
+ * A signed integer as a decimal string within a `bigint` column, as a bigint (the Beacon API's rewards, where
+ * penalties are negative). `"-0"`, `"+5"`, `"1e3"` are refused.
+ */
+export const decimalInt = () =>
+  z
+    .string()
+    .regex(/^(?:0|-?[1-9][0-9]*)$/, "must be a decimal integer")
+    .refine(
+      (s) =>
+        !/^-?[0-9]+$/.test(s) ||
+        (s.length <= 20 && BigInt(s) <= BIGINT_COLUMN_MAX && BigInt(s) >= BIGINT_COLUMN_MIN),
+      {
+        message: "must fit a signed 64-bit integer",
+      },
+    )
+    .transform((s) => BigInt(s));
 
 /** `decimalUint` as a bigint; a safe non-negative JSON number is accepted too (some nodes write small u64s so). */
 export const nodeBigint = (max: bigint = BIGINT_COLUMN_MAX) =>
@@ -69,8 +88,6 @@ export const hexBytes = (bytes?: number) =>
       bytes === undefined ? "must be 0x-prefixed hex bytes" : `must be ${bytes} bytes of 0x-prefixed hex`,
     )
     .transform((s) => s.toLowerCase());
-
-const BIGINT_COLUMN_MIN = -(2n ** 63n);
 
 /**
  * The last line before a write: every bigint in `value` (through arrays and objects) fits a signed

@@ -1,6 +1,13 @@
 import { createPublicClient, type Hex, http, type Log } from "viem";
 import { z } from "zod";
-import { decimalUint, hexBytes, nodeAnswer, nodeNumber, U64_MAX } from "../../chains/node-values.ts";
+import {
+  decimalInt,
+  decimalUint,
+  hexBytes,
+  nodeAnswer,
+  nodeNumber,
+  U64_MAX,
+} from "../../chains/node-values.ts";
 import { AppError } from "../../errors.ts";
 import { createUpstream } from "../../http/upstream.ts";
 
@@ -71,6 +78,29 @@ export const ApiBlock = z.object({
   }),
 });
 export type ApiBlock = z.output<typeof ApiBlock>;
+/**
+ * The standard rewards endpoints' answers (only the parts the indexer keeps: `ideal_rewards` and the block's
+ * sub-totals are not read). Amounts are signed Gwei: a missed duty's penalty is negative.
+ */
+export const ApiAttestationsRewards = z.object({
+  total_rewards: z.array(
+    z.object({
+      validator_index: uint(),
+      head: decimalInt(),
+      target: decimalInt(),
+      source: decimalInt(),
+      inactivity: decimalInt(),
+    }),
+  ),
+});
+export const ApiBlockRewards = z.object({ proposer_index: uint(), total: decimalInt() });
+export const ApiSyncCommitteeRewards = z.array(z.object({ validator_index: uint(), reward: decimalInt() }));
+/**
+ * Statuses with which a node says it does not serve a rewards answer: 404 (no such endpoint, or the state it
+ * needs is pruned or not there yet), 400 (an epoch or block it will not compute), 405 and 501 (not
+ * implemented). The indexer then goes without the breakdown; any other failure is the node failing.
+ */
+const UNSERVED = new Set([400, 404, 405, 501]);
 const Header = z.object({
   root: hexBytes(32),
   header: z.object({ message: z.object({ slot: nodeNumber() }) }),
@@ -136,21 +166,65 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number; maxBytes
     if (res.status === 404) return null;
     if (res.status >= 400)
       throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to ${path}`);
-    // Every Beacon API answer wraps its value in `data`.
-    const answer = nodeAnswer(z.object({ data, execution_optimistic: z.boolean().optional() }), res.body, {
+    return unwrap(path, data, res.body);
+  }
+  /** Every Beacon API answer wraps its value in `data`, beside `execution_optimistic`. */
+  function unwrap<S extends z.ZodType>(path: string, data: S, body: unknown) {
+    const answer = nodeAnswer(z.object({ data, execution_optimistic: z.boolean().optional() }), body, {
       node: upstream.name,
       what: `answer to ${path}`,
     }) as { data: z.output<S>; execution_optimistic?: boolean };
     return { data: answer.data, optimistic: answer.execution_optimistic === true };
   }
+  /** A rewards read (verified): its data, or null when the node does not serve it (`UNSERVED`). */
+  async function rewardsRead<S extends z.ZodType>(path: string, data: S, body?: unknown) {
+    const init: RequestInit =
+      body === undefined
+        ? {}
+        : { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } };
+    const res = await upstream.text(new URL(path, opts.url), init);
+    if (UNSERVED.has(res.status)) return null;
+    if (res.status >= 400)
+      throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to ${path}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(res.text);
+    } catch (err) {
+      throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered ${path} without JSON`, { cause: err });
+    }
+    const answer = unwrap(path, data, json);
+    if (answer.optimistic) throw new OptimisticAnswer(path);
+    return answer.data;
+  }
   const api = methods(async (path, data, body) => (await read(path, data, body))?.data ?? null);
   return {
     ...api,
-    verified: methods(async (path, data, body) => {
-      const answer = await read(path, data, body);
-      if (answer?.optimistic) throw new OptimisticAnswer(path);
-      return answer?.data ?? null;
-    }),
+    verified: {
+      ...methods(async (path, data, body) => {
+        const answer = await read(path, data, body);
+        if (answer?.optimistic) throw new OptimisticAnswer(path);
+        return answer?.data ?? null;
+      }),
+      /**
+       * The standard rewards endpoints (POST with the validators' indices); null when the node does not serve
+       * the answer (`UNSERVED`).
+       */
+      rewards: {
+        attestations: (epoch: number, indices: number[]) =>
+          rewardsRead(
+            `/eth/v1/beacon/rewards/attestations/${epoch}`,
+            ApiAttestationsRewards,
+            indices.map(String),
+          ),
+        block: (slot: number) => rewardsRead(`/eth/v1/beacon/rewards/blocks/${slot}`, ApiBlockRewards),
+        syncCommittee: (slot: number, indices: number[]) =>
+          rewardsRead(
+            `/eth/v1/beacon/rewards/sync_committee/${slot}`,
+            ApiSyncCommitteeRewards,
+            indices.map(String),
+          ),
+      },
+    },
     /**
      * POST /eth/v1/beacon/pool/voluntary_exits. The node's 400 (it found the exit invalid) is an outcome,
      * with its message; anything else that is not 200 is the node failing us.

@@ -1,4 +1,5 @@
 import { WEI_PER_GWEI } from "../../chains/evm.ts";
+import type { ClBreakdown } from "./cl-breakdown.ts";
 import type {
   ApiBlock,
   ApiPendingConsolidation,
@@ -51,6 +52,8 @@ export interface EpochData {
     elRewardGwei: bigint;
     mevRewardGwei: bigint;
     priorityFeeGwei: bigint;
+    /** The CL reward's parts from the node's rewards endpoints (reward-breakdown.ts); null: not served. */
+    breakdown?: ClBreakdown | null;
   }[];
   validators: {
     pubkey: string;

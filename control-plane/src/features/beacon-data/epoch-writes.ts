@@ -1,6 +1,7 @@
 import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
 import type { ChainSpec } from "./client.ts";
+import { addRollupSums, CL_PARTS, partColumns, partValues, rollupColumns, rowParts } from "./cl-breakdown.ts";
 import type { EpochData, TransactionRow } from "./epoch-rewards.ts";
 import { col } from "./sql-arrays.ts";
 
@@ -20,7 +21,8 @@ const addSums = sql`
     mev_reward_gwei = d.mev_reward_gwei + excluded.mev_reward_gwei,
     priority_fee_gwei = d.priority_fee_gwei + excluded.priority_fee_gwei,
     balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
-    epochs = d.epochs + excluded.epochs`;
+    epochs = d.epochs + excluded.epochs,
+    ${addRollupSums}`;
 /** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
 export const addToDays = sql`on conflict (validator_index, day) do update set ${addSums}`;
 /** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
@@ -33,18 +35,19 @@ export const members = sql`(select organisation_id, pubkey from beacon_tracked_v
 export async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: number) {
   await tx.execute(sql`
     insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
+      priority_fee_gwei, balance_sum_gwei, epochs, ${rollupColumns})
     select m.organisation_id, ${dayOf(spec, sql`r.epoch`)}, -sum(r.cl_reward_gwei), -sum(r.el_reward_gwei),
-           -sum(r.mev_reward_gwei), -sum(r.priority_fee_gwei), -sum(r.balance_gwei), -count(*)
+           -sum(r.mev_reward_gwei), -sum(r.priority_fee_gwei), -sum(r.balance_gwei), -count(*),
+           ${rowParts("r", "-sum")}
     from beacon_rewards r join beacon_validators b on b.validator_index = r.validator_index
     join ${members} m on m.pubkey = b.pubkey
     where r.epoch >= ${epoch} group by 1, 2
     ${addToOrgDays}`);
   await tx.execute(sql`
     insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
+      priority_fee_gwei, balance_sum_gwei, epochs, ${rollupColumns})
     select validator_index, ${dayOf(spec, sql`epoch`)}, -sum(cl_reward_gwei), -sum(el_reward_gwei),
-           -sum(mev_reward_gwei), -sum(priority_fee_gwei), -sum(balance_gwei), -count(*)
+           -sum(mev_reward_gwei), -sum(priority_fee_gwei), -sum(balance_gwei), -count(*), ${rowParts("", "-sum")}
     from beacon_rewards where epoch >= ${epoch} group by 1, 2
     ${addToDays}`);
   await tx.execute(sql`delete from beacon_rewards_daily where epochs = 0`);
@@ -60,26 +63,31 @@ export async function subtractFromDays(tx: DbOrTx, spec: ChainSpec, epoch: numbe
 export async function insertRewards(tx: DbOrTx, data: EpochData, spec: ChainSpec) {
   const r = data.rewards;
   if (!r.length) return;
+  const parts = r.map((x) => partValues(x.breakdown));
+  const k = CL_PARTS.map((_, n) => n);
+  const partArrays = k.map((n) => sql`, ${col(parts.map((p) => p[n] ?? null))}::int8[]`);
+  const partNames = sql.raw(k.map((n) => `, p${n}`).join(""));
   await tx.execute(sql`
     with r as (
       insert into beacon_rewards (validator_index, epoch, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-        priority_fee_gwei)
-      select i, ${data.epoch}::int, b, c, m + f, m, f
+        priority_fee_gwei, ${partColumns})
+      select i, ${data.epoch}::int, b, c, m + f, m, f${partNames}
       from unnest(${col(r.map((x) => x.validatorIndex))}::int[], ${col(r.map((x) => x.balanceGwei))}::int8[],
                   ${col(r.map((x) => x.clRewardGwei))}::int8[], ${col(r.map((x) => x.mevRewardGwei))}::int8[],
-                  ${col(r.map((x) => x.priorityFeeGwei))}::int8[]) as x(i, b, c, m, f)
+                  ${col(r.map((x) => x.priorityFeeGwei))}::int8[]${sql.join(partArrays, sql``)})
+             as x(i, b, c, m, f${partNames})
       on conflict do nothing
-      returning validator_index, balance_gwei, cl_reward_gwei, el_reward_gwei, mev_reward_gwei, priority_fee_gwei),
+      returning *),
     v as (
       insert into beacon_rewards_daily as d (validator_index, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-        priority_fee_gwei, balance_sum_gwei, epochs)
+        priority_fee_gwei, balance_sum_gwei, epochs, ${rollupColumns})
       select validator_index, ${dayOf(spec, sql`${data.epoch}::int`)}, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-             priority_fee_gwei, balance_gwei, 1 from r
+             priority_fee_gwei, balance_gwei, 1, ${rowParts("")} from r
       ${addToDays})
     insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-      priority_fee_gwei, balance_sum_gwei, epochs)
+      priority_fee_gwei, balance_sum_gwei, epochs, ${rollupColumns})
     select m.organisation_id, ${dayOf(spec, sql`${data.epoch}::int`)}, sum(r.cl_reward_gwei), sum(r.el_reward_gwei),
-           sum(r.mev_reward_gwei), sum(r.priority_fee_gwei), sum(r.balance_gwei), count(*)
+           sum(r.mev_reward_gwei), sum(r.priority_fee_gwei), sum(r.balance_gwei), count(*), ${rowParts("r", "sum")}
     from r join beacon_validators b on b.validator_index = r.validator_index join ${members} m on m.pubkey = b.pubkey
     group by 1
     ${addToOrgDays}`);

@@ -8,6 +8,7 @@ import {
 } from "@stake/db/schema/beacon-data";
 import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
 import { CHAIN_AREAS } from "../../platform/chain-identity/areas.ts";
+import { rollupColumns, rollupSums } from "./cl-breakdown.ts";
 import type { ChainSpec } from "./client.ts";
 import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
 import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } from "./epoch-writes.ts";
@@ -212,9 +213,9 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
       if (!added.length) return 0;
       await tx.execute(sql`
         insert into beacon_rewards_org_daily as d (organisation_id, day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
-          priority_fee_gwei, balance_sum_gwei, epochs)
+          priority_fee_gwei, balance_sum_gwei, epochs, ${rollupColumns})
         select x.organisation_id, r.day, sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.mev_reward_gwei),
-               sum(r.priority_fee_gwei), sum(r.balance_sum_gwei), sum(r.epochs)
+               sum(r.priority_fee_gwei), sum(r.balance_sum_gwei), sum(r.epochs), ${rollupSums("r")}
         from unnest(${col(added.map((a) => a.organisation_id))}::text[], ${col(added.map((a) => a.pubkey))}::text[])
                as x(organisation_id, pubkey)
         join beacon_validators b on b.pubkey = x.pubkey

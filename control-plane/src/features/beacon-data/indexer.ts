@@ -5,7 +5,7 @@ import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import { type BeaconApi, type ChainSpec, type ExecutionApi, OptimisticAnswer } from "./client.ts";
-import type { TrackedValidator } from "./epoch-rewards.ts";
+import type { EpochData, TrackedValidator } from "./epoch-rewards.ts";
 import type { IndexerRepo } from "./indexer-repo.ts";
 import { createStateQueues, readEpoch } from "./read-epoch.ts";
 
@@ -58,14 +58,35 @@ export function createIndexer(deps: IndexerDeps) {
    */
   async function read(s: ChainSpec, epoch: number, tracked: TrackedValidator[]) {
     try {
-      const data = await readEpoch(reads(s), epoch, tracked);
+      const { data, unserved } = await readEpoch(reads(s), epoch, tracked);
       assertFitsBigintColumns(data, { node: "Beacon and execution node", what: `epoch ${epoch}` });
+      noteBreakdown(epoch, data, unserved);
       return data;
     } catch (err) {
       if (!(err instanceof OptimisticAnswer)) throw err;
       deps.logger.warn({ epoch, reason: err.message }, "beacon node is optimistic: epoch not indexed yet");
       return null;
     }
+  }
+  // Whether the last epoch read had its breakdown: a node that never serves the rewards endpoints is said
+  // once, not every epoch.
+  let served: boolean | undefined;
+  /** Says when the node stops or starts serving the breakdown, and every epoch where it disagrees. */
+  function noteBreakdown(epoch: number, data: EpochData, unserved: string | null) {
+    if (unserved !== null && served !== false)
+      deps.logger.warn(
+        { epoch, unserved },
+        "beacon node does not serve its rewards endpoints: CL rewards indexed without their breakdown",
+      );
+    if (unserved === null && served === false)
+      deps.logger.info({ epoch }, "beacon node serves CL reward breakdowns again");
+    served = unserved === null;
+    const off = data.rewards.filter((r) => r.breakdown && r.breakdown.unexplained !== 0n);
+    if (off.length)
+      deps.logger.warn(
+        { epoch, validators: off.slice(0, 10).map((r) => r.validatorIndex), count: off.length },
+        "beacon node's rewards endpoints disagree with the balance changes: the difference is stored as unexplained",
+      );
   }
   /** The step's writes each in one transaction under the indexer's advisory lock (indexer-repo.ts). */
   const locked = <T>(write: (tx: DbOrTx) => Promise<T>) =>

@@ -24,6 +24,7 @@ import {
   type SlotInput,
   type TrackedValidator,
 } from "./epoch-rewards.ts";
+import { fetchNodeParts, withBreakdown } from "./reward-breakdown.ts";
 
 /** The beacon reads of an epoch: answers the node marks optimistic throw (client.ts `OptimisticAnswer`). */
 type BeaconReads = BeaconApi["verified"];
@@ -65,14 +66,23 @@ export type StateQueues = ReturnType<typeof createStateQueues>;
 
 /**
  * Reads epoch `epoch` from the nodes (every input of `computeEpoch`, the node round trips of all slots a
- * few at a time) and computes what it means for the tracked validators.
+ * few at a time), computes what it means for the tracked validators, and breaks their CL rewards down as
+ * the node's rewards endpoints report them (reward-breakdown.ts). `unserved`: which rewards answer the node
+ * did not serve (the rows then have no breakdown).
  */
 export async function readEpoch(
   deps: EpochReadDeps,
   epoch: number,
   tracked: TrackedValidator[],
-): Promise<EpochData> {
-  return computeEpoch(await fetchEpoch(deps, epoch, tracked));
+): Promise<{ data: EpochData; unserved: string | null }> {
+  const input = await fetchEpoch(deps, epoch, tracked);
+  const data = computeEpoch(input);
+  const node = await fetchNodeParts(
+    deps.beacon.rewards,
+    input,
+    data.rewards.map((r) => r.validatorIndex),
+  );
+  return { data: withBreakdown(data, input, node), unserved: "unserved" in node ? node.unserved : null };
 }
 
 /** The nodes' side of `readEpoch`: what `computeEpoch` needs, and nothing computed. */
