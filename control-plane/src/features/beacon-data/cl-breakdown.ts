@@ -56,11 +56,11 @@ export function rowParts(r: string, agg = "", as = false): SQL {
   return list(named(agg ? exprs.map((e) => `${agg}(${e})`) : exprs, as));
 }
 
-/** `agg(r.col)` for each rollup column of rollup rows (alias `r`), `as` the column. */
-export const rollupSums = (r: string, agg = "sum", as = false) =>
+/** `agg(r.col)` for each rollup column of rollup rows (alias `r`), cast by `cast`, `as` the column. */
+export const rollupSums = (r: string, agg = "sum", as = false, cast = "") =>
   list(
     named(
-      ROLLUP_COLUMNS.map((col) => `${agg}(${prefix(r)}${col})`),
+      ROLLUP_COLUMNS.map((col) => `${agg}(${prefix(r)}${col})${cast}`),
       as,
     ),
   );
@@ -84,10 +84,19 @@ export function breakdownJson(row: Record<string, unknown>): ClBreakdownJson {
   return out;
 }
 
-/** One `beacon_rewards` row's parts (null: none) as the API's object: all not broken down when none. */
-export function rowBreakdownJson(parts: Record<string, unknown>, clReward: string): ClBreakdownJson {
-  const missing = parts[PART_COLUMNS[0] as string] === null || parts[PART_COLUMNS[0] as string] === undefined;
-  return breakdownJson(missing ? { [NOT_BROKEN_DOWN]: clReward } : parts);
+/**
+ * The `i`-th validator's breakdown in an epoch read with `partArrays` (one array per part column), as the
+ * API's object: everything not broken down when its row has none.
+ */
+export function rowBreakdownJson(
+  arrays: Record<string, unknown>,
+  i: number,
+  clReward: string,
+): ClBreakdownJson {
+  const parts = Object.fromEntries(
+    PART_COLUMNS.map((c) => [c, (arrays[c] as (string | null)[] | undefined)?.[i] ?? null]),
+  );
+  return breakdownJson(parts[PART_COLUMNS[0] as string] === null ? { [NOT_BROKEN_DOWN]: clReward } : parts);
 }
 
 /** The column values of a computed breakdown (null: none), in `partColumns` order. */

@@ -1,7 +1,7 @@
 import type { DbOrTx } from "@stake/db/client";
 import { sql } from "drizzle-orm";
-import type { ChainSpec } from "./client.ts";
 import { addRollupSums, CL_PARTS, partColumns, partValues, rollupColumns, rowParts } from "./cl-breakdown.ts";
+import type { ChainSpec } from "./client.ts";
 import type { EpochData, TransactionRow } from "./epoch-rewards.ts";
 import { col } from "./sql-arrays.ts";
 

@@ -1,6 +1,7 @@
 import type { Db, DbOrTx } from "@stake/db/client";
 import { beaconIndexerCursor, beaconTrackedValidators } from "@stake/db/schema/beacon-data";
 import { eq, type SQL, sql } from "drizzle-orm";
+import { partArrays, rollupSums, rowParts } from "./cl-breakdown.ts";
 
 /** The organisation's pubkeys: provisioned here or registered (the only validators it ever sees). */
 const mine = (organisationId: string) =>
@@ -30,8 +31,10 @@ export interface Totals {
   /** The two parts of `el`: builders' payments and priority fees. */
   mev: bigint;
   fees: bigint;
+  /** The CL reward's parts summed, by rollup column (cl-breakdown.ts), decimal strings. */
+  breakdown: Record<string, string | null>;
 }
-export const NO_TOTALS: Totals = { cl: 0n, el: 0n, mev: 0n, fees: 0n };
+export const NO_TOTALS: Totals = { cl: 0n, el: 0n, mev: 0n, fees: 0n, breakdown: {} };
 
 /** The reward columns' sums, as `cl`, `el`, `mev`, `fees`. */
 const SUMS = sql.raw(
@@ -185,12 +188,14 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
         el: string[];
         mev: string[];
         fees: string[];
+        /** Each part's column: its values in the same order, null where a row has no breakdown. */
+        [part: string]: unknown;
       }>(sql`
         select epoch, array_agg(validator_index order by validator_index) as indices,
                array_agg(cl_reward_gwei::text order by validator_index) as cl,
                array_agg(el_reward_gwei::text order by validator_index) as el,
                array_agg(mev_reward_gwei::text order by validator_index) as mev,
-               array_agg(priority_fee_gwei::text order by validator_index) as fees
+               array_agg(priority_fee_gwei::text order by validator_index) as fees, ${partArrays}
         from beacon_rewards where validator_index = any(${indexArray(indices)}) and epoch between ${from} and ${to}
         group by epoch order by epoch`);
     },
@@ -203,25 +208,27 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
       const idx = indexArray(indices);
       const sums = [
         ...(parts.epochs ?? []).map(
-          ([a, b]) => sql`select ${SUMS} from beacon_rewards
+          ([a, b]) => sql`select ${SUMS}, ${rowParts("", "sum", true)} from beacon_rewards
             where validator_index = any(${idx}) and epoch between ${a} and ${b}`,
         ),
         ...(parts.days
           ? [
-              sql`select ${SUMS} from beacon_rewards_daily
+              sql`select ${SUMS}, ${rollupSums("", "sum", true)} from beacon_rewards_daily
                 where validator_index = any(${idx}) and day between ${parts.days[0]} and ${parts.days[1]}`,
             ]
           : []),
       ];
       if (!sums.length) return NO_TOTALS;
-      const r = await readOne<Record<"cl" | "el" | "mev" | "fees", string | null>>(sql`
-        select sum(cl)::text as cl, sum(el)::text as el, sum(mev)::text as mev, sum(fees)::text as fees
+      const r = await readOne<Record<string, string | null>>(sql`
+        select sum(cl)::text as cl, sum(el)::text as el, sum(mev)::text as mev, sum(fees)::text as fees,
+               ${rollupSums("s", "sum", true, "::text")}
         from (${sql.join(sums, sql` union all `)}) s`);
       return {
         cl: BigInt(r?.cl ?? 0),
         el: BigInt(r?.el ?? 0),
         mev: BigInt(r?.mev ?? 0),
         fees: BigInt(r?.fees ?? 0),
+        breakdown: r ?? {},
       };
     },
 
@@ -234,10 +241,13 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
         el: string;
         mev: string;
         fees: string;
+        /** The CL reward's parts summed, by rollup column. */
+        [part: string]: unknown;
       }>(sql`
         select ((day - ${start}::date) / ${days})::int as bucket, validator_index,
                sum(cl_reward_gwei)::text as cl, sum(el_reward_gwei)::text as el,
-               sum(mev_reward_gwei)::text as mev, sum(priority_fee_gwei)::text as fees
+               sum(mev_reward_gwei)::text as mev, sum(priority_fee_gwei)::text as fees,
+               ${rollupSums("", "sum", true, "::text")}
         from beacon_rewards_daily
         where validator_index = any(${indexArray(indices)}) and day between ${start} and ${end}
         group by 1, 2 order by 1, 2`);
@@ -254,6 +264,7 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
       const row = await readOne<Record<string, string>>(sql`
         select coalesce(sum(d.cl_reward_gwei), 0)::text as cl, coalesce(sum(d.el_reward_gwei), 0)::text as el,
                coalesce(sum(d.mev_reward_gwei), 0)::text as mev, coalesce(sum(d.priority_fee_gwei), 0)::text as fees,
+               ${rollupSums("d", "sum", true, "::text")},
                ${windows(7)}, ${windows(30)}, ${windows(365)},
                (select coalesce(sum(b.balance_gwei), 0) from ${myValidators.scan(organisationId)} b
                 where b.beacon_status like 'active%')::text as stake

@@ -1,6 +1,6 @@
 import { mapConcurrent, NodeAnswerRefused } from "../../http/upstream.ts";
-import type { BeaconApi } from "./client.ts";
 import type { ClBreakdown } from "./cl-breakdown.ts";
+import type { BeaconApi } from "./client.ts";
 import type { EpochData, EpochInput } from "./epoch-rewards.ts";
 
 type Rewards = BeaconApi["verified"]["rewards"];

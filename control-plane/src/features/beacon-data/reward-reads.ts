@@ -1,5 +1,6 @@
 import { notIndexedYet } from "../../errors.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
+import { breakdownJson, rowBreakdownJson } from "./cl-breakdown.ts";
 import { type BeaconDataRepo, NO_TOTALS, type Totals } from "./repo.ts";
 import type { DateQuery, EpochQuery } from "./schemas.ts";
 
@@ -22,11 +23,12 @@ function groupBy<T>(rows: readonly T[], key: (r: T) => number): Map<number, T[]>
 }
 
 const reward = (
-  r: { validator_index: number; cl: string; el: string; mev: string; fees: string },
+  r: { validator_index: number; cl: string; el: string; mev: string; fees: string; [part: string]: unknown },
   pubkeyOf: Map<number, string>,
 ) => ({
   pubkey: pubkeyOf.get(r.validator_index) ?? "",
   cl_reward: r.cl,
+  cl_breakdown: breakdownJson(r),
   el_reward: r.el,
   mev_reward: r.mev,
   priority_fees: r.fees,
@@ -36,6 +38,7 @@ const reward = (
 /** A range's totals as the reward responses carry them (Gwei strings). */
 const totalsOf = (t: Totals) => ({
   total_cl_rewards: t.cl.toString(),
+  total_cl_breakdown: breakdownJson(t.breakdown),
   total_el_rewards: t.el.toString(),
   total_mev_rewards: t.mev.toString(),
   total_priority_fees: t.fees.toString(),
@@ -106,6 +109,7 @@ function epochSummary(c: Cursor, rows: EpochRows, page: [number, number], pubkey
         ? r.indices.map((index, i) => ({
             pubkey: pubkeyOf.get(index) ?? "",
             cl_reward: r.cl[i] as string,
+            cl_breakdown: rowBreakdownJson(r, i, r.cl[i] as string),
             el_reward: r.el[i] as string,
             mev_reward: r.mev[i] as string,
             priority_fees: r.fees[i] as string,
@@ -157,6 +161,7 @@ export function createRewardReads(deps: { repo: BeaconDataRepo; network: string;
       provider: deps.provider,
       total_active_stake: activeStake.toString(),
       total_cl_rewards: row.cl ?? "0",
+      total_cl_breakdown: breakdownJson(row),
       total_el_rewards: row.el ?? "0",
       total_mev_rewards: row.mev ?? "0",
       total_priority_fees: row.fees ?? "0",

@@ -117,8 +117,33 @@ const PriorityFees = Gwei.meta({
   description:
     "Part of el_reward (our addition): the priority fees of the blocks the validator built itself, Gwei; el_reward = mev_reward + priority_fees.",
 });
+/** The CL reward's parts (our addition; docs/beacon-data.md, "CL reward breakdown"). */
+const part = (description: string) => Gwei.meta({ description: `${description}, Gwei (signed)` });
+const ClBreakdown = z
+  .object({
+    attestation_source: part("Attestation source reward (negative: the penalty for a missed source vote)"),
+    attestation_target: part("Attestation target reward (negative: the penalty for a missed target vote)"),
+    attestation_head: part("Attestation head reward"),
+    attestation_inactivity: part("Inactivity-leak penalty (0 or negative)"),
+    sync_committee: part("Sync-committee reward (negative: the penalty for a missed signature)"),
+    proposer: part(
+      "Proposer reward of the blocks proposed (attestations, sync aggregate, slashings included)",
+    ),
+    slashing: part("The initial slashing penalty (0 or negative)"),
+    unexplained: part(
+      "What the beacon node's rewards endpoints leave unaccounted for in the balance change (0 when they agree)",
+    ),
+    not_broken_down: part(
+      "CL reward of validator-epochs whose node did not serve the rewards endpoints (no parts known)",
+    ),
+  })
+  .meta({
+    description:
+      "Our addition: the CL reward's parts as the beacon node's standard rewards endpoints report them; they sum to the CL reward beside it. The attestation parts of epoch e are those the epoch's processing pays (duties of e − 2).",
+  });
 const ElTotals = {
   total_cl_rewards: Gwei,
+  total_cl_breakdown: ClBreakdown,
   total_el_rewards: Gwei,
   total_mev_rewards: MevReward,
   total_priority_fees: PriorityFees,
@@ -137,6 +162,7 @@ export const OverviewResponse = z.object({
 const ValidatorReward = z.object({
   pubkey: z.string(),
   cl_reward: Gwei,
+  cl_breakdown: ClBreakdown,
   el_reward: Gwei,
   mev_reward: MevReward,
   priority_fees: PriorityFees,

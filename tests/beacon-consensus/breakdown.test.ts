@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import supertest from "supertest";
+import { QUEUES } from "../../control-plane/src/queues.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { makeOrganisation } from "../helpers/accounts.ts";
+import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { areaOf, startJobs } from "../helpers/jobs.ts";
+import { loadLodestar } from "./load.ts";
+
+const { getClient, MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA, SLOTS_PER_EPOCH, startConsensusDevnet } =
+  await loadLodestar();
+type ApiClient = import("./lodestar.ts").ApiClient;
+
+/**
+ * The CL reward breakdown (docs/beacon-data.md, "CL reward breakdown") indexed from the consensus devnet
+ * (Lodestar's state transition, anvil as its execution layer), 64 validators of which 4 are offline and
+ * one slashed mid-run, every one of them registered by one organisation. For every validator and epoch, as
+ * `/api/rewards/epoch` returns it: the parts sum to `cl_reward`, nothing is left unexplained or not broken
+ * down, `cl_reward` is the balance change with the epoch's withdrawals added back (read with Lodestar's own
+ * client, `@lodestar/api`), and each part equals what the devnet's rewards endpoints answer, parsed by
+ * `@lodestar/api` as well: attestations of epoch − 2, sync committee and proposer of the epoch's blocks, and
+ * the slashed validator's initial penalty from its effective balance. Offline validators' attestation parts
+ * are negative; the overview's totals are the rows' sums.
+ */
+const OFFLINE = [60, 61, 62, 63];
+const SLASHED = 5;
+const LAST = 7;
+let devnet: ConsensusDevnet;
+let h: ControlPlaneHarness;
+let jobs: Awaited<ReturnType<typeof startJobs>>;
+let api: ApiClient;
+let apiKey: string;
+
+const PARTS = [
+  "attestation_source",
+  "attestation_target",
+  "attestation_head",
+  "attestation_inactivity",
+  "sync_committee",
+  "proposer",
+  "slashing",
+  "unexplained",
+  "not_broken_down",
+] as const;
+type Breakdown = Record<(typeof PARTS)[number], string>;
+interface Row {
+  index: number;
+  cl_reward: string;
+  cl_breakdown: Breakdown;
+}
+
+before(async () => {
+  devnet = await startConsensusDevnet({ execution: true, validators: 64, offline: OFFLINE });
+  api = getClient({ baseUrl: devnet.url }, { config: devnet.chain.config });
+  h = await createControlPlaneHarness({
+    CONTROL_PLANE_AREAS: "beacon-data",
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: devnet.execution?.url ?? "",
+    BEACON_INDEXER_START_EPOCH: "0",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+  });
+  jobs = await startJobs(h, [QUEUES.beaconRegistrations.name]);
+  apiKey = (await makeOrganisation(h.db)).apiKey;
+});
+after(async () => {
+  await jobs?.close();
+  await h?.close();
+  await devnet?.close();
+});
+
+const epochEnd = (epoch: number) => (epoch + 1) * SLOTS_PER_EPOCH - 1;
+const get = (path: string, query: Record<string, unknown> = {}) =>
+  supertest(h.app).get(path).set("api-key", apiKey).query(query);
+const sum = (b: Breakdown) => PARTS.reduce((a, p) => a + BigInt(b[p]), 0n);
+const balancesAt = async (stateId: number | "genesis") =>
+  new Map(
+    (await api.beacon.getStateValidatorBalances({ stateId }))
+      .value()
+      .map((b) => [b.index, BigInt(b.balance)]),
+  );
+
+/** What the devnet's endpoints say each validator earned in `epoch`, by part, and its withdrawals. */
+async function fromEndpoints(epoch: number) {
+  const parts = new Map<number, Partial<Record<(typeof PARTS)[number], bigint>>>();
+  const add = (i: number, part: (typeof PARTS)[number], amount: number | bigint) => {
+    const p = parts.get(i) ?? {};
+    p[part] = (p[part] ?? 0n) + BigInt(amount);
+    parts.set(i, p);
+  };
+  if (epoch >= 2) {
+    for (const r of (await api.beacon.getAttestationsRewards({ epoch: epoch - 2 })).value().totalRewards) {
+      add(r.validatorIndex, "attestation_source", r.source);
+      add(r.validatorIndex, "attestation_target", r.target);
+      add(r.validatorIndex, "attestation_head", r.head);
+      add(r.validatorIndex, "attestation_inactivity", r.inactivity);
+    }
+  }
+  const withdrawn = new Map<number, bigint>();
+  for (let slot = epoch * SLOTS_PER_EPOCH; slot <= epochEnd(epoch); slot++) {
+    const block = await api.beacon.getBlockV2({ blockId: slot });
+    if (block.status === 404) continue;
+    const { message } = block.value();
+    const proposer = (await api.beacon.getBlockRewards({ blockId: slot })).value();
+    add(proposer.proposerIndex, "proposer", proposer.total);
+    for (const s of (await api.beacon.getSyncCommitteeRewards({ blockId: slot, validatorIds: [] })).value())
+      add(s.validatorIndex, "sync_committee", s.reward);
+    const body = message.body as {
+      executionPayload: { withdrawals: { validatorIndex: number; amount: bigint }[] };
+      proposerSlashings: { signedHeader1: { message: { proposerIndex: number } } }[];
+    };
+    for (const w of body.executionPayload.withdrawals)
+      withdrawn.set(w.validatorIndex, (withdrawn.get(w.validatorIndex) ?? 0n) + BigInt(w.amount));
+    for (const s of body.proposerSlashings) {
+      const slashed = s.signedHeader1.message.proposerIndex;
+      const v = (await api.beacon.getStateValidator({ stateId: slot, validatorId: slashed })).value();
+      add(
+        slashed,
+        "slashing",
+        -Math.floor(v.validator.effectiveBalance / MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA),
+      );
+    }
+  }
+  return { parts, withdrawn };
+}
+
+test("every validator's breakdown sums to its cl_reward, the balance change, and the devnet's rewards endpoints", async () => {
+  const pubkeys = (await api.beacon.getStateValidators({ stateId: "head" }))
+    .value()
+    .map((v) => `0x${Buffer.from(v.validator.pubkey).toString("hex")}`);
+  assert.equal(pubkeys.length, 64);
+  const res = await supertest(h.app)
+    .post("/api/validators/register")
+    .set("api-key", apiKey)
+    .send({ pubkeys });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+
+  await devnet.advance(3 * SLOTS_PER_EPOCH);
+  const slash = await fetch(`${devnet.url}/devnet/slash/${SLASHED}`, { method: "POST" });
+  assert.equal(slash.status, 200);
+  while (devnet.chain.head < epochEnd(LAST)) await devnet.advance();
+  const { indexer } = await areaOf(h, "beacon-data");
+  const written = await indexer.runOnce();
+  assert.ok(written.includes(LAST), `epochs written: ${written}`);
+
+  const page = await get("/api/rewards/epoch", { start_epoch: 0, end_epoch: LAST, per_page: 100 });
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  const summary = page.body.interval_summary as { epoch: number; validators: Row[] }[];
+  let checked = 0;
+  let slashings = 0;
+  let before = await balancesAt("genesis");
+  for (const { epoch, validators } of summary) {
+    const after = await balancesAt(epochEnd(epoch));
+    const { parts, withdrawn } = await fromEndpoints(epoch);
+    assert.equal(validators.length, 64, `epoch ${epoch}: every tracked validator has a row`);
+    for (const row of validators) {
+      const where = `validator ${row.index}, epoch ${epoch}: ${JSON.stringify(row)}`;
+      const b = row.cl_breakdown;
+      assert.equal(sum(b), BigInt(row.cl_reward), `parts sum to cl_reward; ${where}`);
+      assert.equal(b.unexplained, "0", where);
+      assert.equal(b.not_broken_down, "0", where);
+      const change =
+        (after.get(row.index) ?? 0n) - (before.get(row.index) ?? 0n) + (withdrawn.get(row.index) ?? 0n);
+      assert.equal(BigInt(row.cl_reward), change, `cl_reward is the balance change; ${where}`);
+      const expected = parts.get(row.index) ?? {};
+      for (const p of PARTS.slice(0, 7))
+        assert.equal(BigInt(b[p]), expected[p] ?? 0n, `${p} as the devnet's endpoints say; ${where}`);
+      if (OFFLINE.includes(row.index) && epoch >= 2) {
+        assert.ok(BigInt(b.attestation_source) < 0n && BigInt(b.attestation_target) < 0n, where);
+      }
+      if (b.slashing !== "0") {
+        assert.equal(row.index, SLASHED, where);
+        slashings++;
+      }
+      checked++;
+    }
+    before = after;
+  }
+  assert.equal(checked, 64 * (LAST + 1));
+  assert.equal(slashings, 1, "the slashing's epoch is among those checked");
+
+  // The overview's totals are the rows' sums, part by part (every epoch indexed is in the page).
+  const overview = await get("/api/rewards/overview");
+  assert.equal(overview.status, 200, JSON.stringify(overview.body));
+  const totals = overview.body.total_cl_breakdown as Breakdown;
+  for (const p of PARTS) {
+    const rows = summary.flatMap((s) => s.validators).reduce((a, r) => a + BigInt(r.cl_breakdown[p]), 0n);
+    assert.equal(BigInt(totals[p]), rows, `overview total of ${p}`);
+  }
+  assert.equal(sum(totals), BigInt(overview.body.total_cl_rewards));
+  assert.deepEqual(page.body.total_cl_breakdown, totals, "the epoch range's totals are the same");
+});
