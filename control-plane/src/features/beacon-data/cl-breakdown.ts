@@ -68,10 +68,12 @@ export const rollupSums = (r: string, agg = "sum", as = false, cast = "") =>
 /** `col = d.col + excluded.col` for each rollup column (the rollups' upsert). */
 export const addRollupSums = list(ROLLUP_COLUMNS.map((c) => `${c} = d.${c} + excluded.${c}`));
 
-/** Per epoch, each part of the validators' rows as a text array in validator order (nulls kept). */
-export const partArrays = list(
-  PART_COLUMNS.map((c) => `array_agg(${c}::text order by validator_index) as ${c}`),
-);
+/** Per epoch, each part of the validators' rows as a text array in validator order, and `broken_down`: which rows have parts. */
+export const partArrays = list([
+  ...PART_COLUMNS.map((c) => `array_agg(coalesce(${c}, 0)::text order by validator_index) as ${c}`),
+  // Apart: the driver reads a NULL inside a text array as the text "NULL".
+  `array_agg(${PART_COLUMNS[0]} is not null order by validator_index) as broken_down`,
+]);
 
 /** The API's breakdown object: every part and `not_broken_down`, Gwei strings; their sum is `cl_reward`. */
 export type ClBreakdownJson = Record<(typeof CL_PARTS)[number]["field"] | "not_broken_down", string>;
@@ -93,10 +95,9 @@ export function rowBreakdownJson(
   i: number,
   clReward: string,
 ): ClBreakdownJson {
-  const parts = Object.fromEntries(
-    PART_COLUMNS.map((c) => [c, (arrays[c] as (string | null)[] | undefined)?.[i] ?? null]),
-  );
-  return breakdownJson(parts[PART_COLUMNS[0] as string] === null ? { [NOT_BROKEN_DOWN]: clReward } : parts);
+  if ((arrays.broken_down as boolean[] | undefined)?.[i] !== true)
+    return breakdownJson({ [NOT_BROKEN_DOWN]: clReward });
+  return breakdownJson(Object.fromEntries(PART_COLUMNS.map((c) => [c, (arrays[c] as string[])[i]])));
 }
 
 /** The column values of a computed breakdown (null: none), in `partColumns` order. */
