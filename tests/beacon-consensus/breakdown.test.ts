@@ -4,6 +4,7 @@ import supertest from "supertest";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
+import { CL_BREAKDOWN_FIELDS, type ClBreakdownField } from "../helpers/cl-breakdown.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { loadLodestar } from "./load.ts";
@@ -32,18 +33,8 @@ let jobs: Awaited<ReturnType<typeof startJobs>>;
 let api: ApiClient;
 let apiKey: string;
 
-const PARTS = [
-  "attestation_source",
-  "attestation_target",
-  "attestation_head",
-  "attestation_inactivity",
-  "sync_committee",
-  "proposer",
-  "slashing",
-  "unexplained",
-  "not_broken_down",
-] as const;
-type Breakdown = Record<(typeof PARTS)[number], string>;
+const PARTS = CL_BREAKDOWN_FIELDS;
+type Breakdown = Record<ClBreakdownField, string>;
 interface Row {
   index: number;
   cl_reward: string;
@@ -82,8 +73,8 @@ const balancesAt = async (stateId: number | "genesis") =>
 
 /** What the devnet's endpoints say each validator earned in `epoch`, by part, and its withdrawals. */
 async function fromEndpoints(epoch: number) {
-  const parts = new Map<number, Partial<Record<(typeof PARTS)[number], bigint>>>();
-  const add = (i: number, part: (typeof PARTS)[number], amount: number | bigint) => {
+  const parts = new Map<number, Partial<Record<ClBreakdownField, bigint>>>();
+  const add = (i: number, part: ClBreakdownField, amount: number | bigint) => {
     const p = parts.get(i) ?? {};
     p[part] = (p[part] ?? 0n) + BigInt(amount);
     parts.set(i, p);

@@ -5,6 +5,7 @@ import { QUEUES } from "../../control-plane/src/queues.ts";
 import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
+import { notBrokenDown } from "../helpers/cl-breakdown.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
 
@@ -196,19 +197,7 @@ describe("happy shapes on an empty index", () => {
       provider: "stake",
       total_active_stake: "0",
       total_cl_rewards: "0",
-      total_cl_breakdown: Object.fromEntries(
-        [
-          "attestation_source",
-          "attestation_target",
-          "attestation_head",
-          "attestation_inactivity",
-          "sync_committee",
-          "proposer",
-          "slashing",
-          "unexplained",
-          "not_broken_down",
-        ].map((p) => [p, "0"]),
-      ),
+      total_cl_breakdown: notBrokenDown("0"),
       total_el_rewards: "0",
       total_mev_rewards: "0",
       total_priority_fees: "0",
