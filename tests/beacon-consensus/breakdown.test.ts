@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
-import { CL_BREAKDOWN_FIELDS, type ClBreakdownField } from "../helpers/cl-breakdown.ts";
+import { CL_BREAKDOWN_FIELDS, type ClBreakdownField, notBrokenDown } from "../helpers/cl-breakdown.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { loadLodestar } from "./load.ts";
@@ -61,6 +63,15 @@ after(async () => {
 });
 
 const epochEnd = (epoch: number) => (epoch + 1) * SLOTS_PER_EPOCH - 1;
+/**
+ * Slots made until the head block is at `slot` or later: the indexer reads an epoch once the node's head
+ * is at its last slot, and that slot may be empty (an offline or slashed proposer's).
+ */
+const advanceToBlock = async (slot: number) => {
+  const headBlock = async () =>
+    (await api.beacon.getBlockHeader({ blockId: "head" })).value().header.message.slot;
+  while ((await headBlock()) < slot) await devnet.advance();
+};
 const get = (path: string, query: Record<string, unknown> = {}) =>
   supertest(h.app).get(path).set("api-key", apiKey).query(query);
 const sum = (b: Breakdown) => PARTS.reduce((a, p) => a + BigInt(b[p]), 0n);
@@ -129,7 +140,7 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
   await devnet.advance(3 * SLOTS_PER_EPOCH);
   const slash = await fetch(`${devnet.url}/devnet/slash/${SLASHED}`, { method: "POST" });
   assert.equal(slash.status, 200);
-  while (devnet.chain.head < epochEnd(LAST)) await devnet.advance();
+  await advanceToBlock(epochEnd(LAST));
   const { indexer } = await areaOf(h, "beacon-data");
   const written = await indexer.runOnce();
   assert.ok(written.includes(LAST), `epochs written: ${written}`);
@@ -180,4 +191,68 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
   }
   assert.equal(sum(totals), BigInt(overview.body.total_cl_rewards));
   assert.deepEqual(page.body.total_cl_breakdown, totals, "the epoch range's totals are the same");
+});
+
+/** A lying node between the indexer and the devnet: rewrites the rewards answers as `lie` says. */
+type Lie = "twice" | "unasked" | "not-a-number" | "other-proposer" | "not-served";
+let lie: Lie = "twice";
+async function lyingNode(req: IncomingMessage, res: ServerResponse) {
+  const path = req.url ?? "/";
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const rewards = path.startsWith("/eth/v1/beacon/rewards/");
+  if (rewards && lie === "not-served") return void res.writeHead(501).end("Not implemented");
+  const upstream = await fetch(new URL(path, devnet.url), {
+    method: req.method ?? "GET",
+    headers: { "content-type": "application/json" },
+    ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+  });
+  let text = await upstream.text();
+  if (rewards && upstream.status === 200) {
+    const body = JSON.parse(text);
+    const first = body.data.total_rewards?.[0];
+    if (path.includes("/attestations/") && first) {
+      if (lie === "twice") body.data.total_rewards.push(first);
+      if (lie === "unasked") first.validator_index = "9999";
+      if (lie === "not-a-number") first.source = "1e3";
+    }
+    if (path.includes("/blocks/") && lie === "other-proposer")
+      body.data.proposer_index = String((Number(body.data.proposer_index) + 1) % 64);
+    text = JSON.stringify(body);
+  }
+  res.writeHead(upstream.status, { "content-type": "application/json" }).end(text);
+}
+
+test("lying rewards answers are refused and nothing is written; a node that does not serve them leaves the CL reward whole", async () => {
+  const server = createServer((req, res) => void lyingNode(req, res).catch(() => res.destroy()));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { indexer } = await areaOf(h, "beacon-data", {
+      ...h.config,
+      eth: { ...h.config.eth, beaconUrl: url },
+    });
+    await advanceToBlock(epochEnd(LAST + 1));
+    const rows = async () =>
+      (await h.sql`select count(*)::int as n from beacon_rewards where epoch = ${LAST + 1}`)[0]?.n;
+    for (const l of ["twice", "unasked", "not-a-number", "other-proposer"] as const) {
+      lie = l;
+      await assert.rejects(indexer.runOnce(), /Beacon node answered/, l);
+      assert.equal(await rows(), 0, `${l}: nothing written`);
+    }
+    lie = "not-served";
+    assert.deepEqual(await indexer.runOnce(), [LAST + 1]);
+    const page = await get("/api/rewards/epoch", {
+      start_epoch: LAST + 1,
+      end_epoch: LAST + 1,
+      per_page: 100,
+    });
+    const validators = page.body.interval_summary[0].validators as Row[];
+    assert.equal(validators.length, 64);
+    for (const r of validators)
+      assert.deepEqual(r.cl_breakdown, notBrokenDown(r.cl_reward), JSON.stringify(r));
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });

@@ -17,8 +17,15 @@ export interface Upstream {
   fetch: typeof fetch;
   /** Runs a library call; a transport failure it throws (however wrapped) becomes the upstream error. */
   call<T>(fn: () => Promise<T>): Promise<T>;
-  /** A request whose whole body is read as text (for protocols that answer some errors in plain text). */
-  text(url: string | URL, init?: RequestInit): Promise<{ status: number; text: string }>;
+  /**
+   * A request whose whole body is read as text (for protocols that answer some errors in plain text).
+   * `answers`: 5xx statuses that are an answer to the caller rather than a failure (a 501 "not implemented").
+   */
+  text(
+    url: string | URL,
+    init?: RequestInit,
+    answers?: ReadonlySet<number>,
+  ): Promise<{ status: number; text: string }>;
   /** A JSON request: the status and the parsed body; a body that is not JSON is a 502. */
   json<T>(url: string | URL, init?: RequestInit): Promise<{ status: number; body: T }>;
 }
@@ -81,7 +88,11 @@ export function createUpstream(opts: UpstreamOptions): Upstream {
     throw upstreamFailure(name, timeoutMs, err) ?? err;
   };
 
-  const timedFetch: typeof fetch = async (input, init) => {
+  const timedFetch = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+    answers?: ReadonlySet<number>,
+  ) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     let res: Response;
@@ -92,15 +103,15 @@ export function createUpstream(opts: UpstreamOptions): Upstream {
       if (init?.signal?.aborted && !timeout.aborted) throw err;
       return fail(err);
     }
-    if (res.status >= 500) {
+    if (res.status >= 500 && !answers?.has(res.status)) {
       await res.body?.cancel().catch(() => {});
       throw new AppError("UPSTREAM_UNAVAILABLE", `${name} answered HTTP ${res.status}`);
     }
     return capped(res, maxBytes, name);
   };
 
-  async function text(url: string | URL, init?: RequestInit) {
-    const res = await timedFetch(url, init);
+  async function text(url: string | URL, init?: RequestInit, answers?: ReadonlySet<number>) {
+    const res = await timedFetch(url, init, answers);
     try {
       return { status: res.status, text: await res.text() };
     } catch (err) {

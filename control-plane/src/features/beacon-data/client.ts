@@ -182,7 +182,7 @@ export function createBeaconApi(opts: { url: string; timeoutMs: number; maxBytes
       body === undefined
         ? {}
         : { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } };
-    const res = await upstream.text(new URL(path, opts.url), init);
+    const res = await upstream.text(new URL(path, opts.url), init, UNSERVED);
     if (UNSERVED.has(res.status)) return null;
     if (res.status >= 400)
       throw new AppError("UPSTREAM_UNAVAILABLE", `Beacon node answered HTTP ${res.status} to ${path}`);
