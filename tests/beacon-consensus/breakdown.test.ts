@@ -191,6 +191,13 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
   }
   assert.equal(sum(totals), BigInt(overview.body.total_cl_rewards));
   assert.deepEqual(page.body.total_cl_breakdown, totals, "the epoch range's totals are the same");
+  // And the date read's (every indexed epoch falls within these days), by day and validator too.
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const dates = await get("/api/rewards/date", { start_date: day(-1), end_date: day(1), interval: "7d" });
+  assert.equal(dates.status, 200, JSON.stringify(dates.body));
+  assert.deepEqual(dates.body.total_cl_breakdown, totals);
+  for (const v of dates.body.interval_summary[0].validators as Row[])
+    assert.equal(sum(v.cl_breakdown), BigInt(v.cl_reward), JSON.stringify(v));
 });
 
 /** A lying node between the indexer and the devnet: rewrites the rewards answers as `lie` says. */
