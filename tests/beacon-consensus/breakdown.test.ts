@@ -28,7 +28,7 @@ type ApiClient = import("./lodestar.ts").ApiClient;
  */
 const OFFLINE = [60, 61, 62, 63];
 const SLASHED = 5;
-const LAST = 7;
+const LAST = 5;
 let devnet: ConsensusDevnet;
 let h: ControlPlaneHarness;
 let jobs: Awaited<ReturnType<typeof startJobs>>;
