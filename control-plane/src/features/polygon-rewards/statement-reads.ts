@@ -31,6 +31,8 @@ export function createPolygonStatementReads(deps: {
   assertServing: () => Promise<unknown>;
 }) {
   const { l1 } = deps;
+  /** Midnight blocks a day of blocks below the head, by ValidatorShare and time: they do not move any more. */
+  const settled = new Map<string, bigint | null>();
 
   /** The last block before each midnight of [start, end] that the head has passed; a snapshot brackets it. */
   async function boundaries(
@@ -42,12 +44,17 @@ export function createPolygonStatementReads(deps: {
     const out: { t: bigint; block: bigint | null }[] = [];
     let lo: bigint | undefined;
     for (let t = start; t <= end && t <= head.timestamp; t += DAY_S) {
-      const snap = await deps.repo.newestBetween(vs, t - 2n * DAY_S, t - 1n);
-      const from = snap && (lo === undefined || snap.block > lo) ? snap.block : lo;
-      const block = await blockAtOrBefore(l1, t - 1n, {
-        ...(from === undefined ? {} : { lo: from }),
-        hi: head.number,
-      });
+      const key = `${vs}:${t}`;
+      let block = settled.get(key);
+      if (block === undefined) {
+        const snap = await deps.repo.newestBetween(vs, t - 2n * DAY_S, t - 1n);
+        const from = snap && (lo === undefined || snap.block > lo) ? snap.block : lo;
+        block = await blockAtOrBefore(l1, t - 1n, {
+          ...(from === undefined ? {} : { lo: from }),
+          hi: head.number,
+        });
+        if (t + DAY_S <= head.timestamp) settled.set(key, block);
+      }
       out.push({ t, block });
       if (block !== null) lo = block;
     }
