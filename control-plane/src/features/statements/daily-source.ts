@@ -51,10 +51,31 @@ async function accountRows(c: AccountDays, account: string, m: Month): Promise<S
   return [...byDay.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
 
-/** A StatementSource over per-account reads: pages and totals walk the accounts, the CSV yields one each. */
+/**
+ * A StatementSource over per-account reads: the CSV yields one account's rows at a time; a JSON page and
+ * its totals share one walk of the accounts (the same organisation object within one request), so a page
+ * asks each node once.
+ */
 export function createDailySource(c: AccountDays): StatementSource {
   async function* each(org: Organisation, m: Month) {
     for (const account of await c.accounts(org)) yield await accountRows(c, account, m);
+  }
+  const walks = new WeakMap<Organisation, Map<string, Promise<StatementRow[][]>>>();
+  function walk(org: Organisation, m: Month) {
+    const byMonth = walks.get(org) ?? new Map<string, Promise<StatementRow[][]>>();
+    walks.set(org, byMonth);
+    let got = byMonth.get(m.month);
+    if (!got) {
+      got = (async () => {
+        const all: StatementRow[][] = [];
+        for await (const rows of each(org, m)) all.push(rows);
+        return all;
+      })();
+      byMonth.set(m.month, got);
+      // A failed read is not kept: the next request reads again.
+      got.catch(() => byMonth.delete(m.month));
+    }
+    return got;
   }
   return {
     chain: c.chain,
@@ -62,20 +83,12 @@ export function createDailySource(c: AccountDays): StatementSource {
     baseUnit: c.baseUnit,
     decimals: c.decimals,
     async rows(org, m, offset, limit) {
-      const out: StatementRow[] = [];
-      let seen = 0;
-      for await (const rows of each(org, m)) {
-        const from = Math.max(0, offset - seen);
-        out.push(...rows.slice(from, from + limit - out.length));
-        seen += rows.length;
-        if (out.length >= limit) break;
-      }
-      return out;
+      return (await walk(org, m)).flat().slice(offset, offset + limit);
     },
     stream: (org, m) => each(org, m),
     async totals(org, m): Promise<MonthTotals> {
       const t: MonthTotals = { rows: 0, earned: 0n, withdrawn: 0n, cl: null, priorityFees: null, mev: null };
-      for await (const rows of each(org, m)) {
+      for (const rows of await walk(org, m)) {
         t.rows += rows.length;
         for (const r of rows) {
           t.earned += r.earned;
