@@ -38,6 +38,27 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
       why: "a delegator's daily distributions and withdrawals, the statements' Hyperliquid rows",
     },
   ],
+  "solana-stake": [
+    {
+      file: "statement-reads.ts",
+      users: ["statements"],
+      why: "a stake account's credited rewards and withdrawals, the statements' Solana rows",
+    },
+  ],
+  "polygon-rewards": [
+    {
+      file: "statement-reads.ts",
+      users: ["statements"],
+      why: "a delegator's days from the ValidatorShare's accounting, the statements' Polygon rows",
+    },
+  ],
+  "sui-rewards": [
+    {
+      file: "statement-reads.ts",
+      users: ["statements"],
+      why: "a delegator's epoch rewards and withdrawals, the statements' Sui rows",
+    },
+  ],
   "gateway-account": [
     { file: "schemas.ts", users: ["dashboard"], why: "the dashboard page speaks the gateway account API" },
   ],

@@ -30,6 +30,7 @@ const SLOW_LANE = [
   /^tests\/scripts\/(first-hour|two-checkouts)\.test\.ts$/,
   /^tests\/faults\//,
   /^tests\/polygon\//,
+  /^tests\/statements\/polygon\.test\.ts$/,
   /^tests\/dashboard\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,

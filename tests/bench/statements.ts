@@ -3,14 +3,14 @@
  * A month's statement CSV of VALIDATORS validators (default 1,000: 31 rows each) from a control plane in
  * its own process (`control-plane/src/main.ts`, production settings), downloaded RUNS times over a real
  * socket with undici, the body consumed as it streams. Prints each download's wall time, rows and bytes,
- * and the server's resident memory (VmRSS, sampled every 10 ms) idle, at its peak during the downloads
- * and after; then the same for a month of SMALL (default 100) and LARGE (default 4,000) validators: a peak
+ * and the server's memory idle, at its peak during the downloads and after: resident (VmRSS, sampled every
+ * 10 ms) and the V8 heap in use (`nodejs_heap_size_used_bytes` of its `/metrics`, sampled every 50 ms); then the same for a month of SMALL (default 100) and LARGE (default 4,000) validators: a peak
  * that does not grow with the month's size (40 times the rows) shows the CSV is streamed, not built in memory. Data: the statements test's
  * seed (four epochs a UTC day: the end-of-day balance is one index probe however many epochs a day has).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "undici";
@@ -55,7 +55,7 @@ console.log(
 );
 
 const port = await freePort();
-const logFile = join(tmpdir(), `bench-statements-${process.pid}.log`);
+const logFile = join(".data", `bench-statements-${process.pid}.log`);
 const server = await startProcess({
   name: "control-plane",
   entry: "control-plane/src/main.ts",
@@ -74,6 +74,14 @@ const server = await startProcess({
 });
 const pid = server.child.pid as number;
 const client = new Client(server.url, { pipelining: 1 });
+const scraper = new Client(server.url, { pipelining: 1 });
+/** The server's V8 heap in use (MiB), from its Prometheus metrics (loopback callers may read them). */
+async function heapMiB(): Promise<number> {
+  const res = await scraper.request({ method: "GET", path: "/metrics" });
+  const text = await res.body.text();
+  const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text)?.[1];
+  return Number(used) / 1024 / 1024;
+}
 
 async function download(key: string): Promise<{ ms: number; rows: number; bytes: number }> {
   const s = performance.now();
@@ -95,10 +103,19 @@ async function download(key: string): Promise<{ ms: number; rows: number; bytes:
 async function measure(name: string, key: string) {
   await download(key); // warm-up: connections, plans, JIT
   const idle = rssMiB(pid);
+  const heapIdle = await heapMiB();
   let peak = idle;
+  let heapPeak = heapIdle;
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMiB(pid));
   }, 10);
+  let sampling = true;
+  const heapSampler = (async () => {
+    while (sampling) {
+      heapPeak = Math.max(heapPeak, await heapMiB());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
   const runs: string[] = [];
   const cpu0 = cpuMs(pid);
   for (let i = 0; i < RUNS; i++) {
@@ -107,10 +124,15 @@ async function measure(name: string, key: string) {
     if (i === 0) console.log(`${name}: ${r.rows} rows, ${(r.bytes / 1024).toFixed(0)} KiB a download`);
   }
   clearInterval(sampler);
+  sampling = false;
+  await heapSampler;
   const cpu = (cpuMs(pid) - cpu0) / RUNS;
   console.log(`  wall: ${runs.join(", ")}; server CPU ${cpu.toFixed(0)} ms a download (load ${load()})`);
   console.log(
     `  server RSS: ${idle.toFixed(1)} MiB before, ${peak.toFixed(1)} MiB peak (+${(peak - idle).toFixed(1)}), ${rssMiB(pid).toFixed(1)} MiB after`,
+  );
+  console.log(
+    `  server heap used: ${heapIdle.toFixed(1)} MiB before, ${heapPeak.toFixed(1)} MiB peak (+${(heapPeak - heapIdle).toFixed(1)}), ${(await heapMiB()).toFixed(1)} MiB after`,
   );
 }
 
@@ -118,6 +140,7 @@ try {
   for (const [i, n] of sizes.entries()) await measure(`a month of ${n} validators`, orgs[i]?.apiKey ?? "");
 } finally {
   await client.close();
+  await scraper.close();
   await stopAll([server]);
   await h.close();
 }

@@ -7,6 +7,7 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
 import { decodeUnsigned, signUnsigned } from "../hyperliquid/setup.ts";
+import { asCsv, csvRows, allPages as pages, type Row, sum } from "./api.ts";
 import {
   balanceAt,
   EPOCH_SECONDS,
@@ -28,39 +29,8 @@ let orgA: string;
 let orgB: string;
 const VALIDATORS_A = 5;
 let hlMonth: string;
-
-type Row = Record<string, string | null>;
-
-async function allPages(key: string, query: Record<string, string>) {
-  const rows: Row[] = [];
-  let first: Record<string, unknown> | undefined;
-  for (let page = 1; ; page++) {
-    const res = await request(h.app)
-      .get("/api/statements")
-      .query({ ...query, page: String(page), per_page: "100" })
-      .set("api-key", key);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    first ??= res.body;
-    rows.push(...res.body.results);
-    if (page >= res.body.pages) break;
-  }
-  assert.ok(first);
-  assert.equal(rows.length, first.total);
-  return { body: first as Record<string, unknown> & { totals: Row }, rows };
-}
-
-async function csv(key: string, query: Record<string, string>) {
-  const res = await request(h.app).get("/api/statements.csv").query(query).set("api-key", key);
-  assert.equal(res.status, 200, res.text);
-  assert.match(String(res.headers["content-type"]), /^text\/csv/);
-  const [header, ...lines] = res.text.split("\r\n").filter((l) => l !== "");
-  const names = (header ?? "").split(",");
-  return lines.map((l) => Object.fromEntries(l.split(",").map((c, i) => [names[i], c])));
-}
-
-const asCsv = (rows: Row[]) =>
-  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v ?? ""])));
-const sum = (rows: Row[], f: string) => rows.reduce((s, r) => s + BigInt(r[f] ?? "0"), 0n).toString();
+const allPages = (key: string, query: Record<string, string>) => pages(h.app, key, query);
+const csv = (key: string, query: Record<string, string>) => csvRows(h.app, key, query);
 
 before(async () => {
   dn = await startHyperliquidDevnet({ chain: "Testnet" });

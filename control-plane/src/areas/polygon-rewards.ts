@@ -10,9 +10,25 @@ import { createPolygonRewardsService } from "../features/polygon-rewards/service
 import { createValidatorShareResolver } from "../features/polygon-rewards/validator.ts";
 import { createChainServing } from "../platform/chain-identity/guard.ts";
 
-export function composeArea({ config, db, logger }: Core) {
+/** The L1 node, the operator's ValidatorShare, the snapshots and the chain check (the statements read them too). */
+export function polygonReads({ config, db }: Core) {
   const l1 = createPolygonL1({ ...config.polygon, maxBytes: config.nodeResponseMaxBytes });
-  const resolver = createValidatorShareResolver({ l1, ...config.polygon });
+  return {
+    l1,
+    resolver: createValidatorShareResolver({ l1, ...config.polygon }),
+    repo: createPolygonRepo(db),
+    assertServing: createChainServing({
+      db,
+      area: "polygon-rewards",
+      identify: (recorded) => l1Identity(l1, recorded, config.polygon.snapshotDepth),
+    }),
+  };
+}
+
+export function composeArea(core: Core) {
+  const { config, db, logger } = core;
+  const reads = polygonReads(core);
+  const { l1, resolver } = reads;
   const indexer = createPolygonSnapshotter({
     l1,
     repo: createPolygonIndexerRepo(db),
@@ -23,16 +39,7 @@ export function composeArea({ config, db, logger }: Core) {
     chain: { db, policy: config.chainResetPolicy, logger: logger.child({ component: "polygon-snapshots" }) },
     logger: logger.child({ component: "polygon-snapshots" }),
   });
-  const service = createPolygonRewardsService({
-    l1,
-    repo: createPolygonRepo(db),
-    resolver,
-    assertServing: createChainServing({
-      db,
-      area: "polygon-rewards",
-      identify: (recorded) => l1Identity(l1, recorded, config.polygon.snapshotDepth),
-    }),
-  });
+  const service = createPolygonRewardsService(reads);
   return {
     routes: [polygonRewardsArea({ service })],
     indexer,

@@ -7,7 +7,8 @@ import { createSolanaStakeService } from "../features/solana-stake/service.ts";
 import { createUpstream } from "../http/upstream.ts";
 import { createReadThroughGuard } from "../platform/chain-identity/guard.ts";
 
-export function composeArea({ config, db, logger }: Core) {
+/** The node, its reward cache and the chain check the area reads through (the statements read the same). */
+export function solanaReads({ config, db, logger }: Core) {
   const rpc = createSolanaRpc({
     url: config.solana.rpcUrl,
     upstream: createUpstream({
@@ -16,7 +17,7 @@ export function composeArea({ config, db, logger }: Core) {
       maxBytes: config.nodeResponseMaxBytes,
     }),
   });
-  const service = createSolanaStakeService({
+  return {
     rpc,
     assertServing: createReadThroughGuard({
       db,
@@ -30,6 +31,10 @@ export function composeArea({ config, db, logger }: Core) {
     }),
     repo: createSolanaRewardsRepo(db),
     mevApiUrl: config.solana.mevApiUrl.replace(/\/+$/, ""),
-  });
+  };
+}
+
+export function composeArea(core: Core) {
+  const service = createSolanaStakeService(solanaReads(core));
   return { routes: [solanaStakeArea({ service })] };
 }

@@ -3,7 +3,14 @@ import { z } from "zod";
 import { bigintInRange, nodeAnswer } from "../../chains/node-values.ts";
 import { AppError } from "../../errors.ts";
 import { createUpstream, upstreamFailure } from "../../http/upstream.ts";
-import { newHeaderBlockEvent, stakeManagerAbi, validatorShareAbi } from "./abi.ts";
+import {
+  delegatorClaimedRewardsEvent,
+  delegatorRestakedEvent,
+  newHeaderBlockEvent,
+  shareMintedEvent,
+  stakeManagerAbi,
+  validatorShareAbi,
+} from "./abi.ts";
 
 /** What the area reads of a ValidatorShare at one block: the APR snapshot (docs/chains/polygon-sui.md §1.5). */
 export interface ShareState {
@@ -11,6 +18,13 @@ export interface ShareState {
   timestamp: bigint;
   rewardPerShare: bigint;
   exchangeRate: bigint;
+}
+
+/** What one transaction moved out of a delegator's liquid rewards, wei of POL. */
+export interface RewardMove {
+  block: bigint;
+  paid: bigint;
+  restaked: bigint;
 }
 
 /** Which block counts as the chain's settled head: the node's `finalized`, or this many blocks below the latest. */
@@ -27,8 +41,13 @@ export interface PolygonL1 {
   validatorContract(stakeManager: Address, validatorId: bigint): Promise<Address>;
   /** `validatorId()`, or null when the address has no such function (not a ValidatorShare, or no code). */
   validatorId(validatorShare: Address): Promise<bigint | null>;
-  /** `getLiquidRewards(delegator)` at the latest block, in wei of POL. */
-  liquidRewards(validatorShare: Address, delegator: Address): Promise<bigint>;
+  /** `getLiquidRewards(delegator)` at `block` (default the latest), in wei of POL. */
+  liquidRewards(validatorShare: Address, delegator: Address, block?: bigint): Promise<bigint>;
+  /**
+   * A delegator's reward movements with the validator in blocks [from, to]: rewards paid out to it and
+   * rewards a restake turned into stake, per transaction, in block order.
+   */
+  rewardMoves(validatorId: bigint, delegator: Address, from: bigint, to: bigint): Promise<RewardMove[]>;
   /** `getRewardPerShare()` and `exchangeRate()` at `block` (an archive node is needed for old blocks). */
   shareState(validatorShare: Address, block: bigint): Promise<ShareState>;
   /** Blocks holding a checkpoint (`NewHeaderBlock` of `rootChain`) in [from, to]. */
@@ -137,16 +156,41 @@ export function createPolygonL1(opts: { rpcUrl: string; timeoutMs: number; maxBy
             throw err;
           }),
       ),
-    liquidRewards: (validatorShare, delegator) =>
+    liquidRewards: (validatorShare, delegator, block) =>
       call("getLiquidRewards", () =>
         client.readContract({
           address: validatorShare,
           abi: validatorShareAbi,
           functionName: "getLiquidRewards",
           args: [delegator],
-          blockTag: "latest",
+          ...(block === undefined ? { blockTag: "latest" as const } : { blockNumber: block }),
         }),
       ),
+    rewardMoves: (validatorId, delegator, from, to) =>
+      call("the delegator's reward events", async () => {
+        const range = { args: { validatorId, user: delegator }, fromBlock: from, toBlock: to } as const;
+        const [paid, minted, restaked] = await Promise.all([
+          client.getLogs({ event: delegatorClaimedRewardsEvent, ...range }),
+          client.getLogs({ event: shareMintedEvent, ...range }),
+          client.getLogs({ event: delegatorRestakedEvent, ...range }),
+        ]);
+        const byTx = new Map<string, RewardMove>();
+        const move = (l: { transactionHash: string | null; blockNumber: bigint | null }) => {
+          const block = nodeAnswer(bigintInRange(), l.blockNumber, {
+            node: upstream.name,
+            what: "log block",
+          });
+          const key = l.transactionHash ?? `${block}`;
+          const m = byTx.get(key) ?? { block, paid: 0n, restaked: 0n };
+          byTx.set(key, m);
+          return m;
+        };
+        for (const l of paid) move(l).paid += l.args.rewards ?? 0n;
+        // A restake buys shares with the rewards; a new delegation's ShareMinted is its own POL.
+        const restakes = new Set(restaked.map((l) => l.transactionHash));
+        for (const l of minted) if (restakes.has(l.transactionHash)) move(l).restaked += l.args.amount ?? 0n;
+        return [...byTx.values()].sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+      }),
     shareState: (validatorShare, block) =>
       call(`the ValidatorShare at block ${block}`, async () => {
         const at = { address: validatorShare, abi: validatorShareAbi, blockNumber: block } as const;

@@ -4,13 +4,12 @@ import { NodeAnswerRefused } from "../../http/upstream.ts";
 import type { Logger } from "../../log.ts";
 import { type ChainGuardOptions, createChainGuard } from "../../platform/chain-identity/guard.ts";
 import { APR_WINDOWS, windowSlackS } from "./apr.ts";
+import { blockAtOrBefore, LOG_RANGE } from "./blocks.ts";
 import { l1Identity, type PolygonL1, type SnapshotDepth } from "./client.ts";
 import type { PolygonIndexerRepo } from "./indexer-repo.ts";
 import type { ValidatorShareResolver } from "./validator.ts";
 
 const DAY_S = 86_400n;
-/** Most blocks one `eth_getLogs` asks for (public nodes refuse wide ranges). */
-const LOG_RANGE = 5_000n;
 /** After the node refused a past block's state (a full node), backfill is not tried again for this long. */
 const BACKFILL_RETRY_MS = 3_600_000;
 
@@ -66,19 +65,6 @@ export function createPolygonSnapshotter(deps: {
     }
   }
 
-  /** The last block whose timestamp is at or before `ts`, or null when even block 0 is later. */
-  async function blockAtOrBefore(ts: bigint, head: bigint): Promise<bigint | null> {
-    if ((await l1.blockTime(0n)) > ts) return null;
-    let lo = 0n;
-    let hi = head;
-    while (lo < hi) {
-      const mid = (lo + hi + 1n) / 2n;
-      if ((await l1.blockTime(mid)) <= ts) lo = mid;
-      else hi = mid - 1n;
-    }
-    return lo;
-  }
-
   async function backfill(vs: Address, head: bigint): Promise<number> {
     if (Date.now() < backfillPausedUntil) return 0;
     const newest = await repo.latest(vs);
@@ -88,7 +74,7 @@ export function createPolygonSnapshotter(deps: {
       const target = newest.timestamp - BigInt(days) * DAY_S;
       const earliest = target - windowSlackS(days);
       if (await repo.newestBetween(vs, earliest, target)) continue;
-      const block = await blockAtOrBefore(target, head);
+      const block = await blockAtOrBefore(l1, target, { hi: head });
       if (block === null) continue;
       const state = await stateAt(vs, block);
       if (!state) {

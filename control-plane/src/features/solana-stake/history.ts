@@ -77,7 +77,7 @@ async function initialStakeSol(deps: Deps, stake: LoadedStake, rent: bigint, act
 }
 
 /** Events decoded from one stake account's own transactions (oldest first). */
-async function txEvents(
+export async function txEvents(
   deps: Deps,
   stake: LoadedStake,
   rent: bigint,

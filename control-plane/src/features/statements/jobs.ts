@@ -17,7 +17,8 @@ export function previousMonth(now: number): string {
 /**
  * `statement.ready`, once per organisation, chain and month, when the month closes (its source says no row
  * can change any more) and the organisation has rows in it: the notice row and the event commit together
- * through the webhook outbox, so a pass that fails half-way tells nobody twice.
+ * through the webhook outbox, so a pass that fails half-way tells nobody twice. A chain whose node fails
+ * is named in the pass's result and retried next pass; the other chains are told all the same.
  */
 export function createStatementNotices(deps: {
   db: Db;
@@ -26,36 +27,53 @@ export function createStatementNotices(deps: {
   now?: () => number;
 }) {
   const now = deps.now ?? Date.now;
+
+  async function tell(s: StatementSource, month: string): Promise<number> {
+    const m = monthOf(month);
+    const done = await deps.repo.noticedOrganisations(s.chain, month);
+    let closed: boolean | undefined;
+    let told = 0;
+    for (const org of await deps.repo.approvedOrganisations()) {
+      if (done.has(org.id)) continue;
+      // Totals first: an organisation with nothing on a chain costs that chain's node nothing.
+      const t = await s.totals(org, m);
+      if (t.rows === 0) continue;
+      closed ??= await s.closed(m, now());
+      if (!closed) return told;
+      await deps.db.transaction(async (tx) => {
+        if (!(await deps.repo.claimNotice(tx, org.id, s.chain, month))) return;
+        await emitEvents(tx, [
+          {
+            owner: { kind: "organisation", id: org.id },
+            type: "statement.ready",
+            data: {
+              chain: s.chain,
+              month,
+              rows: t.rows,
+              baseUnit: s.baseUnit,
+              earned: t.earned.toString(),
+              withdrawn: t.withdrawn.toString(),
+            },
+          },
+        ]);
+        told++;
+      });
+    }
+    return told;
+  }
+
   return {
     async runOnce(month = previousMonth(now())) {
-      const m = monthOf(month);
       let told = 0;
+      const failed: string[] = [];
       for (const s of deps.sources) {
-        if (!(await s.closed(m, now()))) continue;
-        for (const org of await deps.repo.approvedOrganisations()) {
-          const t = await s.totals(org, m);
-          if (t.rows === 0) continue;
-          await deps.db.transaction(async (tx) => {
-            if (!(await deps.repo.claimNotice(tx, org.id, s.chain, month))) return;
-            await emitEvents(tx, [
-              {
-                owner: { kind: "organisation", id: org.id },
-                type: "statement.ready",
-                data: {
-                  chain: s.chain,
-                  month,
-                  rows: t.rows,
-                  baseUnit: s.baseUnit,
-                  earned: t.earned.toString(),
-                  withdrawn: t.withdrawn.toString(),
-                },
-              },
-            ]);
-            told++;
-          });
+        try {
+          told += await tell(s, month);
+        } catch {
+          failed.push(s.chain);
         }
       }
-      return { month, told };
+      return failed.length ? { month, told, failed } : { month, told };
     },
   };
 }

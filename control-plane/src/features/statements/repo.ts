@@ -46,6 +46,15 @@ export function createStatementsRepo(db: Db, reads: Db = db) {
         .where(eq(organisations.status, "approved"));
     },
 
+    /** The organisations already told of `chain`'s `month`. */
+    async noticedOrganisations(chain: string, month: string): Promise<Set<string>> {
+      const rows = await db
+        .select({ id: statementNotices.organisationId })
+        .from(statementNotices)
+        .where(and(eq(statementNotices.chain, chain), eq(statementNotices.month, month)));
+      return new Set(rows.map((r) => r.id));
+    },
+
     /** True the first time only: the caller emits `statement.ready` in the same transaction. */
     async claimNotice(tx: DbOrTx, organisationId: string, chain: string, month: string) {
       const got = await tx

@@ -1,8 +1,14 @@
-import { presentStandard } from "../../errors.ts";
+import { ErrorBodies, presentStandard } from "../../errors.ts";
 import type { StakingAuth } from "../../http/api-key-auth.ts";
-import { type Area, route } from "../../http/route.ts";
+import { type Area, errorResponses, route } from "../../http/route.ts";
 import { StatementCsvQuery, StatementQuery, StatementResponse } from "./schemas.ts";
 import type { StatementsService } from "./service.ts";
+
+const error = errorResponses(ErrorBodies.standard);
+/** Solana and Polygon rows are read from their nodes, through those areas' chain checks. */
+const notServing = error(
+  "the chain's node serves another chain than the one its area recorded (CHAIN_MISMATCH), or Polygon's configured validator has no ValidatorShare (POLYGON_VALIDATOR_NOT_FOUND)",
+);
 
 const org = (auth: StakingAuth) => ({ id: auth.organisationId, scope: auth.scope });
 
@@ -20,7 +26,10 @@ export function statementsArea(deps: { service: StatementsService }): Area {
         security: "api-key",
         query: StatementQuery,
         upstream: true,
-        responses: { 200: { description: "a page of the month's rows", body: StatementResponse } },
+        responses: {
+          200: { description: "a page of the month's rows", body: StatementResponse },
+          503: notServing,
+        },
         handler: async ({ auth, query }) => ({ status: 200, body: await service.page(org(auth), query) }),
       }),
       route({
@@ -30,7 +39,10 @@ export function statementsArea(deps: { service: StatementsService }): Area {
         security: "api-key",
         query: StatementCsvQuery,
         upstream: true,
-        responses: { 200: { description: "text/csv; the JSON rows' fields, in their order" } },
+        responses: {
+          200: { description: "text/csv; the JSON rows' fields, in their order" },
+          503: notServing,
+        },
         handler: ({ auth, query }) => ({
           status: 200,
           type: "text/csv; charset=utf-8",

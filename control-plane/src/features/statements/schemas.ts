@@ -4,8 +4,9 @@ const month = z
   .string()
   .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { message: "Must be a month, YYYY-MM" })
   .meta({ description: "UTC month, YYYY-MM" });
-const chain = z.enum(["ethereum", "hyperliquid"]).meta({
-  description: "ethereum (Gwei: CL, priority fees, MEV, end-of-day balance) or hyperliquid (wei, 10^-8 HYPE)",
+const chain = z.enum(["ethereum", "solana", "polygon", "sui", "hyperliquid"]).meta({
+  description:
+    "ethereum (gwei: CL, priority fees, MEV, end-of-day balance), solana (lamports, 10^-9 SOL), polygon (wei, 10^-18 POL), sui (mist, 10^-9 SUI) or hyperliquid (wei, 10^-8 HYPE)",
 });
 const currency = z
   .string()
@@ -33,7 +34,10 @@ const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/);
 
 export const StatementRowBody = z.object({
   date: z.iso.date(),
-  account: z.string().meta({ description: "Validator pubkey (ethereum) or delegator address (hyperliquid)" }),
+  account: z.string().meta({
+    description:
+      "Validator pubkey (ethereum), stake account (solana) or delegator address (polygon, sui, hyperliquid)",
+  }),
   earned: Base,
   earned_tokens: Tokens,
   withdrawn: Base.meta({ description: "What left the stake to its owner that day, base units" }),

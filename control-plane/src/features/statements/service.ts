@@ -6,7 +6,7 @@ import type { StatementCsvQuery, StatementQuery } from "./schemas.ts";
 import type { Month, Organisation, StatementRow, StatementSource } from "./source.ts";
 
 /** Rows read per query while a CSV streams: memory stays one batch whatever the month's size. */
-const CSV_BATCH = 5_000;
+const CSV_BATCH = 2_000;
 
 /** The wire fields of a row, in CSV column order (the CSV's header line is these names). */
 export const ROW_FIELDS = [

@@ -45,6 +45,12 @@ export function createSuiRepo(db: Db) {
         .orderBy(asc(suiEpochs.epoch));
     },
 
+    /** When `epoch` started (Unix ms), or null when it is not indexed. */
+    async epochStart(epoch: number): Promise<bigint | null> {
+      const [row] = await db.select().from(suiEpochs).where(eq(suiEpochs.epoch, epoch));
+      return row?.startMs ?? null;
+    },
+
     async delegator(address: string) {
       const [row] = await db.select().from(suiDelegators).where(eq(suiDelegators.address, address));
       return row;
