@@ -23,8 +23,8 @@ type ApiClient = import("./lodestar.ts").ApiClient;
  * down, `cl_reward` is the balance change with the epoch's withdrawals added back (read with Lodestar's own
  * client, `@lodestar/api`), and each part equals what the devnet's rewards endpoints answer, parsed by
  * `@lodestar/api` as well: attestations of epoch − 2, sync committee and proposer of the epoch's blocks, and
- * the slashed validator's initial penalty from its effective balance. Offline validators' attestation parts
- * are negative; the overview's totals are the rows' sums.
+ * the slashed validator's initial penalty from its effective balance. Offline validators' source and target
+ * parts are negative (a missed head vote costs nothing since Altair); the overview's totals are the rows' sums.
  */
 const OFFLINE = [60, 61, 62, 63];
 const SLASHED = 5;
