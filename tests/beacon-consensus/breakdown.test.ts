@@ -3,10 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { type Address, encodeFunctionData, parseAbi, toHex } from "viem";
+import { toHex } from "viem";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
-import { DEPOSIT_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { CL_BREAKDOWN_FIELDS, type ClBreakdownField, notBrokenDown } from "../helpers/cl-breakdown.ts";
@@ -15,14 +14,11 @@ import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { loadLodestar } from "./load.ts";
 
 const {
-  computeDomain,
-  computeSigningRoot,
-  DOMAIN_DEPOSIT,
+  depositCall,
   getClient,
   interopSecretKey,
   MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
   SLOTS_PER_EPOCH,
-  ssz,
   startConsensusDevnet,
 } = await loadLodestar();
 type ApiClient = import("./lodestar.ts").ApiClient;
@@ -158,27 +154,13 @@ let toppedPubkey = "";
 async function topUp() {
   const ex = devnet.execution;
   assert.ok(ex);
-  const key = interopSecretKey(TOPPED);
   const { withdrawalCredentials } = (
     await api.beacon.getStateValidator({ stateId: "head", validatorId: TOPPED })
   ).value().validator;
-  const message = { pubkey: key.toPublicKey().toBytes(), withdrawalCredentials, amount: Number(TOP_UP) };
-  const domain = computeDomain(DOMAIN_DEPOSIT, devnet.chain.config.GENESIS_FORK_VERSION, new Uint8Array(32));
-  const signature = key.sign(computeSigningRoot(ssz.phase0.DepositMessage, message, domain)).toBytes();
-  const root = ssz.phase0.DepositData.hashTreeRoot({ ...message, signature });
-  const abi = parseAbi([
-    "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root) payable",
-  ]);
   const hash = await ex.wallet.sendTransaction({
     chain: null,
     account: DEV_ACCOUNTS.user,
-    to: DEPOSIT_CONTRACT as Address,
-    data: encodeFunctionData({
-      abi,
-      functionName: "deposit",
-      args: [toHex(message.pubkey), toHex(withdrawalCredentials), toHex(signature), toHex(root)],
-    }),
-    value: TOP_UP * 1_000_000_000n,
+    ...depositCall(interopSecretKey(TOPPED), withdrawalCredentials, Number(TOP_UP), devnet.chain.config),
   });
   const before = await ex.public.getBlockNumber({ cacheTime: 0 });
   while ((await ex.public.getBlockNumber({ cacheTime: 0 })) === before) await devnet.advance();
