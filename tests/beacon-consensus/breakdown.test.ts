@@ -3,16 +3,24 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
+import { toHex } from "viem";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { CL_BREAKDOWN_FIELDS, type ClBreakdownField, notBrokenDown } from "../helpers/cl-breakdown.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { loadLodestar } from "./load.ts";
 
-const { getClient, MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA, SLOTS_PER_EPOCH, startConsensusDevnet } =
-  await loadLodestar();
+const {
+  depositCall,
+  getClient,
+  interopSecretKey,
+  MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
+  SLOTS_PER_EPOCH,
+  startConsensusDevnet,
+} = await loadLodestar();
 type ApiClient = import("./lodestar.ts").ApiClient;
 
 /**
@@ -20,14 +28,18 @@ type ApiClient = import("./lodestar.ts").ApiClient;
  * (Lodestar's state transition, anvil as its execution layer), 64 validators of which 4 are offline and
  * one slashed mid-run, every one of them registered by one organisation. For every validator and epoch, as
  * `/api/rewards/epoch` returns it: the parts sum to `cl_reward`, nothing is left unexplained or not broken
- * down, `cl_reward` is the balance change with the epoch's withdrawals added back (read with Lodestar's own
+ * down, `cl_reward` is the balance change with the epoch's withdrawals added back and its deposits applied taken off
+ * (one validator is topped up on the deposit contract) (read with Lodestar's own
  * client, `@lodestar/api`), and each part equals what the devnet's rewards endpoints answer, parsed by
  * `@lodestar/api` as well: attestations of epoch − 2, sync committee and proposer of the epoch's blocks, and
- * the slashed validator's initial penalty from its effective balance. Offline validators' attestation parts
- * are negative; the overview's totals are the rows' sums.
+ * the slashed validator's initial penalty from its effective balance. Offline validators' source and target
+ * parts are negative (a missed head vote costs nothing since Altair); the overview's totals are the rows' sums.
  */
 const OFFLINE = [60, 61, 62, 63];
 const SLASHED = 5;
+/** Topped up with 1 ETH on the deposit contract (EIP-6110): a deposit applied is no reward. */
+const TOPPED = 10;
+const TOP_UP = 1_000_000_000n;
 const LAST = 5;
 let devnet: ConsensusDevnet;
 let h: ControlPlaneHarness;
@@ -99,6 +111,14 @@ async function fromEndpoints(epoch: number) {
     }
   }
   const withdrawn = new Map<number, bigint>();
+  // Deposits applied in the epoch: pending at its start + requested in its blocks − pending at its end.
+  let deposited = 0n;
+  const pending = async (stateId: number | "genesis") =>
+    (await api.beacon.getPendingDeposits({ stateId }))
+      .value()
+      .reduce((a, d) => a + (toHex(d.pubkey) === toppedPubkey ? BigInt(d.amount) : 0n), 0n);
+  deposited +=
+    (await pending(epoch > 0 ? epochEnd(epoch - 1) : "genesis")) - (await pending(epochEnd(epoch)));
   for (let slot = epoch * SLOTS_PER_EPOCH; slot <= epochEnd(epoch); slot++) {
     const block = await api.beacon.getBlockV2({ blockId: slot });
     if (block.status === 404) continue;
@@ -109,8 +129,11 @@ async function fromEndpoints(epoch: number) {
       add(s.validatorIndex, "sync_committee", s.reward);
     const body = message.body as {
       executionPayload: { withdrawals: { validatorIndex: number; amount: bigint }[] };
+      executionRequests: { deposits: { pubkey: Uint8Array; amount: number }[] };
       proposerSlashings: { signedHeader1: { message: { proposerIndex: number } } }[];
     };
+    for (const d of body.executionRequests.deposits)
+      if (toHex(d.pubkey) === toppedPubkey) deposited += BigInt(d.amount);
     for (const w of body.executionPayload.withdrawals)
       withdrawn.set(w.validatorIndex, (withdrawn.get(w.validatorIndex) ?? 0n) + BigInt(w.amount));
     for (const s of body.proposerSlashings) {
@@ -123,7 +146,25 @@ async function fromEndpoints(epoch: number) {
       );
     }
   }
-  return { parts, withdrawn };
+  return { parts, withdrawn, deposited };
+}
+
+let toppedPubkey = "";
+/** 1 ETH on the deposit contract for TOPPED, from a dev account; returns once a block carries it. */
+async function topUp() {
+  const ex = devnet.execution;
+  assert.ok(ex);
+  const { withdrawalCredentials } = (
+    await api.beacon.getStateValidator({ stateId: "head", validatorId: TOPPED })
+  ).value().validator;
+  const hash = await ex.wallet.sendTransaction({
+    chain: null,
+    account: DEV_ACCOUNTS.user,
+    ...depositCall(interopSecretKey(TOPPED), withdrawalCredentials, Number(TOP_UP), devnet.chain.config),
+  });
+  const before = await ex.public.getBlockNumber({ cacheTime: 0 });
+  while ((await ex.public.getBlockNumber({ cacheTime: 0 })) === before) await devnet.advance();
+  assert.equal((await ex.public.getTransactionReceipt({ hash })).status, "success");
 }
 
 test("every validator's breakdown sums to its cl_reward, the balance change, and the devnet's rewards endpoints", async () => {
@@ -137,7 +178,10 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
     .send({ pubkeys });
   assert.equal(res.status, 200, JSON.stringify(res.body));
 
-  await devnet.advance(3 * SLOTS_PER_EPOCH);
+  toppedPubkey = pubkeys[TOPPED] as string;
+  await devnet.advance(2);
+  await topUp();
+  await advanceToBlock(3 * SLOTS_PER_EPOCH - 1);
   const slash = await fetch(`${devnet.url}/devnet/slash/${SLASHED}`, { method: "POST" });
   assert.equal(slash.status, 200);
   await advanceToBlock(epochEnd(LAST));
@@ -150,10 +194,12 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
   const summary = page.body.interval_summary as { epoch: number; validators: Row[] }[];
   let checked = 0;
   let slashings = 0;
+  let toppedUp = 0n;
   let before = await balancesAt("genesis");
   for (const { epoch, validators } of summary) {
     const after = await balancesAt(epochEnd(epoch));
-    const { parts, withdrawn } = await fromEndpoints(epoch);
+    const { parts, withdrawn, deposited } = await fromEndpoints(epoch);
+    toppedUp += deposited;
     assert.equal(validators.length, 64, `epoch ${epoch}: every tracked validator has a row`);
     for (const row of validators) {
       const where = `validator ${row.index}, epoch ${epoch}: ${JSON.stringify(row)}`;
@@ -162,7 +208,10 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
       assert.equal(b.unexplained, "0", where);
       assert.equal(b.not_broken_down, "0", where);
       const change =
-        (after.get(row.index) ?? 0n) - (before.get(row.index) ?? 0n) + (withdrawn.get(row.index) ?? 0n);
+        (after.get(row.index) ?? 0n) -
+        (before.get(row.index) ?? 0n) +
+        (withdrawn.get(row.index) ?? 0n) -
+        (row.index === TOPPED ? deposited : 0n);
       assert.equal(BigInt(row.cl_reward), change, `cl_reward is the balance change; ${where}`);
       const expected = parts.get(row.index) ?? {};
       for (const p of PARTS.slice(0, 7))
@@ -180,6 +229,7 @@ test("every validator's breakdown sums to its cl_reward, the balance change, and
   }
   assert.equal(checked, 64 * (LAST + 1));
   assert.equal(slashings, 1, "the slashing's epoch is among those checked");
+  assert.equal(toppedUp, TOP_UP, "the top-up was applied within the epochs checked");
 
   // The overview's totals are the rows' sums, part by part (every epoch indexed is in the page).
   const overview = await get("/api/rewards/overview");

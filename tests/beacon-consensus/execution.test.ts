@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type Address, concatHex, encodeFunctionData, type Hex, pad, parseAbi, toHex } from "viem";
+import { type Address, concatHex, type Hex, pad, toHex } from "viem";
 import { createBeaconApi } from "../../control-plane/src/features/beacon-data/client.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
-import { DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
+import { WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { loadLodestar } from "./load.ts";
 
-const {
-  computeDomain,
-  computeSigningRoot,
-  DOMAIN_DEPOSIT,
-  getClient,
-  interopSecretKey,
-  SLOTS_PER_EPOCH,
-  ssz,
-  startConsensusDevnet,
-} = await loadLodestar();
+const { depositCall, getClient, interopSecretKey, SLOTS_PER_EPOCH, startConsensusDevnet } =
+  await loadLodestar();
 type ApiClient = import("./lodestar.ts").ApiClient;
 
 /**
@@ -28,9 +20,6 @@ type ApiClient = import("./lodestar.ts").ApiClient;
  */
 let devnet: ConsensusDevnet;
 let api: ApiClient;
-const DEPOSIT_ABI = parseAbi([
-  "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root) payable",
-]);
 const NEW = interopSecretKey(64);
 const NEW_PUBKEY = NEW.toPublicKey().toHex();
 const WITHDRAWAL = DEV_ACCOUNTS.user;
@@ -128,19 +117,7 @@ test("a deposit on the deposit contract becomes a validator by the real rules", 
   const withdrawalCredentials = Uint8Array.from(
     Buffer.from(`01${"00".repeat(11)}${WITHDRAWAL.slice(2)}`, "hex"),
   );
-  const message = { pubkey: NEW.toPublicKey().toBytes(), withdrawalCredentials, amount: 32e9 };
-  const domain = computeDomain(DOMAIN_DEPOSIT, devnet.chain.config.GENESIS_FORK_VERSION, new Uint8Array(32));
-  const signature = NEW.sign(computeSigningRoot(ssz.phase0.DepositMessage, message, domain)).toBytes();
-  const root = ssz.phase0.DepositData.hashTreeRoot({ ...message, signature });
-  await send({
-    to: DEPOSIT_CONTRACT as Address,
-    data: encodeFunctionData({
-      abi: DEPOSIT_ABI,
-      functionName: "deposit",
-      args: [toHex(message.pubkey), toHex(withdrawalCredentials), toHex(signature), toHex(root)],
-    }),
-    value: 32n * 10n ** 18n,
-  });
+  await send(depositCall(NEW, withdrawalCredentials, 32e9, devnet.chain.config));
   const block = (await api.beacon.getBlockV2({ blockId: "head" })).value();
   const requests = (block.message.body as { executionRequests: { deposits: { pubkey: Uint8Array }[] } })
     .executionRequests;

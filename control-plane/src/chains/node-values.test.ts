@@ -9,6 +9,7 @@ import {
   assertFitsBigintColumns,
   BIGINT_COLUMN_MAX,
   decimalAmount,
+  decimalInt,
   decimalUint,
   hexBytes,
   nodeAnswer,
@@ -36,6 +37,32 @@ test("decimalUint: a non-negative decimal within a bigint column, nothing BigInt
     assert.ok(!ok(decimalUint(), v), JSON.stringify(v));
   assert.ok(ok(decimalUint(U64_MAX), U64_MAX.toString()));
   assert.ok(!ok(decimalUint(U64_MAX), (U64_MAX + 1n).toString()));
+});
+
+test("decimalInt: a signed decimal within a bigint column (a rewards endpoint's penalty), as a bigint", () => {
+  const min = (-(2n ** 63n)).toString();
+  for (const [v, n] of [
+    ["0", 0n],
+    ["-12345", -12345n],
+    [BIGINT_COLUMN_MAX.toString(), BIGINT_COLUMN_MAX],
+    [min, -(2n ** 63n)],
+  ] as const)
+    assert.equal(decimalInt().parse(v), n, v);
+  for (const v of [
+    "-0",
+    "+5",
+    "1e3",
+    " 7",
+    "0x10",
+    "",
+    "-",
+    "1.5",
+    "007",
+    (2n ** 63n).toString(),
+    `${min}1`,
+    5,
+  ])
+    assert.ok(!ok(decimalInt(), v), JSON.stringify(v));
 });
 
 test("nodeBigint, nodeNumber, hexBytes and decimalAmount", () => {

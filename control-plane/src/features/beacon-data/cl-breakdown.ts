@@ -68,7 +68,10 @@ export const rollupSums = (r: string, agg = "sum", as = false, cast = "") =>
 /** `col = d.col + excluded.col` for each rollup column (the rollups' upsert). */
 export const addRollupSums = list(ROLLUP_COLUMNS.map((c) => `${c} = d.${c} + excluded.${c}`));
 
-/** Per epoch, each part of the validators' rows as a text array in validator order, and `broken_down`: which rows have parts. */
+/**
+ * Per epoch, each part of the validators' rows as a text array in validator order, and `broken_down`: which
+ * rows have parts.
+ */
 export const partArrays = list([
   ...PART_COLUMNS.map((c) => `array_agg(coalesce(${c}, 0)::text order by validator_index) as ${c}`),
   // Apart: the driver reads a NULL inside a text array as the text "NULL".
