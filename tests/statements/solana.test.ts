@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { DECIMALS, parseUnits } from "@stake/db/units";
+import { DECIMALS, formatUnits, parseUnits } from "@stake/db/units";
 import request from "supertest";
 import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { testWallet } from "../solana/setup.ts";
 import { allPages, asCsv, csvRows, type Row, sum } from "./api.ts";
 
@@ -94,6 +95,13 @@ before(async () => {
   // Past 2026-11-01 00:00 (epoch 64): every reward credited in October has been.
   dev.advanceEpochs(35);
   accountsA.sort();
+  // The operator's SOL price on every October day but the 10th.
+  const days = Array.from({ length: 31 }, (_, i) => `2026-10-${String(i + 1).padStart(2, "0")}`);
+  await (await areaOf(h, "statements")).repo.setPrices(
+    "sol",
+    "USD",
+    days.filter((d) => d !== "2026-10-10").map((day) => ({ day, price: "150.5" })),
+  );
 });
 after(async () => {
   await h?.close();
@@ -146,6 +154,13 @@ test("rows equal GET /api/v1/rewards per stake account to the lamport, and the n
   );
   assert.equal(body.totals.earned, sum(rows, "earned"));
   assert.equal(body.totals.withdrawn, withdrawnLamports.toString());
+  // The value at the day's price, exact (earned lamports × 150.5 USD per 10^9), empty on the 10th.
+  for (const r of rows) {
+    const earned = BigInt(r.earned ?? "");
+    assert.equal(r.earned_tokens, formatUnits(earned, 9));
+    if (r.date === "2026-10-10") assert.deepEqual([r.price, r.value], [null, null]);
+    else assert.deepEqual([r.price, r.value], ["150.5", formatUnits(earned * 1505n, 10)]);
+  }
   assert.deepEqual(await csvRows(h.app, keyA, MONTH), asCsv(rows));
 });
 
