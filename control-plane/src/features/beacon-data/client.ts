@@ -249,8 +249,9 @@ function methods(request: Read) {
     /** The validators of a state with one of `statuses` (or its class, e.g. `active`), by POST. */
     async validatorsByStatus(stateSlot: number, statuses: string[]): Promise<ApiValidator[]> {
       return (
-        (await request(`/eth/v1/beacon/states/${stateSlot}/validators`, z.array(ApiValidator), { statuses })) ??
-        []
+        (await request(`/eth/v1/beacon/states/${stateSlot}/validators`, z.array(ApiValidator), {
+          statuses,
+        })) ?? []
       );
     },
     async churnSpec(): Promise<ChurnSpec> {

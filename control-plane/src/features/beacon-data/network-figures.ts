@@ -50,7 +50,10 @@ export function networkFigures(s: NetworkState) {
   const delay = BigInt(c.MIN_VALIDATOR_WITHDRAWABILITY_DELAY);
   for (const w of s.pendingPartials) lastExit = max(lastExit, BigInt(w.withdrawable_epoch) - delay);
   const totalActive = max(increment, effective);
-  const rawChurn = max(BigInt(c.MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA), totalActive / BigInt(c.CHURN_LIMIT_QUOTIENT));
+  const rawChurn = max(
+    BigInt(c.MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA),
+    totalActive / BigInt(c.CHURN_LIMIT_QUOTIENT),
+  );
   const balanceChurn = rawChurn - (rawChurn % increment);
   const activationExitChurn = min(BigInt(c.MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT), balanceChurn);
 

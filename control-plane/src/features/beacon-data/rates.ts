@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
-import type { BeaconDataRepo } from "./repo.ts";
 import type { DaySums, RatesRepo } from "./rates-repo.ts";
 import type { RatesQuery } from "./rates-schemas.ts";
+import type { BeaconDataRepo } from "./repo.ts";
 
 const DAY = 86_400;
 const WINDOWS = [7, 30] as const;
@@ -91,7 +91,10 @@ export function createRateReads(deps: { repo: BeaconDataRepo; rates: RatesRepo }
       ? mine.find((v) => v.validator_index === Number(id))
       : mine.find((v) => v.pubkey === id.toLowerCase());
     if (!found)
-      throw new AppError("VALIDATOR_NOT_FOUND", "The organisation has no validator with this index or pubkey");
+      throw new AppError(
+        "VALIDATOR_NOT_FOUND",
+        "The organisation has no validator with this index or pubkey",
+      );
     return found.validator_index;
   }
 

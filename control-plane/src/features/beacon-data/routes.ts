@@ -1,5 +1,6 @@
 import { ErrorBodies, presentStandard } from "../../errors.ts";
 import { type Area, errorResponses, route } from "../../http/route.ts";
+import { EthereumNetworkResponse, RatesQuery, RatesResponse } from "./rates-schemas.ts";
 import {
   DateQuery,
   DateRewardsResponse,
@@ -13,7 +14,6 @@ import {
   TransactionsResponse,
   ValidatorListResponse,
 } from "./schemas.ts";
-import { EthereumNetworkResponse, RatesQuery, RatesResponse } from "./rates-schemas.ts";
 import type { BeaconDataService } from "./service.ts";
 
 const error = errorResponses(ErrorBodies.standard);
@@ -123,7 +123,9 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
         security: "api-key",
         indexed: true,
         upstream: true,
-        responses: { 200: { description: "the network's figures at the head", body: EthereumNetworkResponse } },
+        responses: {
+          200: { description: "the network's figures at the head", body: EthereumNetworkResponse },
+        },
         handler: async () => ({ status: 200, body: await service.ethereumNetwork() }),
       }),
       route({
