@@ -81,7 +81,7 @@ before(async () => {
     await h.sql`insert into beacon_validators (pubkey, validator_index, beacon_status, balance_gwei)
       values (${pk(v)}, ${v}, 'active_ongoing', 32000000000)`;
   }
-  // The rollups as the indexer keeps them: per validator per day, and per organisation per day.
+  // The rollups as the indexer keeps them: per validator, per organisation and for the network, per day.
   for (let i = 0; i < DAYS; i++) {
     for (const v of [1, 2, 3]) {
       const r = row(v, i);
@@ -89,6 +89,11 @@ before(async () => {
           mev_reward_gwei, priority_fee_gwei, balance_sum_gwei, epochs)
         values (${v}, ${dayOf(i)}, ${String(r.cl)}, ${String(r.el)}, 0, ${String(r.el)}, ${String(r.balanceSum)}, ${EPOCHS_PER_DAY})`;
     }
+    const network = [1, 2, 3].map((v) => row(v, i));
+    const total = (k: "cl" | "el" | "balanceSum") => String(network.reduce((s, r) => s + r[k], 0n));
+    await h.sql`insert into beacon_rewards_network_daily (day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+        priority_fee_gwei, balance_sum_gwei, epochs)
+      values (${dayOf(i)}, ${total("cl")}, ${total("el")}, 0, ${total("el")}, ${total("balanceSum")}, ${3 * EPOCHS_PER_DAY})`;
     for (const [org, vs] of [
       [a.id, [1, 2]],
       [b.id, [3]],

@@ -32,10 +32,10 @@ export function createRatesRepo(reads: Db) {
         where validator_index = ${validatorIndex} and day between ${from}::date and ${to}::date
         group by day order by day`),
 
-    /** Every validator the index follows, each once (the daily rollup has one row per validator a day). */
+    /** Every validator the index follows, each once: the network rollup, a row a day. */
     network: (from: string, to: string) =>
       reads.execute<DaySums & Record<string, unknown>>(sql`
-        select ${SUMS} from beacon_rewards_daily
+        select ${SUMS} from beacon_rewards_network_daily
         where day between ${from}::date and ${to}::date
         group by day order by day`),
   };
