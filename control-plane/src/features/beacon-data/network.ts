@@ -1,5 +1,5 @@
 import { CONSOLIDATION_REQUEST_CONTRACT, WITHDRAWAL_REQUEST_CONTRACT } from "../../chains/el-requests.ts";
-import type { BeaconApi, ChainSpec, ChurnSpec, ExecutionApi } from "./client.ts";
+import type { BeaconApi, ExecutionApi } from "./client.ts";
 import { networkFigures } from "./network-figures.ts";
 
 export interface NetworkDeps {
@@ -23,7 +23,6 @@ export interface NetworkDeps {
 export function createNetworkReads(deps: NetworkDeps) {
   const cacheMs = deps.cacheMs ?? 12_000;
   const now = deps.now ?? Date.now;
-  let constants: Promise<{ chain: ChainSpec; churn: ChurnSpec }> | null = null;
   let cached: { at: number; answer: Promise<ReturnType<typeof present>> } | null = null;
 
   const present = (figures: ReturnType<typeof networkFigures>, fees: [bigint, bigint]) => ({
@@ -34,16 +33,13 @@ export function createNetworkReads(deps: NetworkDeps) {
   });
 
   async function read() {
-    constants ??= Promise.all([deps.beacon.spec(), deps.beacon.churnSpec()]).then(([chain, churn]) => ({
-      chain,
-      churn,
-    }));
-    const { chain, churn } = await constants.catch((err) => {
-      constants = null;
-      throw err;
-    });
+    // Asked with every answer, not kept: a node switched to another chain has other constants.
     // One slot for every state read, so the registry and the queues are of the same state.
-    const slot = await deps.beacon.headSlot();
+    const [chain, churn, slot] = await Promise.all([
+      deps.beacon.spec(),
+      deps.beacon.churnSpec(),
+      deps.beacon.headSlot(),
+    ]);
     const [active, pendingDeposits, pendingPartials, fees] = await Promise.all([
       deps.beacon.validatorsByStatus(slot, ["active"]),
       deps.beacon.pendingDeposits(slot),
