@@ -106,6 +106,7 @@ Try it:
   curl -s "${cp}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${key}'
   curl -s "${cp}/api/transactions" -H 'api-key: ${key}'
+  curl -s "${cp}/api/network/ethereum" -H 'api-key: ${key}'
   # Webhooks: an endpoint at the demo's inbox (the answer, with its secret shown once, kept in $WEBHOOK; each
   # paste adds one, up to 10), a test event to it, then the inbox, signatures checked with that secret.
   WEBHOOK=$(curl -s -X POST ${cp}/api/webhooks/endpoints -H 'api-key: ${key}' -d '{"url": "${b.inbox}/hook"}'); echo "$WEBHOOK"

@@ -76,7 +76,7 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const backfilled = await indexedRows(h.sql);
 
   // The same rows as an index where both pubkeys were tracked from epoch 6 on; EARLY's from epoch 1.
-  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions, beacon_status_history,
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_rewards_network_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await h.sql`delete from beacon_tracked_validators where pubkey = ${LATE} and source = 'registered'`;
   const { indexer: fresh } = await areaOf(h, "beacon-data", {
@@ -90,6 +90,7 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   assert.deepEqual(backfilled.rewards, reference.rewards);
   assert.deepEqual(backfilled.daily, reference.daily);
   assert.deepEqual(backfilled.orgDaily, reference.orgDaily);
+  assert.deepEqual(backfilled.networkDaily, reference.networkDaily);
   assert.deepEqual(backfilled.txs, reference.txs);
   assert.deepEqual(backfilled.history, reference.history);
   assert.deepEqual(

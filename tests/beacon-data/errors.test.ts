@@ -201,9 +201,10 @@ describe("happy shapes on an empty index", () => {
       total_el_rewards: "0",
       total_mev_rewards: "0",
       total_priority_fees: "0",
-      apy_7d: 0,
-      apy_30d: 0,
-      apy_365d: 0,
+      // The index holds epochs 0-100 of 2025-03-17, its genesis day: no window reaches back whole.
+      apy_7d: null,
+      apy_30d: null,
+      apy_365d: null,
       apy_unit: "percent_per_year",
       // Epoch 100 of a chain whose clock (genesis 2025-03-17, 384 s epochs) is far past it: still indexing.
       indexed_through_epoch: 100,

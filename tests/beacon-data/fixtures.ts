@@ -43,6 +43,7 @@ export async function indexedRows(sql: ControlPlaneHarness["sql"]) {
     rewards: await sql`select * from beacon_rewards order by epoch, validator_index`,
     daily: await sql`select * from beacon_rewards_daily order by day, validator_index`,
     orgDaily: await sql`select * from beacon_rewards_org_daily order by organisation_id, day`,
+    networkDaily: await sql`select * from beacon_rewards_network_daily order by day`,
     txs: await sql`select * from beacon_transactions order by uid`,
     history: await sql`select * from beacon_status_history order by pubkey, status`,
     validators: await sql`select * from beacon_validators order by pubkey`,

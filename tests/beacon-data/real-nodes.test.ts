@@ -214,7 +214,7 @@ test("answers marked execution_optimistic are not indexed, and their finality is
 
 test("the backfill reaches down to the index's first epoch even when no pubkey was tracked from it", async () => {
   // A fresh index of the same chain from epoch 13, with nobody tracked until epoch 16.
-  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_transactions,
+  await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_rewards_network_daily, beacon_transactions,
     beacon_status_history, beacon_validators, beacon_indexed_slots, beacon_indexer_cursor, beacon_tracked_validators`;
   const { indexer: fresh } = await areaOf(h, "beacon-data", {
     ...h.config,

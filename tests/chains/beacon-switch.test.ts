@@ -116,7 +116,13 @@ test("a switched beacon node: 503 CHAIN_MISMATCH naming both chains, nothing wri
   assert.deepEqual(await indexedRows(h.sql), before);
   const [row] = await h.sql`select node_identity from chain_identities where area = 'beacon-data'`;
   assert.notEqual(row?.node_identity?.genesis_time, old.genesis_time);
-  for (const path of ["/api/validators/list", "/api/rewards/overview", "/api/transactions"]) {
+  for (const path of [
+    "/api/validators/list",
+    "/api/rewards/overview",
+    "/api/transactions",
+    "/api/rates?from=2026-01-01&to=2026-01-02",
+    "/api/network/ethereum",
+  ]) {
     const res = await supertest(h.app).get(path).set("api-key", apiKey);
     assert.equal(res.status, 503, `${path}: ${JSON.stringify(res.body)}`);
     assert.match(JSON.stringify(res.body), /CHAIN_MISMATCH/);

@@ -5,6 +5,7 @@ import { createBeaconApi, createExecutionApi } from "../features/beacon-data/cli
 import { createIndexer } from "../features/beacon-data/indexer.ts";
 import { createIndexerRepo } from "../features/beacon-data/indexer-repo.ts";
 import { beaconDataJobs, createRegistrationsQueue } from "../features/beacon-data/jobs.ts";
+import { createRatesRepo } from "../features/beacon-data/rates-repo.ts";
 import { createBeaconDataRepo } from "../features/beacon-data/repo.ts";
 import { beaconDataArea } from "../features/beacon-data/routes.ts";
 import { createBeaconDataService } from "../features/beacon-data/service.ts";
@@ -51,6 +52,8 @@ export function composeArea({ config, db, reads, redis, keys, logger, queuePrefi
     limit: (organisationId) => registerLimit(organisationId),
     maxRegistered: config.beaconData.registeredPerOrganisation,
     assertServing: createChainServing({ db, area: "beacon-data", identify: () => beacon.chainIdentity() }),
+    rates: createRatesRepo(reads),
+    nodes: { beacon, execution: indexerDeps.execution },
   });
   return {
     routes: [beaconDataArea({ service })],

@@ -121,6 +121,16 @@ const Spec = z.object({
   ELECTRA_FORK_EPOCH: forkEpoch().optional(),
   SHARD_COMMITTEE_PERIOD: nodeNumber().optional(),
 });
+/** The Electra churn constants the network figures need (docs/beacon-data.md, "Network figures"). */
+const ChurnSpec = z.object({
+  MAX_SEED_LOOKAHEAD: nodeNumber(),
+  MIN_VALIDATOR_WITHDRAWABILITY_DELAY: nodeNumber(),
+  MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA: decimalUint(),
+  MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT: decimalUint(),
+  CHURN_LIMIT_QUOTIENT: positive(),
+  EFFECTIVE_BALANCE_INCREMENT: decimalUint().refine((s) => BigInt(s) > 0n, "must be positive"),
+});
+export type ChurnSpec = z.output<typeof ChurnSpec>;
 const FinalityCheckpoints = z.object({ finalized: z.object({ epoch: nodeNumber() }) });
 
 export interface ChainSpec {
@@ -309,6 +319,19 @@ function methods(request: Read) {
           z.array(ApiPendingConsolidation),
         )) ?? []
       );
+    },
+    /** The validators of a state with one of `statuses` (or its class, e.g. `active`), by POST. */
+    async validatorsByStatus(stateSlot: number, statuses: string[]): Promise<ApiValidator[]> {
+      return (
+        (await request(`/eth/v1/beacon/states/${stateSlot}/validators`, z.array(ApiValidator), {
+          statuses,
+        })) ?? []
+      );
+    },
+    async churnSpec(): Promise<ChurnSpec> {
+      const spec = await request("/eth/v1/config/spec", ChurnSpec);
+      if (!spec) throw new AppError("UPSTREAM_UNAVAILABLE", "Beacon node has no spec");
+      return spec;
     },
     /** One validator at the head (add-stake's checks); null when the registry has none. */
     validator: (pubkey: string) => request(`/eth/v1/beacon/states/head/validators/${pubkey}`, ApiValidator),

@@ -1,6 +1,7 @@
 import { notIndexedYet } from "../../errors.ts";
 import { pageEnvelope, pageOf } from "../../http/paging.ts";
 import { breakdownJson, rowBreakdownJson } from "./cl-breakdown.ts";
+import { indexedSince } from "./rates.ts";
 import { type BeaconDataRepo, NO_TOTALS, type Totals } from "./repo.ts";
 import type { DateQuery, EpochQuery } from "./schemas.ts";
 
@@ -155,7 +156,11 @@ export function createRewardReads(deps: { repo: BeaconDataRepo; network: string;
       repo.overview(organisationId, lastDay),
       indexState(organisationId, c),
     ]);
-    const apy = (n: number) => apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds);
+    // A window the index does not reach back over is null, never the part it has annualised.
+    const apy = (n: number) =>
+      c && lastDay && indexedSince(c, dayUnix(lastDay) / DAY - n + 1)
+        ? apyPercent(BigInt(row[`r${n}`] ?? 0), BigInt(row[`s${n}`] ?? 0), epochSeconds)
+        : null;
     return {
       network: deps.network,
       provider: deps.provider,

@@ -1,5 +1,6 @@
 import { ErrorBodies, presentStandard } from "../../errors.ts";
 import { type Area, errorResponses, route } from "../../http/route.ts";
+import { EthereumNetworkResponse, RatesQuery, RatesResponse } from "./rates-schemas.ts";
 import {
   DateQuery,
   DateRewardsResponse,
@@ -95,6 +96,37 @@ export function beaconDataArea(deps: { service: BeaconDataService }): Area {
           status: 200,
           body: await service.dates(auth.organisationId, query),
         }),
+      }),
+      // Not in the spec (docs/spec.md, "Rates and network figures"): what a console draws beside rewards.
+      route({
+        method: "get",
+        path: "/api/rates",
+        summary:
+          "Daily 7- and 30-day reward rates (CL, EL, total; percent a year) of the organisation, the network and optionally one validator",
+        security: "api-key",
+        query: RatesQuery,
+        indexed: true,
+        responses: {
+          200: { description: "one item per UTC day of [from, to]", body: RatesResponse },
+          404: error("the organisation has no such validator (VALIDATOR_NOT_FOUND)"),
+        },
+        handler: async ({ auth, query }) => ({
+          status: 200,
+          body: await service.rates(auth.organisationId, query),
+        }),
+      }),
+      route({
+        method: "get",
+        path: "/api/network/ethereum",
+        summary:
+          "Active validators and stake, entry and exit queues with their waits (Electra churn), EIP-7002/7251 request fees",
+        security: "api-key",
+        indexed: true,
+        upstream: true,
+        responses: {
+          200: { description: "the network's figures at the head", body: EthereumNetworkResponse },
+        },
+        handler: async () => ({ status: 200, body: await service.ethereumNetwork() }),
       }),
       route({
         method: "get",

@@ -89,11 +89,15 @@ export const ValidatorListResponse = z.object({
 });
 /** The unit and definition clients kept asking for; docs/beacon-data.md, section APY, has the detail. */
 const Apy = (days: number) =>
-  z.number().meta({
-    description:
-      `Percent per year (3.1 = 3.1 %): rewards of the last ${days} days ÷ time-weighted stake, annualised. ` +
-      "On the compressed-time devnet (2 s slots, frequent proposals) it reads in the thousands of percent.",
-  });
+  z
+    .number()
+    .nullable()
+    .meta({
+      description:
+        `Percent per year (3.1 = 3.1 %): rewards of the last ${days} days ÷ time-weighted stake, annualised; ` +
+        `null while the index does not reach back ${days} days (never an extrapolation). ` +
+        "On the compressed-time devnet (2 s slots, frequent proposals) it reads in the thousands of percent.",
+    });
 /** Said by the reward reads whose zeros may only mean "not indexed yet". */
 const IndexState = {
   indexed_through_epoch: z

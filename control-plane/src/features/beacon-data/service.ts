@@ -1,4 +1,7 @@
 import type { AssertServing } from "../../platform/chain-identity/guard.ts";
+import { createNetworkReads, type NetworkDeps } from "./network.ts";
+import { createRateReads } from "./rates.ts";
+import type { RatesRepo } from "./rates-repo.ts";
 import { createRegister, type RegistrationDeps } from "./registration.ts";
 import { createRewardReads } from "./reward-reads.ts";
 import { createValidatorReads } from "./validator-reads.ts";
@@ -29,6 +32,9 @@ export function createBeaconDataService(
     provider: string;
     /** Throws 503 CHAIN_MISMATCH while the beacon node serves another chain than the indexed one. */
     assertServing: AssertServing;
+    rates: RatesRepo;
+    /** What the network figures read: the beacon node's head state, the execution node's fees. */
+    nodes: Omit<NetworkDeps, "network">;
   },
 ) {
   const network = deps.network === "mainnet" ? "MAINNET" : "HOODI";
@@ -37,6 +43,8 @@ export function createBeaconDataService(
     ...servingOnly(deps.assertServing, {
       ...createValidatorReads({ repo: deps.repo, network }),
       ...createRewardReads({ repo: deps.repo, network, provider: deps.provider }),
+      ...createRateReads({ repo: deps.repo, rates: deps.rates }),
+      ...createNetworkReads({ ...deps.nodes, network }),
     }),
   };
 }

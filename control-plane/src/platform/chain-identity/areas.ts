@@ -12,6 +12,7 @@ export const CHAIN_AREAS = {
       "beacon_rewards",
       "beacon_rewards_daily",
       "beacon_rewards_org_daily",
+      "beacon_rewards_network_daily",
       "beacon_status_history",
       "beacon_transactions",
       "beacon_indexed_slots",
