@@ -14,22 +14,23 @@ import { col } from "./sql-arrays.ts";
 export const dayOf = (spec: ChainSpec, epoch: unknown) =>
   sql`((to_timestamp((${spec.genesisTime}::bigint + ${epoch} * ${spec.slotsPerEpoch * spec.secondsPerSlot}::bigint)::float8) at time zone 'UTC')::date)`;
 
-/** The sums' columns of both rollups, added to the row already there. */
-const addSums = sql`
+/** The sums' columns of every rollup, added to the row already there. */
+const addTotals = sql`
     cl_reward_gwei = d.cl_reward_gwei + excluded.cl_reward_gwei,
     el_reward_gwei = d.el_reward_gwei + excluded.el_reward_gwei,
     mev_reward_gwei = d.mev_reward_gwei + excluded.mev_reward_gwei,
     priority_fee_gwei = d.priority_fee_gwei + excluded.priority_fee_gwei,
     balance_sum_gwei = d.balance_sum_gwei + excluded.balance_sum_gwei,
-    epochs = d.epochs + excluded.epochs,
-    ${addRollupSums}`;
+    epochs = d.epochs + excluded.epochs`;
+/** The validators' and organisations' rollups also sum the CL breakdown (the network's does not need it). */
+const addSums = sql`${addTotals}, ${addRollupSums}`;
 /** Adds the selected rows' sums to the daily rollup (`insert into beacon_rewards_daily as d (…) select …`). */
 export const addToDays = sql`on conflict (validator_index, day) do update set ${addSums}`;
 /** The same for the organisations' rollup (`insert into beacon_rewards_org_daily as d (…) select …`). */
 export const addToOrgDays = sql`on conflict (organisation_id, day) do update set ${addSums}`;
 
 /** The same for the network's rollup (`insert into beacon_rewards_network_daily as d (…) select …`). */
-const addToNetworkDays = sql`on conflict (day) do update set ${addSums}`;
+const addToNetworkDays = sql`on conflict (day) do update set ${addTotals}`;
 const NETWORK_DAILY = sql.raw(`beacon_rewards_network_daily as d (day, cl_reward_gwei, el_reward_gwei,
       mev_reward_gwei, priority_fee_gwei, balance_sum_gwei, epochs)`);
 
