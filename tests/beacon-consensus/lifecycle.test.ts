@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import supertest from "supertest";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, toHex } from "viem";
+import { createBeaconDataRepo } from "../../control-plane/src/features/beacon-data/repo.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { devnetEnv, startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
@@ -19,7 +20,8 @@ const { computeActivationExitEpoch, SLOTS_PER_EPOCH, startConsensusDevnet } = aw
  * pending → active; a pre-signed exit from our exits area, posted to the devnet's pool, is refused while the
  * validator is younger than SHARD_COMMITTEE_PERIOD and accepted after it, and the validator walks
  * active_exiting → exited_unslashed → withdrawal_possible → withdrawal_done. The indexer reads every epoch;
- * our API must show each status as the chain reaches it, with the epoch the state gives. The devnet's config
+ * our API must show each status as the chain reaches it, with the epoch the state gives. A genesis validator
+ * the organisation registered is slashed at the start and walks the slashed branch. The devnet's config
  * shortens SHARD_COMMITTEE_PERIOD and MIN_VALIDATOR_WITHDRAWABILITY_DELAY to 2 epochs (config.ts).
  */
 let devnet: ConsensusDevnet;
@@ -27,6 +29,9 @@ let h: ControlPlaneHarness;
 let org: TestOrganisation;
 let pubkey: string;
 let provisionId: string;
+/** A genesis validator the organisation registered, slashed at the start: the slashed branch. */
+const SLASHED_INDEX = 3;
+let slashed: string;
 
 before(async () => {
   // 16 genesis validators: a quarter of the signatures a slot, the same rules (the sweep passes sooner too).
@@ -39,6 +44,8 @@ before(async () => {
     CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data",
   });
   org = await makeOrganisation(h.db);
+  slashed = toHex(devnet.chain.headState().validators.getReadonly(SLASHED_INDEX).pubkey);
+  await createBeaconDataRepo(h.db).register(org.id, [slashed]);
   const worker = await startWorker(h);
   const res = await post("/api/provision", {
     attributes: { withdrawalAddress: DEV_ACCOUNTS.user, validatorsCount: 1, batch: false },
@@ -70,9 +77,9 @@ const get = (path: string, query: object) =>
   supertest(h.app).get(path).set("api-key", org.apiKey).query(query);
 
 type Step = { status: string; epoch: number | null };
-/** What our validators list says of the validator. */
-async function listed() {
-  const res = await get("/api/validators/list", { pubkeys: pubkey });
+/** What our validators list says of a validator (the provisioned one by default). */
+async function listed(of = pubkey) {
+  const res = await get("/api/validators/list", { pubkeys: of });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const v = res.body.results[0].validator;
   return {
@@ -88,6 +95,7 @@ async function listed() {
  * one epoch a run (BEACON_INDEXER_MAX_EPOCHS 1), and the list is read after each.
  */
 const seen: { status: string; epoch: number }[] = [];
+const seenSlashed: typeof seen = [];
 const indexedThrough = async () =>
   Number((await h.sql`select epoch from beacon_indexer_cursor`)[0]?.epoch ?? -1);
 async function walkUntil(status: string, maxEpochs = 30) {
@@ -104,6 +112,8 @@ async function walkUntil(status: string, maxEpochs = 30) {
     }
     const now = await listed();
     if (now.status && now.status !== seen.at(-1)?.status) seen.push({ status: now.status, epoch });
+    const other = (await listed(slashed)).status;
+    if (other && other !== seenSlashed.at(-1)?.status) seenSlashed.push({ status: other, epoch });
     if (now.status === status) return now;
   }
   assert.fail(`${status} not reached within ${maxEpochs} epochs; seen ${JSON.stringify(seen)}`);
@@ -112,6 +122,7 @@ async function walkUntil(status: string, maxEpochs = 30) {
 const stateValidator = (index: number) => devnet.chain.headState().validators.getReadonly(index);
 
 test("a provisioned validator walks every status on the devnet's schedule, each with its epoch in our API", async (t) => {
+  devnet.chain.slash(SLASHED_INDEX);
   await walkUntil("active_ongoing");
   const { index } = await listed();
   assert.ok(index !== null);
@@ -195,6 +206,27 @@ test("a provisioned validator walks every status on the devnet's schedule, each 
   assert.equal(firstSeen("active_exiting"), includedEpoch);
   assert.deepEqual(now.lifecycle.slice(-2), ["EXITED", "WITHDRAWAL_DONE"]);
 
+  // The slashed validator took the slashed branch: exited at its exit epoch, not withdrawable before
+  // EPOCHS_PER_SLASHINGS_VECTOR epochs have passed.
+  const s = stateValidator(SLASHED_INDEX);
+  assert.ok(s.slashed);
+  const bySlashed = await listed(slashed);
+  assert.equal(bySlashed.status, "exited_slashed");
+  assert.deepEqual(bySlashed.history, [
+    { status: "pending_initialized", epoch: null },
+    { status: "pending_queued", epoch: s.activationEligibilityEpoch },
+    { status: "active_ongoing", epoch: s.activationEpoch },
+    { status: "active_slashed", epoch: seenSlashed.find((x) => x.status === "active_slashed")?.epoch },
+    { status: "exited_slashed", epoch: s.exitEpoch },
+  ]);
+  assert.deepEqual(
+    seenSlashed.map((x) => x.status),
+    ["active_slashed", "exited_slashed"],
+  );
+  assert.equal(seenSlashed[1]?.epoch, s.exitEpoch);
+  assert.ok(s.withdrawableEpoch > (await indexedThrough()));
+
+  t.diagnostic(`slashed validator seen: ${JSON.stringify(seenSlashed)}`);
   t.diagnostic(`walk seen in our API (status, first epoch): ${JSON.stringify(seen)}`);
   t.diagnostic(`beacon_status_history: ${JSON.stringify(now.history)}`);
   // The exits area's list shows the same.
