@@ -34,7 +34,7 @@ const SLOW_LANE = [
   /^tests\/dashboard\//,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
-  /^tests\/beacon-consensus\/(breakdown|execution)\.test\.ts$/,
+  /^tests\/beacon-consensus\/(breakdown|execution|lifecycle)\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
   // Every bench in its smoke size: each starts whole deployments of its own.
   /^tests\/scripts\/benches\.test\.ts$/,

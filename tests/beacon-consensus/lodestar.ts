@@ -18,7 +18,12 @@ export {
   MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
   SLOTS_PER_EPOCH,
 } from "@lodestar/params";
-export { computeDomain, computeSigningRoot, interopSecretKey } from "@lodestar/state-transition";
+export {
+  computeActivationExitEpoch,
+  computeDomain,
+  computeSigningRoot,
+  interopSecretKey,
+} from "@lodestar/state-transition";
 export { ssz } from "@lodestar/types";
 export { startConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 

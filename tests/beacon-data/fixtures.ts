@@ -46,6 +46,7 @@ export async function indexedRows(sql: ControlPlaneHarness["sql"]) {
     networkDaily: await sql`select * from beacon_rewards_network_daily order by day`,
     txs: await sql`select * from beacon_transactions order by uid`,
     history: await sql`select * from beacon_status_history order by pubkey, status`,
+    statusEpochs: await sql`select * from beacon_status_epochs order by pubkey, status`,
     validators: await sql`select * from beacon_validators order by pubkey`,
   };
 }

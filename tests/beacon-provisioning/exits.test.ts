@@ -10,7 +10,7 @@ import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts"
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
-import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
+import { devnetEnv, nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
 
 /**
  * End to end on real Postgres, Redis, anvil and the beacon devnet (Electra exit rules, compressed
@@ -54,14 +54,8 @@ async function execute(tx: { from: string; to: string; data: string; value: stri
 
 before(async () => {
   devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
-  const ex = devnet.execution!;
   h = await createControlPlaneHarness({
-    ETH_BEACON_URL: devnet.url,
-    ETH_EXECUTION_URL: ex.url,
-    ETH_BATCH_DEPOSITOR: ex.batchDepositor,
-    ETH_NETWORK: "hoodi",
-    BEACON_INDEXER_START_EPOCH: "0",
-    BEACON_INDEXER_MAX_EPOCHS: "100",
+    ...devnetEnv(devnet),
     CONTROL_PLANE_AREAS: "beacon-provisioning,beacon-data,webhooks",
     WEBHOOK_ALLOW_HTTP: "1",
     WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32",

@@ -111,3 +111,23 @@ export function nobleVerifiesExit(
 }
 
 export const HOODI = BEACON_NETWORKS.hoodi;
+
+/**
+ * The control plane's settings for a beacon devnet with anvil (either chain): its two nodes, the batch
+ * depositor, the hoodi network constants the devnets answer with, and indexing from genesis.
+ */
+export function devnetEnv(devnet: {
+  url: string;
+  execution?: { url: string; batchDepositor: string } | undefined;
+}) {
+  const ex = devnet.execution;
+  if (!ex) throw new Error("no execution node");
+  return {
+    ETH_BEACON_URL: devnet.url,
+    ETH_EXECUTION_URL: ex.url,
+    ETH_BATCH_DEPOSITOR: ex.batchDepositor,
+    ETH_NETWORK: "hoodi",
+    BEACON_INDEXER_START_EPOCH: "0",
+    BEACON_INDEXER_MAX_EPOCHS: "100",
+  };
+}

@@ -123,6 +123,42 @@ export const beaconStatusHistory = pgTable(
 );
 
 /**
+ * The Beacon API's validator statuses in the order a validator walks them (active_slashed and
+ * exited_slashed are the slashed branch), so `order by` on the enum is the chain's order.
+ */
+export const beaconStatus = pgEnum("beacon_status", [
+  "pending_initialized",
+  "pending_queued",
+  "active_ongoing",
+  "active_exiting",
+  "active_slashed",
+  "exited_unslashed",
+  "exited_slashed",
+  "withdrawal_possible",
+  "withdrawal_done",
+]);
+
+/**
+ * The epoch each beacon status was reached in (docs/beacon-data.md "Beacon statuses and their epochs"):
+ * the state's own epoch field where it has one (activation_eligibility_epoch, activation_epoch, exit_epoch,
+ * withdrawable_epoch), else the epoch the indexer first read it in; null for a status of the latter kind
+ * that passed between two reads. `readEpoch` is the epoch whose state said so (a re-org deletes from it).
+ */
+export const beaconStatusEpochs = pgTable(
+  "beacon_status_epochs",
+  {
+    pubkey: text().notNull(),
+    status: beaconStatus().notNull(),
+    epoch: integer(),
+    readEpoch: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.pubkey, t.status] }),
+    index("beacon_status_epochs_by_read").on(t.readEpoch),
+  ],
+);
+
+/**
  * The two parts of an execution-layer reward (integer Gwei, their sum is `el_reward_gwei`): what builders
  * paid the proposer on builder (MEV-boost) blocks, and the priority fees of blocks it built itself. Rows
  * written before migration 0014 carry 0 in both (their EL reward was not split).

@@ -28,9 +28,14 @@ export const ApiValidator = z.object({
     effective_balance: uint(),
     /** Always present in the standard's answer; optional here so an older fixture reads as unslashed. */
     slashed: z.boolean().optional(),
-    /** Always present in the standard's answer (FAR_FUTURE_EPOCH is 2^64 − 1); read by the exit checks. */
+    /**
+     * Always present in the standard's answer (FAR_FUTURE_EPOCH is 2^64 − 1); read by the exit checks and
+     * for the epochs of the beacon statuses (status-epochs.ts).
+     */
+    activation_eligibility_epoch: decimalUint(U64_MAX).optional(),
     activation_epoch: decimalUint(U64_MAX).optional(),
     exit_epoch: decimalUint(U64_MAX).optional(),
+    withdrawable_epoch: decimalUint(U64_MAX).optional(),
   }),
 });
 export type ApiValidator = z.output<typeof ApiValidator>;

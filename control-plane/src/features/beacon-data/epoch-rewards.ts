@@ -8,6 +8,7 @@ import type {
   ChainSpec,
 } from "./client.ts";
 import { type Lifecycle, later, lifecycleOf, transitions } from "./lifecycle.ts";
+import { type StatusEpoch, statusEpochsOf } from "./status-epochs.ts";
 
 /** What the indexer follows of a tracked validator when it reads an epoch. */
 export interface TrackedValidator {
@@ -64,6 +65,8 @@ export interface EpochData {
     /** Where the validator's last proposal in the epoch paid it; null if none. */
     feeRecipient: string | null;
     balanceGwei: bigint;
+    /** The beacon statuses it has reached and their epochs (status-epochs.ts). */
+    statusEpochs: StatusEpoch[];
   }[];
   history: { pubkey: string; status: Lifecycle; time: Date; epoch: number }[];
   transactions: TransactionRow[];
@@ -320,6 +323,7 @@ export function computeEpoch(input: EpochInput): EpochData {
       // given at provisioning is the provisioner's alone (its own tracking row keeps it).
       feeRecipient: feeRecipientOf.get(t.pubkey) ?? null,
       balanceGwei: v ? BigInt(v.balance) : 0n,
+      statusEpochs: v ? statusEpochsOf(v, epoch) : [],
     });
     if (!v) continue;
     const index = Number(v.index);

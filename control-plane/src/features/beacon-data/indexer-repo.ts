@@ -3,6 +3,7 @@ import {
   beaconIndexedSlots,
   beaconIndexerCursor,
   beaconRewards,
+  beaconStatusEpochs,
   beaconStatusHistory,
   beaconTransactions,
 } from "@stake/db/schema/beacon-data";
@@ -15,6 +16,7 @@ import { addToOrgDays, insertRewards, insertTransactions, subtractFromDays } fro
 import type { Lifecycle } from "./lifecycle.ts";
 import { col } from "./sql-arrays.ts";
 import { changeStatuses, insertHistory } from "./status-changes.ts";
+import { insertStatusEpochs } from "./status-epochs.ts";
 import { emitClosedDays, emitEpochEvents, fallingEpochs, readBefore } from "./webhook-events.ts";
 
 const CURSOR = "beacon";
@@ -116,6 +118,11 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
         tx,
         data.history.map((h) => ({ ...h, validatorIndex: index.get(h.pubkey) ?? null })),
       );
+      await insertStatusEpochs(
+        tx,
+        data.epoch,
+        data.validators.flatMap((x) => x.statusEpochs),
+      );
       await emitEpochEvents(tx, { data, before, falling, offlineEpochs });
       await insertTransactions(tx, data.transactions, finalized);
       await tx
@@ -184,6 +191,11 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
       };
       await insertRewards(tx, mine, spec);
       await insertHistory(tx, mine.history);
+      await insertStatusEpochs(
+        tx,
+        data.epoch,
+        data.validators.filter((v) => claimed.has(v.pubkey)).flatMap((v) => v.statusEpochs),
+      );
       await insertTransactions(
         tx,
         data.transactions.filter((t) => claimed.has(t.pubkey)),
@@ -240,6 +252,7 @@ export function createIndexerRepo(db: Db, options: { offlineEpochs?: number } = 
       await tx.delete(beaconRewards).where(gte(beaconRewards.epoch, epoch));
       await tx.delete(beaconTransactions).where(gte(beaconTransactions.slot, firstSlot));
       await tx.delete(beaconStatusHistory).where(gte(beaconStatusHistory.epoch, epoch));
+      await tx.delete(beaconStatusEpochs).where(gte(beaconStatusEpochs.readEpoch, epoch));
       await tx.delete(beaconIndexedSlots).where(gte(beaconIndexedSlots.slot, firstSlot));
       // Every tracked pubkey is read again from `epoch` on.
       await tx.execute(

@@ -157,13 +157,16 @@ export function createBeaconDataRepo(db: Db, reads: Db = db) {
         balance_gwei: string | null;
         created_at: Date | null;
         history: { status: string; time: string }[] | null;
+        beacon_history: { status: string; epoch: number | null }[] | null;
       }>(sql`
         select m.pubkey, b.validator_index, b.beacon_status,
                coalesce(b.withdrawal_credentials, v.withdrawal_credentials) as withdrawal_credentials,
                coalesce(v.fee_recipient, b.fee_recipient) as fee_recipient,
                b.balance_gwei::text as balance_gwei, v.created_at,
                (select json_agg(json_build_object('status', h.status, 'time', h.time) order by h.status)
-                  from (${ownHistory}) h) as history
+                  from (${ownHistory}) h) as history,
+               (select json_agg(json_build_object('status', e.status, 'epoch', e.epoch) order by e.status)
+                  from beacon_status_epochs e where e.pubkey = m.pubkey) as beacon_history
         ${base} order by b.validator_index nulls last, m.pubkey limit ${page.limit} offset ${page.offset}`);
       const total = await readOne<{ n: number }>(sql`select count(*)::int as n ${base}`);
       return { rows, total: total?.n ?? 0 };

@@ -1,4 +1,4 @@
-import { validatorStatus } from "@stake/db/schema/beacon-data";
+import { beaconStatus, validatorStatus } from "@stake/db/schema/beacon-data";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { evmAddress } from "../../chains/evm.ts";
@@ -51,18 +51,20 @@ const Envelope = {
   pages: z.number().int(),
 };
 const Lifecycle = z.enum(validatorStatus.enumValues);
-const BeaconStatus = z.enum([
-  "pending_initialized",
-  "pending_queued",
-  "active_ongoing",
-  "active_exiting",
-  "active_slashed",
-  "exited_unslashed",
-  "exited_slashed",
-  "withdrawal_possible",
-  "withdrawal_done",
-]);
+const BeaconStatus = z.enum(beaconStatus.enumValues);
 
+/** Our addition (docs/spec.md "Beacon status"): each beacon status reached, with its epoch by the rules. */
+export const BeaconStatusHistory = z
+  .array(
+    z.object({
+      status: BeaconStatus,
+      epoch: z.number().int().nullable().meta({
+        description:
+          "pending_queued: activation_eligibility_epoch, active_ongoing: activation_epoch, exited_*: exit_epoch, withdrawal_possible: withdrawable_epoch (the state's fields); the others the first epoch the indexer read the validator in that status, null when it passed between two reads.",
+      }),
+    }),
+  )
+  .meta({ description: "The beacon statuses reached, in the order a validator walks them (our addition)." });
 export const RegisterResponse = z.object({ registered: z.array(z.string()) });
 export const ValidatorListResponse = z.object({
   results: z.array(
@@ -81,6 +83,7 @@ export const ValidatorListResponse = z.object({
         balances: z.object({ current_staked: Gwei }),
         lifecycle: z.object({
           status_history: z.array(z.object({ status: Lifecycle, time: z.iso.datetime() })),
+          beacon_status_history: BeaconStatusHistory,
         }),
       }),
     }),

@@ -4,6 +4,7 @@ import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { lockIndex } from "./indexer-repo.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import { changeStatuses, type OwnStep } from "./status-changes.ts";
+import type { BeaconStatus } from "./status-epochs.ts";
 
 export type { OwnStep };
 
@@ -15,6 +16,14 @@ const provisionedRow = and(
   eq(beaconTrackedValidators.pubkey, beaconValidators.pubkey),
   eq(beaconTrackedValidators.source, "provisioned"),
 );
+
+export interface ValidatorLifecycle {
+  status: Lifecycle;
+  validatorIndex: number | null;
+  /** The Beacon API status the indexer last read; null before the chain has the validator. */
+  beaconStatus: BeaconStatus | null;
+  beaconStatusHistory: { status: BeaconStatus; epoch: number | null }[];
+}
 
 export interface TrackInput {
   organisationId: string;
@@ -52,22 +61,25 @@ export function createTracking(db: Db) {
 
     /**
      * Lifecycle status of provisioned validators as their organisation sees them (the chain's, or its own
-     * exit steps past it; CREATED until the indexer saw more) and validator index per pubkey.
+     * exit steps past it; CREATED until the indexer saw more), validator index, and the beacon statuses
+     * reached with their epochs (status-epochs.ts) per pubkey.
      */
-    async lifecycles(
-      pubkeys: string[],
-    ): Promise<Map<string, { status: Lifecycle; validatorIndex: number | null }>> {
+    async lifecycles(pubkeys: string[]): Promise<Map<string, ValidatorLifecycle>> {
       if (!pubkeys.length) return new Map();
       const rows = await db
         .select({
           pubkey: beaconValidators.pubkey,
           status: provisionedStatus,
           validatorIndex: beaconValidators.validatorIndex,
+          beaconStatus: sql<BeaconStatus | null>`${beaconValidators.beaconStatus}`,
+          beaconStatusHistory: sql<{ status: BeaconStatus; epoch: number | null }[]>`coalesce((
+            select json_agg(json_build_object('status', e.status, 'epoch', e.epoch) order by e.status)
+            from beacon_status_epochs e where e.pubkey = ${beaconValidators.pubkey}), '[]'::json)`,
         })
         .from(beaconValidators)
         .innerJoin(beaconTrackedValidators, provisionedRow)
         .where(inArray(beaconValidators.pubkey, pubkeys));
-      return new Map(rows.map((r) => [r.pubkey, { status: r.status, validatorIndex: r.validatorIndex }]));
+      return new Map(rows.map(({ pubkey, ...r }) => [pubkey, r]));
     },
 
     /** How many of the organisation's provisioned validators are in each lifecycle status. */

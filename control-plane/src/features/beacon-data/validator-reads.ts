@@ -22,6 +22,10 @@ const validatorOf = (r: ListRow, network: Network) => ({
         status: h.status as never,
         time: new Date(h.time).toISOString(),
       })),
+      beacon_status_history: (r.beacon_history ?? []).map((h) => ({
+        status: h.status as never,
+        epoch: h.epoch,
+      })),
     },
   },
 });

@@ -32,6 +32,7 @@ test("validator.offline: falling epochs grow on negative CL rewards and reset on
           withdrawalCredentials: null,
           feeRecipient: null,
           balanceGwei: 0n,
+          statusEpochs: [],
         },
       ],
       history: [],

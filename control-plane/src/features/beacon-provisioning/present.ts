@@ -1,8 +1,8 @@
-import type { Lifecycle } from "../beacon-data/lifecycle.ts";
+import type { ValidatorLifecycle } from "../beacon-data/tracking.ts";
 import type { ProvisionRow, ValidatorRow } from "./repo.ts";
 
-/** A validator row with the lifecycle status and index beacon-data keeps for it. */
-export type ListedValidator = ValidatorRow & { status: Lifecycle; validatorIndex: number | null };
+/** A validator row with the lifecycle status, index and beacon statuses beacon-data keeps for it. */
+export type ListedValidator = ValidatorRow & ValidatorLifecycle;
 
 const no0x = (h: string) => h.replace(/^0x/, "");
 
@@ -26,8 +26,15 @@ function validatorFields(v: ListedValidator) {
     amount: Number(v.amountGwei),
     created: v.createdAt.toISOString(),
     status: v.status,
+    ...beaconFields(v),
   };
 }
+
+/** Our addition: where the chain has the validator, by the rules (docs/spec.md "Beacon status"). */
+export const beaconFields = (v: ListedValidator) => ({
+  beaconStatus: v.beaconStatus,
+  beaconStatusHistory: v.beaconStatusHistory,
+});
 
 export function validatorItem(v: ListedValidator, batch: boolean) {
   return {

@@ -1,4 +1,5 @@
 import { x25519 } from "@noble/curves/ed25519.js";
+import { beaconStatus } from "@stake/db/schema/beacon-data";
 import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import type { JWK } from "jose";
@@ -7,6 +8,7 @@ import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
 import { optionallyPagedQuery } from "../../http/paging.ts";
 import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
+import { BeaconStatusHistory } from "../beacon-data/schemas.ts";
 
 const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
@@ -91,12 +93,18 @@ const ProvisionHeader = {
   clientId: z.string(),
   provisionId: z.uuid(),
 };
+/** Our addition: the Beacon API status and each one reached with its epoch (beacon-data's list has the same). */
+const Beacon = {
+  beaconStatus: z.enum(beaconStatus.enumValues).nullable(),
+  beaconStatusHistory: BeaconStatusHistory,
+};
 const Validator = {
   validatorIndex: z.number().int().nullable(),
   validatorAddress: Hex,
   amount: z.number().int(),
   created: Timestamp,
   status: ValidatorStatus,
+  ...Beacon,
 };
 
 export const ProvisionResponse = z.object({
@@ -169,6 +177,7 @@ export const OrganisationValidatorsResponse = z.object({
       provisionId: z.uuid(),
       status: ValidatorStatus,
       created: Timestamp,
+      ...Beacon,
     }),
   ),
   ...PageEnvelope,

@@ -15,7 +15,13 @@ import type { Tracking } from "../beacon-data/tracking.ts";
 import { blsKeyFromSecret } from "./bls.ts";
 import { buildDeposit, depositTx, MAX_EFFECTIVE_BALANCE_ELECTRA_GWEI } from "./builder.ts";
 import type { ProvisionQueue } from "./jobs.ts";
-import { depositDetailItem, type ListedValidator, provisionHeader, validatorItem } from "./present.ts";
+import {
+  beaconFields,
+  depositDetailItem,
+  type ListedValidator,
+  provisionHeader,
+  validatorItem,
+} from "./present.ts";
 import type { ProvisioningRepo, ValidatorRow } from "./repo.ts";
 import type { ListQuery, ProvisionQuery, ProvisionRequest } from "./schemas.ts";
 
@@ -42,6 +48,8 @@ export function createProvisioningService(deps: {
       ...r,
       status: known.get(r.pubkey)?.status ?? "CREATED",
       validatorIndex: known.get(r.pubkey)?.validatorIndex ?? null,
+      beaconStatus: known.get(r.pubkey)?.beaconStatus ?? null,
+      beaconStatusHistory: known.get(r.pubkey)?.beaconStatusHistory ?? [],
     }));
   }
   const cipher = createKeyCipher(deps.eth.keyEncryptionKey);
@@ -176,6 +184,7 @@ export function createProvisioningService(deps: {
           provisionId: v.provisionId,
           status: v.status,
           created: v.createdAt.toISOString(),
+          ...beaconFields(v),
         })),
         ...pageEnvelope(page, total),
       };

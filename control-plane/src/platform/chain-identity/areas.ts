@@ -14,6 +14,7 @@ export const CHAIN_AREAS = {
       "beacon_rewards_org_daily",
       "beacon_rewards_network_daily",
       "beacon_status_history",
+      "beacon_status_epochs",
       "beacon_transactions",
       "beacon_indexed_slots",
       "beacon_validators",
