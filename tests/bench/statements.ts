@@ -13,11 +13,14 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { Client } from "undici";
 import { freePort } from "../../scripts/lib/ports.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
+import { areaOf } from "../helpers/jobs.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
 import { seedEthereum } from "../statements/seed.ts";
 
@@ -136,8 +139,37 @@ async function measure(name: string, key: string) {
   );
 }
 
+/**
+ * The same CSV built in this process by the statements service, with a full collection before and after
+ * (`node --expose-gc`): what the download leaves live. The peaks above are garbage awaiting collection;
+ * this shows none of the month is kept.
+ */
+async function retained(name: string, org: { id: string }) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  const { service } = await areaOf(h, "statements");
+  const csv = () =>
+    pipeline(
+      service.csv({ id: org.id, scope: {} }, { month: "2026-10", chain: "ethereum", currency: "USD" }),
+      new Writable({ write: (_c, _e, cb) => cb() }),
+    );
+  await csv();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  await csv();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  const mib = (b: number) => (b / 1024 / 1024).toFixed(1);
+  console.log(
+    `  in process, live heap after a full collection: ${mib(before)} MiB before, ${mib(after)} MiB after (${name})`,
+  );
+}
+
 try {
-  for (const [i, n] of sizes.entries()) await measure(`a month of ${n} validators`, orgs[i]?.apiKey ?? "");
+  for (const [i, n] of sizes.entries()) {
+    await measure(`a month of ${n} validators`, orgs[i]?.apiKey ?? "");
+    await retained(`${n} validators`, orgs[i] ?? { id: "" });
+  }
 } finally {
   await client.close();
   await scraper.close();

@@ -4,7 +4,7 @@ import request from "supertest";
 import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
-import { testWallet } from "./setup.ts";
+import { sendSigned, testWallet } from "./setup.ts";
 
 const wallet = testWallet(0x21);
 const GENESIS = 1_750_000_000;
@@ -14,20 +14,7 @@ describe("stake-account area end to end on the simulated node", () => {
   let dev: SolanaDevnet;
   let h: ControlPlaneHarness;
   let key: string;
-  const send = async (b64: string) => {
-    const res = await fetch(dev.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "sendTransaction",
-        params: [b64, { encoding: "base64" }],
-      }),
-    });
-    const body = (await res.json()) as { result?: string; error?: { message: string } };
-    assert.ok(body.result, body.error?.message);
-  };
+  const send = (b64: string) => sendSigned(dev.url, b64);
   const lamports = () => dev.chain.svm.getBalance(wallet.pubkey as never) as bigint;
 
   before(async () => {

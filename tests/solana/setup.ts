@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 
@@ -13,4 +14,20 @@ export function testWallet(seedByte: number) {
       return tx.toString("base64");
     },
   };
+}
+
+/** Sends a signed transaction to the node as a wallet does (JSON-RPC `sendTransaction`). */
+export async function sendSigned(url: string, b64: string): Promise<void> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "sendTransaction",
+      params: [b64, { encoding: "base64" }],
+    }),
+  });
+  const body = (await res.json()) as { result?: string; error?: { message: string } };
+  assert.ok(body.result, body.error?.message);
 }

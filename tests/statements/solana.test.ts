@@ -6,7 +6,7 @@ import { type SolanaDevnet, startSolanaDevnet } from "../../devnet/solana/server
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
-import { testWallet } from "../solana/setup.ts";
+import { sendSigned, testWallet } from "../solana/setup.ts";
 import { allPages, asCsv, csvRows, type Row, sum } from "./api.ts";
 
 // Solana statements of October 2026 on the simulated node (LiteSVM): two epochs a UTC day from
@@ -29,20 +29,7 @@ let withdrawnLamports: bigint;
 /** The account deactivated and withdrawn from on 2026-10-15 (the second staked, to validator 1). */
 let closing: string;
 
-async function send(b64: string) {
-  const res = await fetch(dev.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "sendTransaction",
-      params: [b64, { encoding: "base64" }],
-    }),
-  });
-  const body = (await res.json()) as { result?: string; error?: { message: string } };
-  assert.ok(body.result, body.error?.message);
-}
+const send = (b64: string) => sendSigned(dev.url, b64);
 
 async function post(key: string, path: string, body: object) {
   const res = await request(h.app).post(`/api/v1/${path}`).set("x-api-key", key).send(body);
