@@ -28,7 +28,11 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
       users: ["beacon-provisioning"],
       why: "track(...) new validators; their lifecycle",
     },
-    { file: "lifecycle.ts", users: ["beacon-provisioning"], why: "the lifecycle status vocabulary" },
+    {
+      file: "lifecycle.ts",
+      users: ["beacon-provisioning"],
+      why: "the lifecycle and beacon status vocabulary",
+    },
     { file: "client.ts", users: ["beacon-provisioning"], why: "the one Beacon API client (add-stake)" },
   ],
   "hyperliquid-delegation": [

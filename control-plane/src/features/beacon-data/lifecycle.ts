@@ -1,4 +1,5 @@
-import { validatorStatus } from "@stake/db/schema/beacon-data";
+import { beaconStatus, validatorStatus } from "@stake/db/schema/beacon-data";
+import { z } from "zod";
 
 /** The spec's validator lifecycle status (one Postgres enum); UNKNOWN aside, a validator passes them in order. */
 export type Lifecycle = (typeof validatorStatus.enumValues)[number];
@@ -43,3 +44,19 @@ export function transitions(from: Lifecycle | null, to: Lifecycle): Lifecycle[] 
 
 export const later = (a: Lifecycle | null, b: Lifecycle) =>
   a === null || a === "UNKNOWN" || (b !== "UNKNOWN" && LIFECYCLE.indexOf(b) > LIFECYCLE.indexOf(a)) ? b : a;
+
+/** The Beacon API's validator statuses (one Postgres enum), as the API answers them. */
+export const BeaconStatus = z.enum(beaconStatus.enumValues);
+
+/** Our addition (docs/spec.md "Beacon status"): each beacon status reached, with its epoch by the rules. */
+export const BeaconStatusHistory = z
+  .array(
+    z.object({
+      status: BeaconStatus,
+      epoch: z.number().int().nullable().meta({
+        description:
+          "pending_queued: activation_eligibility_epoch, active_ongoing: activation_epoch, exited_*: exit_epoch, withdrawal_possible: withdrawable_epoch (the state's fields); the others the first epoch the indexer read the validator in that status, null when it passed between two reads.",
+      }),
+    }),
+  )
+  .meta({ description: "The beacon statuses reached, in the order a validator walks them (our addition)." });

@@ -1,9 +1,10 @@
-import { beaconStatus, validatorStatus } from "@stake/db/schema/beacon-data";
+import { validatorStatus } from "@stake/db/schema/beacon-data";
 import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { evmAddress } from "../../chains/evm.ts";
 import { pagedQuery } from "../../http/paging.ts";
 import { endNotBefore, queryList } from "../../http/query.ts";
+import { BeaconStatus, BeaconStatusHistory } from "./lifecycle.ts";
 
 const pubkey = blsPubkey();
 const address = evmAddress();
@@ -51,20 +52,7 @@ const Envelope = {
   pages: z.number().int(),
 };
 const Lifecycle = z.enum(validatorStatus.enumValues);
-const BeaconStatus = z.enum(beaconStatus.enumValues);
 
-/** Our addition (docs/spec.md "Beacon status"): each beacon status reached, with its epoch by the rules. */
-export const BeaconStatusHistory = z
-  .array(
-    z.object({
-      status: BeaconStatus,
-      epoch: z.number().int().nullable().meta({
-        description:
-          "pending_queued: activation_eligibility_epoch, active_ongoing: activation_epoch, exited_*: exit_epoch, withdrawal_possible: withdrawable_epoch (the state's fields); the others the first epoch the indexer read the validator in that status, null when it passed between two reads.",
-      }),
-    }),
-  )
-  .meta({ description: "The beacon statuses reached, in the order a validator walks them (our addition)." });
 export const RegisterResponse = z.object({ registered: z.array(z.string()) });
 export const ValidatorListResponse = z.object({
   results: z.array(

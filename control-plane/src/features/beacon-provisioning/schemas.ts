@@ -1,5 +1,4 @@
 import { x25519 } from "@noble/curves/ed25519.js";
-import { beaconStatus } from "@stake/db/schema/beacon-data";
 import { provisionStatus } from "@stake/db/schema/provisioning";
 import { DECIMALS, parseUnits } from "@stake/db/units";
 import type { JWK } from "jose";
@@ -7,8 +6,7 @@ import { z } from "zod";
 import { blsPubkey } from "../../chains/beacon.ts";
 import { checkedEvmAddress, GWEI_PER_ETH as GWEI } from "../../chains/evm.ts";
 import { optionallyPagedQuery } from "../../http/paging.ts";
-import { LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
-import { BeaconStatusHistory } from "../beacon-data/schemas.ts";
+import { BeaconStatus, BeaconStatusHistory, LIFECYCLE_STATUSES } from "../beacon-data/lifecycle.ts";
 
 const address = checkedEvmAddress();
 const optionalAddress = address.nullable().optional();
@@ -95,7 +93,7 @@ const ProvisionHeader = {
 };
 /** Our addition: the Beacon API status and each one reached with its epoch (beacon-data's list has the same). */
 const Beacon = {
-  beaconStatus: z.enum(beaconStatus.enumValues).nullable(),
+  beaconStatus: BeaconStatus.nullable(),
   beaconStatusHistory: BeaconStatusHistory,
 };
 const Validator = {
