@@ -96,8 +96,8 @@ try {
   // takes ~8 s of one core).
   const checks = [
     check("typecheck", ...tsc("tsconfig.json", "root")),
-    // The dashboard page is browser code (DOM types, JSX): its own project.
-    check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
+    // The pages (dashboard, console) are browser code (DOM types, JSX): one project of their own.
+    check("typecheck pages", ...tsc("control-plane/src/page-kit", "page")),
     check("lint", bin("biome"), ["check", "."]),
   ];
   const bundled = Date.now();
