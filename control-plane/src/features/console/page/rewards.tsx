@@ -28,7 +28,15 @@ export function Rewards(props: { api: Api }) {
   useEffect(() => {
     setDays(null);
     setError(null);
-    readMonth(api, month).then(setDays, (err) => setError(explain(err, "read")));
+    // A month picked while another loads: only the last one's answer is drawn.
+    let current = true;
+    readMonth(api, month).then(
+      (d) => current && setDays(d),
+      (err) => current && setError(explain(err, "read")),
+    );
+    return () => {
+      current = false;
+    };
   }, [api, month]);
   const any = days?.some((d) => d.cl !== 0n || d.priority !== 0n || d.mev !== 0n) ?? false;
 

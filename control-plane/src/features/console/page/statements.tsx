@@ -20,11 +20,18 @@ export function Statements(props: { api: Api; download: Download }) {
   const [saved, setSaved] = useState("");
   useEffect(() => {
     setError(null);
+    let current = true;
     api<Statement>(
       "GET",
       `/api/statements?month=${month}&chain=${chain}&page=${page}&per_page=${PER_PAGE}`,
       "read",
-    ).then(setStatement, (err) => setError(explain(err, "read")));
+    ).then(
+      (s) => current && setStatement(s),
+      (err) => current && setError(explain(err, "read")),
+    );
+    return () => {
+      current = false;
+    };
   }, [api, month, chain, page]);
 
   const saveCsv = async () => {

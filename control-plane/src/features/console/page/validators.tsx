@@ -14,7 +14,11 @@ type StakeAccount = SolanaBalance["data"]["stakeAccounts"][number];
 /** Wallets read per visit: each is one balance request, a few RPC calls on the server. */
 const MAX_WALLETS = 5;
 
-const statusOf = (v: Validator) => v.lifecycle.status_history.at(-1)?.status ?? "UNKNOWN";
+/** The lifecycle's latest step, else the beacon chain's own word (a validator registered from elsewhere). */
+const statusOf = (v: Validator) =>
+  v.lifecycle.status_history.at(-1)?.status ??
+  v.beacon_status?.replace(/_/g, " ") ??
+  "not on the beacon chain yet";
 
 /** Ethereum validators (beacon index and provisioning) and, where the scope names wallets, Solana stake. */
 export function Validators(props: { api: Api; scope: Organisation["scope"] | null }) {
