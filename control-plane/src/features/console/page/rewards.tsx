@@ -62,9 +62,15 @@ export function Rewards(props: { api: Api }) {
                   <thead>
                     <tr>
                       <th scope="col">Day</th>
-                      <th scope="col" class="num">Consensus layer</th>
-                      <th scope="col" class="num">Priority fees</th>
-                      <th scope="col" class="num">MEV</th>
+                      <th scope="col" class="num">
+                        Consensus layer
+                      </th>
+                      <th scope="col" class="num">
+                        Priority fees
+                      </th>
+                      <th scope="col" class="num">
+                        MEV
+                      </th>
                     </tr>
                   </thead>
                   <tbody>

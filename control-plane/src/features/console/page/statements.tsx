@@ -115,9 +115,15 @@ export function Statements(props: { api: Api; download: Download }) {
                 <tr>
                   <th scope="col">Day</th>
                   <th scope="col">Account</th>
-                  <th scope="col" class="num">Earned</th>
-                  <th scope="col" class="num">Withdrawn</th>
-                  <th scope="col" class="num">Value ({statement.currency})</th>
+                  <th scope="col" class="num">
+                    Earned
+                  </th>
+                  <th scope="col" class="num">
+                    Withdrawn
+                  </th>
+                  <th scope="col" class="num">
+                    Value ({statement.currency})
+                  </th>
                 </tr>
               </thead>
               <tbody>

@@ -59,7 +59,9 @@ export function Validators(props: { api: Api; scope: Organisation["scope"] | nul
                     <th scope="col">Public key</th>
                     <th scope="col">Index</th>
                     <th scope="col">Status</th>
-                    <th scope="col" class="num">Balance (ETH)</th>
+                    <th scope="col" class="num">
+                      Balance (ETH)
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -129,8 +131,12 @@ function SolanaWallet(props: { api: Api; wallet: string }) {
           <tr>
             <th scope="col">Stake account</th>
             <th scope="col">Status</th>
-            <th scope="col" class="num">Total (SOL)</th>
-            <th scope="col" class="num">Rewards (SOL)</th>
+            <th scope="col" class="num">
+              Total (SOL)
+            </th>
+            <th scope="col" class="num">
+              Rewards (SOL)
+            </th>
           </tr>
         </thead>
         <tbody>
