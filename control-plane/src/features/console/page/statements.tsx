@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { FormError, Section } from "../../../page-kit/ui.tsx";
+import { FormError, Pager, Section } from "../../../page-kit/ui.tsx";
 import { type Api, type Download, explain, type Statement } from "./api.ts";
 import { MonthField, thisMonth } from "./month.tsx";
 
@@ -141,22 +141,14 @@ export function Statements(props: { api: Api; download: Download }) {
               </tbody>
             </table>
           </div>
-          <nav class="pager" aria-label="Statement pages">
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <span>
-              Page {page} of {statement.pages}
-            </span>
-            <button
-              type="button"
-              class="secondary"
-              disabled={page >= statement.pages}
-              onClick={() => setPage(page + 1)}
-            >
-              Next
-            </button>
-          </nav>
+          <Pager
+            label="Statement pages"
+            page={page}
+            pages={statement.pages}
+            total={statement.total}
+            onPage={setPage}
+            names={["Previous", "Next"]}
+          />
         </>
       )}
     </Section>

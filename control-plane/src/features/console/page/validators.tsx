@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { FormError, Section } from "../../../page-kit/ui.tsx";
+import { FormError, Pager, Section } from "../../../page-kit/ui.tsx";
 import {
   type Api,
   explain,
@@ -80,22 +80,14 @@ export function Validators(props: { api: Api; scope: Organisation["scope"] | nul
                 </tbody>
               </table>
             </div>
-            <nav class="pager" aria-label="Validator pages">
-              <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                Previous
-              </button>
-              <span>
-                Page {page} of {list.pages}
-              </span>
-              <button
-                type="button"
-                class="secondary"
-                disabled={page >= list.pages}
-                onClick={() => setPage(page + 1)}
-              >
-                Next
-              </button>
-            </nav>
+            <Pager
+              label="Validator pages"
+              page={page}
+              pages={list.pages}
+              total={list.total}
+              onPage={setPage}
+              names={["Previous", "Next"]}
+            />
           </>
         )}
       </Section>
