@@ -31,6 +31,7 @@ const SLOW_LANE = [
   /^tests\/faults\//,
   /^tests\/polygon\//,
   /^tests\/dashboard\//,
+  /^tests\/console\/console\.test\.ts$/,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
   /^tests\/beacon-consensus\/execution\.test\.ts$/,
