@@ -131,7 +131,10 @@ export function Statements(props: { api: Api; download: Download }) {
                   <tr key={`${r.date}${r.account}`}>
                     <th scope="row">{r.date}</th>
                     <td>
-                      <code class="mono" title={r.account}>{`${r.account.slice(0, 10)}…`}</code>
+                      <code
+                        class="mono"
+                        title={r.account}
+                      >{`${r.account.slice(0, 10)}…${r.account.slice(-6)}`}</code>
                     </td>
                     <td class="num">{r.earned_tokens}</td>
                     <td class="num">{r.withdrawn_tokens}</td>
