@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { SignJWT } from "jose";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { eventually } from "../helpers/eventually.ts";
 import { send } from "../helpers/http-client.ts";
 import { contrastFailures, unlabelledControls } from "./a11y.ts";
