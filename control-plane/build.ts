@@ -1,6 +1,6 @@
 /**
- * Builds the dashboard page (`control-plane/src/features/dashboard/page`, Preact) into
- * `control-plane/dist/dashboard/`: hashed assets plus `manifest.json` naming them. The control plane only
+ * Builds the pages (`control-plane/src/features/{dashboard,console}/page`, Preact) into
+ * `control-plane/dist/<page>/`: hashed assets plus `manifest.json` naming them. The control plane only
  * reads these files, so esbuild and Preact stay out of the running process. `npm start` and `npm test`
  * run this before they start a control plane; `npm run build` runs it by hand.
  */
@@ -20,25 +20,28 @@ import { build } from "esbuild";
  */
 export const WORKER_NODE_FLAGS = ["--max-semi-space-size=32"];
 
-/** What `dist/dashboard/manifest.json` holds: the hashed file names the HTML shell links. */
-export interface DashboardManifest {
+/** What `dist/<page>/manifest.json` holds: the hashed file names the HTML shell links. */
+export interface PageManifest {
   script: string;
   style: string;
   icon: string;
 }
 
-const PAGE = fileURLToPath(new URL("src/features/dashboard/page/", import.meta.url));
-const OUT = fileURLToPath(new URL("dist/dashboard/", import.meta.url));
+/** The pages the control plane serves (src/http/page-bundle.ts), each from its feature's `page/` folder. */
+const PAGES = ["dashboard", "console"] as const;
+const SRC = fileURLToPath(new URL("src/features/", import.meta.url));
+const DIST = fileURLToPath(new URL("dist/", import.meta.url));
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>`;
 
-/** Writes `control-plane/dist/dashboard/` afresh. */
-export async function buildDashboard(): Promise<DashboardManifest> {
-  rmSync(OUT, { recursive: true, force: true });
-  mkdirSync(OUT, { recursive: true });
+/** Writes `control-plane/dist/<page>/` afresh for one page. */
+async function buildPage(page: (typeof PAGES)[number]): Promise<PageManifest> {
+  const out = `${DIST}${page}/`;
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
   const result = await build({
-    absWorkingDir: PAGE,
+    absWorkingDir: `${SRC}${page}/page/`,
     entryPoints: ["main.tsx"],
-    outdir: OUT,
+    outdir: out,
     entryNames: "[name]-[hash]",
     bundle: true,
     minify: true,
@@ -53,14 +56,19 @@ export async function buildDashboard(): Promise<DashboardManifest> {
   const outputs = Object.keys(result.metafile.outputs).map((p) => p.slice(p.lastIndexOf("/") + 1));
   const named = (ext: string) => {
     const name = outputs.find((n) => n.startsWith("main-") && n.endsWith(ext));
-    if (!name) throw new Error(`the dashboard build wrote no main-*${ext}`);
+    if (!name) throw new Error(`the ${page} build wrote no main-*${ext}`);
     return name;
   };
   const icon = `icon-${createHash("sha256").update(ICON).digest("hex").slice(0, 8)}.svg`;
-  writeFileSync(`${OUT}${icon}`, ICON);
-  const manifest: DashboardManifest = { script: named(".js"), style: named(".css"), icon };
-  writeFileSync(`${OUT}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(`${out}${icon}`, ICON);
+  const manifest: PageManifest = { script: named(".js"), style: named(".css"), icon };
+  writeFileSync(`${out}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
+}
+
+/** Writes every page (the gateway dashboard and the organisations' console) side by side. */
+export async function buildDashboard(): Promise<PageManifest[]> {
+  return Promise.all(PAGES.map(buildPage));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await buildDashboard();

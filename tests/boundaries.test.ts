@@ -18,8 +18,8 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   "account-v2": [
     {
       file: "schemas.ts",
-      users: ["account-v1", "gateway-account"],
-      why: "the shared e-mail and scope schemas",
+      users: ["account-v1", "gateway-account", "console"],
+      why: "the shared e-mail and scope schemas; the console page's organisation and key wire types",
     },
   ],
   "beacon-data": [
@@ -34,7 +34,13 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
       why: "the lifecycle and beacon status vocabulary",
     },
     { file: "client.ts", users: ["beacon-provisioning"], why: "the one Beacon API client (add-stake)" },
+    { file: "schemas.ts", users: ["console"], why: "the console page reads validators and daily rewards" },
   ],
+  "beacon-provisioning": [
+    { file: "schemas.ts", users: ["console"], why: "the console page's exits and withdrawal requests" },
+  ],
+  "solana-stake": [{ file: "schemas.ts", users: ["console"], why: "the console page's stake accounts" }],
+  statements: [{ file: "schemas.ts", users: ["console"], why: "the console page's statements" }],
   "hyperliquid-delegation": [
     {
       file: "rewards.ts",
@@ -77,8 +83,8 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   webhooks: [
     {
       file: "schemas.ts",
-      users: ["dashboard"],
-      why: "the dashboard page lists the user's webhook endpoints",
+      users: ["dashboard", "console"],
+      why: "the dashboard and console pages list the owner's webhook endpoints (and deliveries)",
     },
   ],
 };
@@ -103,6 +109,11 @@ export const SCHEMA_PORTS: { module: string; users: string[]; why: string }[] = 
     module: "accounts",
     users: ["sui-rewards", "statements"],
     why: "the indexer follows every delegator in an organisation's scope; statement.ready per organisation",
+  },
+  {
+    module: "accounts",
+    users: ["console"],
+    why: "a console session carries its organisation's scope (the type only; read through the accounts repo)",
   },
   {
     module: "beacon-data",

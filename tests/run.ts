@@ -32,6 +32,7 @@ const SLOW_LANE = [
   /^tests\/polygon\//,
   /^tests\/statements\/polygon\.test\.ts$/,
   /^tests\/dashboard\//,
+  /^tests\/console\/console\.test\.ts$/,
   /^tests\/beacon-data\/(backfill|consolidation|deposit-contract|genesis|hostile-node|lifecycle|real-nodes|register-bounds)\.test\.ts$/,
   /^tests\/beacon-provisioning\/exits\.test\.ts$/,
   /^tests\/beacon-consensus\/(breakdown|execution|lifecycle)\.test\.ts$/,
@@ -97,8 +98,8 @@ try {
   // takes ~8 s of one core).
   const checks = [
     check("typecheck", ...tsc("tsconfig.json", "root")),
-    // The dashboard page is browser code (DOM types, JSX): its own project.
-    check("typecheck dashboard page", ...tsc("control-plane/src/features/dashboard/page", "page")),
+    // The pages (dashboard, console) are browser code (DOM types, JSX): one project of their own.
+    check("typecheck pages", ...tsc("control-plane/src/page-kit", "page")),
     check("lint", bin("biome"), ["check", "."]),
   ];
   const bundled = Date.now();

@@ -8,6 +8,7 @@ import { createBearerAuth } from "./auth/jwt.ts";
 import { compose, type Root } from "./compose.ts";
 import type { Config } from "./config.ts";
 import { AppError, errorHandler, presentStandard } from "./errors.ts";
+import { consoleToken } from "./features/console/sessions.ts";
 import { createKeyRateLimit } from "./http/abuse-limits.ts";
 import { createApiKeyAuth, type StakingAuth } from "./http/api-key-auth.ts";
 import { type Authenticators, readV1Key } from "./http/auth.ts";
@@ -43,7 +44,10 @@ export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authe
   const { config, redis } = deps;
   const root = deps.root ?? (await compose(deps));
   const { keys, accounts, jwt } = root.core;
-  const stakingKeys = { keys: { findActiveKey: accounts.findActiveKey } };
+  const stakingKeys = {
+    keys: { findActiveKey: accounts.findActiveKey },
+    sessions: root.core.consoleSessions,
+  };
   // Every API-key area is limited per key (docs/architecture.md §11): Solana's stake-account area under its
   // own budget, since one of its requests can cost hundreds of RPC calls, the others under one shared one.
   const limited = (
@@ -69,10 +73,17 @@ export async function createAreas(deps: AppDeps): Promise<{ areas: Area[]; authe
     perMinute: config.solana.requestsPerKeyPerMinute,
   });
   const authenticators: Authenticators = {
-    basic: async (req) => ({
-      organisationId: (await accounts.authenticate(readBasicAuth(req), clientAddressKey(req.ip ?? "unknown")))
-        .id,
-    }),
+    basic: async (req) => {
+      // The console manages keys with its session, so the password is asked once, not kept by the page.
+      const session = consoleToken(req.headers.authorization);
+      if (session !== undefined) {
+        const principal = await root.core.consoleSessions.resolve(session);
+        if (!principal) throw new AppError("INVALID_SESSION", "Console session expired or signed out");
+        return { organisationId: principal.organisationId };
+      }
+      const ip = clientAddressKey(req.ip ?? "unknown");
+      return { organisationId: (await accounts.authenticate(readBasicAuth(req), ip)).id };
+    },
     // Every staking area accepts both header names: the scheme names the spec's one first.
     "api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["api-key", "x-api-key"] }), keyLimit),
     "x-api-key": limited(createApiKeyAuth({ ...stakingKeys, headers: ["x-api-key", "api-key"] }), keyLimit),

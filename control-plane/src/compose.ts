@@ -21,6 +21,7 @@ const AREAS = {
   "gateway-account": () => import("./areas/gateway-account.ts"),
   "gateway-settlement": () => import("./areas/gateway-settlement.ts"),
   dashboard: () => import("./areas/dashboard.ts"),
+  console: () => import("./areas/console.ts"),
   webhooks: () => import("./areas/webhooks.ts"),
   partitions: () => import("./areas/partitions.ts"),
   statements: () => import("./areas/statements.ts"),

@@ -49,6 +49,7 @@ export const AREA_NAMES = [
   "gateway-account",
   "gateway-settlement",
   "dashboard",
+  "console",
   "webhooks",
   "partitions",
   "statements",

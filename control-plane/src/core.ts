@@ -5,6 +5,7 @@ import { createJwt } from "./auth/jwt.ts";
 import { createPasswordHasher } from "./auth/password.ts";
 import type { Config } from "./config.ts";
 import { createAccountService } from "./features/account-v2/service.ts";
+import { createConsoleSessions } from "./features/console/sessions.ts";
 import { createAbuseLimits } from "./http/abuse-limits.ts";
 import type { Logger } from "./log.ts";
 import { createAccountsRepo } from "./platform/accounts-repo.ts";
@@ -30,6 +31,13 @@ export function createCore(deps: RootDeps) {
   const passwords = createPasswordHasher(config.argon2);
   const limits = createAbuseLimits({ redis, keys, config });
   const accountsRepo = createAccountsRepo(db);
+  const accounts = createAccountService({
+    db,
+    accounts: accountsRepo,
+    passwords,
+    limits,
+    maxActiveKeys: config.apiKeysPerOrganisation,
+  });
   return {
     ...deps,
     reads: deps.reads ?? db,
@@ -38,12 +46,13 @@ export function createCore(deps: RootDeps) {
     passwords,
     limits,
     accountsRepo,
-    accounts: createAccountService({
-      db,
-      accounts: accountsRepo,
-      passwords,
-      limits,
-      maxActiveKeys: config.apiKeysPerOrganisation,
+    accounts,
+    // Every staking area accepts a console session as the organisation's credential (app.ts).
+    consoleSessions: createConsoleSessions({
+      redis,
+      keys,
+      authenticate: accounts.authenticate,
+      findOrganisation: accountsRepo.findOrganisationById,
     }),
     jwt: createJwt({
       secret: config.gatewayAccount.jwtSecret,

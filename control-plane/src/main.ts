@@ -5,7 +5,7 @@ import { createRedis } from "@stake/db/redis/client";
 import { createApp } from "./app.ts";
 import { compose } from "./compose.ts";
 import { type Config, loadConfig } from "./config.ts";
-import { prepareDashboard } from "./features/dashboard/service.ts";
+import { preparePages } from "./http/page-bundle.ts";
 import { createLogger, type Logger } from "./log.ts";
 
 /** Composition root: config → logger → db → redis → app. Returns a handle that drains and closes. */
@@ -19,7 +19,7 @@ export async function start(options: { config: Readonly<Config>; logger: Logger 
   const redis = createRedis(config, { name: "control-plane", logger });
   const root = await compose({ config, logger, db: pg.db, reads: replicas.reads, redis });
   const app = await createApp({ config, logger, db: pg.db, redis, root });
-  await prepareDashboard();
+  await preparePages();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
   });

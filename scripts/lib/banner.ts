@@ -114,6 +114,7 @@ Try it:
   curl -s ${b.inbox}/hook -H "webhook-secret: $(echo "$WEBHOOK" | sed 's/.*"secret":"\\([^"]*\\)".*/\\1/')"
 
 Gateway account dashboard: ${cp}/dashboard  (log in as ${gw.email} / ${gw.password}, or sign up)
+Organisations' console: ${cp}/console  (sign in as ${demo.email} / ${demo.password})
 Gateway demo: user ${gw.email} / ${gw.password}, party ${gw.partyId} funded with ${gw.balance} coins
 (1 coin = ${gw.usdPerCoin} USD at first start; provider "${gw.providerKey}" costs ${gw.costInUsd} USD a request).
 Demo gateway key (kept across restarts in .data/demo-keys.json): ${gw.gatewayKey}

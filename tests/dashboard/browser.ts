@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { existsSync, mkdirSync } from "node:fs";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -29,4 +29,19 @@ export function ensureChromium(): { path: string } | { missing: string } {
 export async function launchChromium(path: string): Promise<Browser> {
   // Root (CI, this machine) cannot use Chromium's user-namespace sandbox.
   return chromium.launch({ executablePath: path, args: ["--no-sandbox", "--disable-gpu"] });
+}
+
+/**
+ * Screenshots into `docs/<folder>/` when DASHBOARD_SCREENSHOTS=1 (the pages' docs show them), nothing
+ * otherwise: a whole page, or one element.
+ */
+export function screenshots(folder: string) {
+  const dir =
+    process.env.DASHBOARD_SCREENSHOTS === "1" ? new URL(`../../docs/${folder}/`, import.meta.url) : null;
+  return async (target: Page | Locator, name: string, fullPage = true) => {
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    const path = new URL(`${name}.png`, dir).pathname;
+    await ("goto" in target ? target.screenshot({ path, fullPage }) : target.screenshot({ path }));
+  };
 }

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { SignJWT } from "jose";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { eventually } from "../helpers/eventually.ts";
 import { send } from "../helpers/http-client.ts";
 import { contrastFailures, unlabelledControls } from "./a11y.ts";
-import { ensureChromium, launchChromium } from "./browser.ts";
+import { ensureChromium, launchChromium, screenshots } from "./browser.ts";
 import { type DashboardStack, startDashboardStack, watchConsole } from "./stack.ts";
 
 // The gateway account dashboard in a real Chromium, over the real control plane and gateway.
@@ -17,14 +16,7 @@ const chromium = ensureChromium();
 if ("missing" in chromium) {
   console.error(`\n!!!!! DASHBOARD BROWSER TESTS SKIPPED: ${chromium.missing} !!!!!\n`);
 }
-const SHOTS =
-  process.env.DASHBOARD_SCREENSHOTS === "1" ? new URL("../../docs/dashboard/", import.meta.url) : null;
-const shot = async (page: Page | Locator, name: string, fullPage = true) => {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  const path = new URL(`${name}.png`, SHOTS).pathname;
-  await ("goto" in page ? page.screenshot({ path, fullPage }) : page.screenshot({ path }));
-};
+const shot = screenshots("dashboard");
 const password = "Sup3rSecret";
 /** Runs browser-side source in the page (a string: this file is type-checked without the DOM library). */
 const inPage = <T = unknown>(page: Page, source: string) => page.evaluate<T>(source);

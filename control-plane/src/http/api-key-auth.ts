@@ -1,6 +1,7 @@
 import type { OrganisationScope } from "@stake/db/schema/accounts";
 import type { Request } from "express";
 import { AppError } from "../errors.ts";
+import { type ConsolePrincipal, consoleToken } from "../features/console/sessions.ts";
 
 /** Who is calling a staking area: the approved organisation behind the presented API key. */
 export interface StakingAuth {
@@ -17,15 +18,33 @@ export interface ApiKeyLookup {
   } | null>;
 }
 
+/** The port the console-session check needs: the organisation behind a live token, or null. */
+export interface SessionLookup {
+  resolve(token: string): Promise<ConsolePrincipal | null>;
+}
+
 /**
  * Authentication for the staking areas. Each scheme lists the header names it accepts, the spec's first
  * (every staking area accepts both `api-key` and `x-api-key`). Keys are looked up by SHA-256 hash on every request (no cache), so a revoked or rotated key
  * stops working at once.
  */
-export function createApiKeyAuth(deps: { keys: ApiKeyLookup; headers: readonly string[] }) {
+export function createApiKeyAuth(deps: {
+  keys: ApiKeyLookup;
+  headers: readonly string[];
+  /** The console's session check: `Authorization: Bearer cs_…` when no API-key header is given. */
+  sessions?: SessionLookup;
+}) {
   const names = deps.headers.map((h) => h.toLowerCase());
   return async (req: Request): Promise<StakingAuth> => {
     const presented = names.map((n) => req.headers[n]).find((v) => v !== undefined);
+    const session =
+      presented === undefined && deps.sessions ? consoleToken(req.headers.authorization) : undefined;
+    if (session !== undefined && deps.sessions) {
+      const principal = await deps.sessions.resolve(session);
+      if (!principal) throw new AppError("INVALID_SESSION", "Console session expired or signed out");
+      // One request budget per organisation for all its console sessions, apart from its keys' budgets.
+      return { ...principal, keyId: `console:${principal.organisationId}` };
+    }
     const key = Array.isArray(presented) ? undefined : presented?.trim();
     if (presented === undefined || key === "") {
       throw new AppError("MISSING_API_KEY", `Missing API key header (${names.join(" or ")})`);

@@ -38,6 +38,10 @@ export function createRedisKeys(prefix: string) {
     checkoutOwner: `${p}checkout`,
     /** rate-limiter-flexible key prefix for one limiter. */
     rateLimit: (name: string) => `${p}rl:${name}`,
+    /** The organisation id a console session stands for, by the SHA-256 of its token (expires with it). */
+    consoleSession: (tokenHash: string) => `${p}console:session:${tokenHash}`,
+    /** Sorted set of one organisation's live console sessions (token hashes by expiry): their cap. */
+    consoleSessions: (organisationId: string) => `${p}console:org:${organisationId}`,
     /**
      * BullMQ queue prefix, hash-tagged: BullMQ's scripts take several keys of a queue at once, so on Redis
      * Cluster every key of every queue must share one slot.

@@ -10,4 +10,6 @@ export const ACCOUNT_ERRORS = {
   USER_EXISTS: 409,
   /** The organisation holds API_KEYS_PER_ORGANISATION active keys already (our addition). */
   API_KEY_LIMIT_REACHED: 409,
+  /** A console session token that expired, was signed out or never existed (our addition). */
+  INVALID_SESSION: 401,
 } as const;

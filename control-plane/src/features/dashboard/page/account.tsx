@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
+import { CopyButton, FormError, formatTime, ScreenTitle, Section } from "../../../page-kit/ui.tsx";
 import { Activity } from "./activity.tsx";
 import {
   type Action,
@@ -13,7 +14,6 @@ import {
 import { Keys } from "./keys.tsx";
 import type { Session, Settings } from "./session.ts";
 import { TryIt } from "./try-it.tsx";
-import { CopyButton, FormError, formatTime, ScreenTitle, Section } from "./ui.tsx";
 
 export function Account(props: {
   session: Session;

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { Section } from "../../../page-kit/ui.tsx";
 import { type Api, ApiError, type Balance, type CoinRate, explain, type KeyList, type Party } from "./api.ts";
 import { subtractCoins } from "./coins.ts";
 import { FundingHistory, HowToFund } from "./funding.tsx";
 import { RequestLog } from "./request-log.tsx";
 import { Settings } from "./settings.tsx";
-import { Section } from "./ui.tsx";
 import { UsageView } from "./usage.tsx";
 
 /**

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { ApiError, retryIn } from "../../../page-kit/http.ts";
 import type {
   BalanceResponse,
   CoinRateResponse,
@@ -16,6 +17,8 @@ import type {
 } from "../../gateway-account/schemas.ts";
 import type { EndpointListResponse } from "../../webhooks/schemas.ts";
 
+export { ApiError, call } from "../../../page-kit/http.ts";
+
 // The wire types come from the API's own response schemas (type-only imports: nothing of zod is bundled).
 export type Balance = z.output<typeof BalanceResponse>;
 export type NewKey = z.output<typeof CreateKeyResponse>;
@@ -31,40 +34,6 @@ export type SpendCaps = z.output<typeof SpendCapsResponse>;
 export type Threshold = z.output<typeof LowBalanceThresholdResponse>;
 export type Usage = z.output<typeof UsageResponse>;
 export type Webhooks = z.output<typeof EndpointListResponse>;
-
-/** A refused or failed API call: the status, the API's own `{message}` and, on 429, when to try again. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly retryAfterSeconds: number | null = null,
-  ) {
-    super(message);
-  }
-}
-
-/** Calls the gateway account API on this origin; the bearer token is sent only when given. */
-export async function call<T>(
-  method: "GET" | "POST",
-  path: string,
-  token?: string,
-  body?: unknown,
-): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, "The server cannot be reached. Check your connection and try again.");
-  }
-  const json = (await res.json().catch(() => null)) as { message?: unknown } | null;
-  if (res.ok) return json as T;
-  const message = typeof json?.message === "string" ? json.message : `Request failed (${res.status})`;
-  const retry = Number(res.headers.get("retry-after"));
-  throw new ApiError(res.status, message, Number.isFinite(retry) && retry > 0 ? retry : null);
-}
 
 /** What the user did when an error came back: the same status reads differently per form. */
 export type Action = "login" | "signup" | "party" | "key" | "deactivate" | "read" | "settings";
@@ -94,10 +63,8 @@ export function explain(error: unknown, action: Action): string {
       if (action === "signup") return "An account with this e-mail already exists. Log in instead.";
       if (action === "party") return "You already have a party.";
       return error.message;
-    case 429: {
-      const wait = error.retryAfterSeconds;
-      return `Too many requests. Try again in ${wait ?? "a few"} ${wait === 1 ? "second" : "seconds"}.`;
-    }
+    case 429:
+      return retryIn(error);
     default:
       return `The server could not complete this (${error.status}). Try again in a moment.`;
   }

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { Field, FormError, ScreenTitle } from "../../../page-kit/ui.tsx";
 import { type Action, call, explain, type Login } from "./api.ts";
 import type { Session } from "./session.ts";
-import { Field, FormError, ScreenTitle } from "./ui.tsx";
 
 /**
  * The e-mail and password form both screens share: busy while the call runs, the API's refusal explained

@@ -1,6 +1,6 @@
+import { FormError, formatTime, Pager, Section } from "../../../page-kit/ui.tsx";
 import type { Api, CoinRate, FundingPage } from "./api.ts";
-import { Pager, usePaged } from "./paged.tsx";
-import { FormError, formatTime, Section } from "./ui.tsx";
+import { usePaged } from "./paged.tsx";
 
 const PAGE_SIZE = 5;
 

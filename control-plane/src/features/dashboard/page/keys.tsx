@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { CopyButton, FormError, formatTime, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type NewKey } from "./api.ts";
-import { CopyButton, FormError, formatTime, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];
 

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { App } from "./app.tsx";
-import "./styles.css";
+import "../../../page-kit/styles.css";
 
 const settings = document.body.dataset;
 render(

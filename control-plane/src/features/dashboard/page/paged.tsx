@@ -30,27 +30,3 @@ export function usePaged<T extends Page>(api: Api, path: string, pageSize: numbe
   const reload = () => setAsked((n) => n + 1);
   return { list, page, pages, setPage, reload, error };
 }
-
-/** Newer / Older buttons and where the reader is. */
-export function Pager(props: {
-  label: string;
-  page: number;
-  pages: number;
-  total: number;
-  onPage: (p: number) => void;
-}) {
-  const { page, pages } = props;
-  return (
-    <nav class="pager" aria-label={props.label}>
-      <button type="button" class="secondary" disabled={page <= 1} onClick={() => props.onPage(page - 1)}>
-        Newer
-      </button>
-      <span>
-        Page {page} of {pages} ({props.total} in all)
-      </span>
-      <button type="button" class="secondary" disabled={page >= pages} onClick={() => props.onPage(page + 1)}>
-        Older
-      </button>
-    </nav>
-  );
-}

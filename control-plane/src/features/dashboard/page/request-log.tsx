@@ -1,7 +1,7 @@
+import { FormError, formatTime, Pager, Section } from "../../../page-kit/ui.tsx";
 import type { Api, KeyList, ReservationPage } from "./api.ts";
 import { keyName } from "./keys.tsx";
-import { Pager, usePaged } from "./paged.tsx";
-import { FormError, formatTime, Section } from "./ui.tsx";
+import { usePaged } from "./paged.tsx";
 
 const PAGE_SIZE = 10;
 

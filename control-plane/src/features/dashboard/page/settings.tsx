@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type SpendCaps, type Threshold, type Webhooks } from "./api.ts";
-import { FormError, Section } from "./ui.tsx";
 
 /** An optional coin amount field: empty means none (null to the API). */
 function AmountField(props: {

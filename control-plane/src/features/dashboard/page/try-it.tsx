@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
+import { CopyButton, FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type Providers } from "./api.ts";
-import { CopyButton, FormError, Section } from "./ui.tsx";
 
 /** A fresh idempotency key (getRandomValues works outside secure contexts too, unlike randomUUID). */
 const newIdempotencyKey = () =>

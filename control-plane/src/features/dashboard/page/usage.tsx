@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
+import { FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type Usage } from "./api.ts";
 import { fromUnits, toUnits } from "./coins.ts";
 import { keyName } from "./keys.tsx";
-import { FormError, Section } from "./ui.tsx";
 
 type Key = KeyList["keys"][number];
 type Row = Usage["rows"][number];

@@ -97,3 +97,29 @@ export function Section(props: { title: string; id: string; children: ComponentC
 
 export const formatTime = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+/** Previous and next page buttons (Newer / Older unless named) and where the reader is. */
+export function Pager(props: {
+  label: string;
+  page: number;
+  pages: number;
+  total: number;
+  onPage: (p: number) => void;
+  names?: [previous: string, next: string];
+}) {
+  const { page, pages } = props;
+  const [previous, next] = props.names ?? ["Newer", "Older"];
+  return (
+    <nav class="pager" aria-label={props.label}>
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => props.onPage(page - 1)}>
+        {previous}
+      </button>
+      <span>
+        Page {page} of {pages} ({props.total} in all)
+      </span>
+      <button type="button" class="secondary" disabled={page >= pages} onClick={() => props.onPage(page + 1)}>
+        {next}
+      </button>
+    </nav>
+  );
+}
