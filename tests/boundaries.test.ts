@@ -39,7 +39,6 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
   "beacon-provisioning": [
     { file: "schemas.ts", users: ["console"], why: "the console page's exits and withdrawal requests" },
   ],
-  "solana-stake": [{ file: "schemas.ts", users: ["console"], why: "the console page's stake accounts" }],
   statements: [{ file: "schemas.ts", users: ["console"], why: "the console page's statements" }],
   "hyperliquid-delegation": [
     {
@@ -49,6 +48,7 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
     },
   ],
   "solana-stake": [
+    { file: "schemas.ts", users: ["console"], why: "the console page's stake accounts" },
     {
       file: "statement-reads.ts",
       users: ["statements"],
