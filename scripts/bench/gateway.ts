@@ -257,7 +257,9 @@ async function main() {
       const shas = { "reserve.lua": reserveScript.script.sha, "finalize.lua": finalizeScript.script.sha };
       const times = await scriptTimes(redis, shas, () => (probe ? measure(probe, 1, 2) : Promise.resolve()));
       console.log(`Redis time per script call at c1 (SLOWLOG, every call for 2 s): ${times}`);
-      floor = redisPid ? (await roundTripFloor(REDIS, redisPid)).cpuMs : undefined;
+      floor = redisPid
+        ? (await roundTripFloor(REDIS, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
+        : undefined;
       console.log(`Redis CPU ms per round trip of a no-op script, c1 (the floor): ${f(floor ?? 0, 3)}`);
     }
     if (!g) return;
