@@ -91,7 +91,7 @@ test("amounts beyond 2^53 stay exact through a batch", async () => {
   assert.deepEqual(await account("party_e"), { balance: big, reserved: big });
   const day = new Date().toISOString().slice(0, 10);
   assert.deepEqual(await redis.hmget(keys.gateway.account("party_e"), "d", "dv"), [day, big.toString()]);
-  assert.equal(await redis.hget(keys.gateway.keyCounters("party_e"), "key_t:dv"), big.toString());
+  assert.equal(await redis.hget(keys.gateway.account("party_e"), "key_t:dv"), big.toString());
 });
 
 test("a party reserved past its balance (a late charge) or below zero is refused, free requests too, and its account is left as it was", async () => {

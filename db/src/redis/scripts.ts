@@ -118,13 +118,12 @@ export function spendWindows(now: number) {
 }
 
 /**
- * The party's hash (its balance, what it reserved, and its spend, request and failure counters), its
- * event stream, its keys' counters.
+ * The party's hash (its balance, what it reserved, its spend, request and failure counters, and its
+ * keys'), its event stream.
  */
 const partyHead = (k: RedisKeys, partyId: string) => [
   k.gateway.account(partyId),
   k.gateway.reservationLog(partyId),
-  k.gateway.keyCounters(partyId),
 ];
 
 export interface ReserveItem {

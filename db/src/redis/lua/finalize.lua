@@ -3,10 +3,10 @@
 -- registered -> failed ("failed-mid-body": the provider answered 2xx/3xx, then broke off its body); and
 -- failed -> a new registered reservation ("late-registered", below).
 -- KEYS[1]   the party's hash (gw:{party}:acct): balance, reserved, and the counters reserve.lua describes
---           (the day's and month's spend "d"/"dv", "m"/"mv"; the failure window "fn"/"fe", counted here)
+--           (the day's and month's spend "d"/"dv", "m"/"mv"; the failure window "fn"/"fe", counted here;
+--           its keys' counters)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[3]   the party's keys' counters               (gw:{party}:keys; reserve.lua describes the fields)
--- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
@@ -41,7 +41,7 @@
 -- afterwards it holds the new one.
 
 local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local FIRST = 4 -- KEYS index of the first item's record
+local FIRST = 3 -- KEYS index of the first item's record
 local STRIDE, ITEM = 6, 11 -- ARGV per item, ARGV index of the first item's
 -- A release gives its cost back to the spend windows it was counted in, those its "t" falls in, if they are
 -- still the current ones; an earlier window is over and no cap looks at it any more.
@@ -57,7 +57,7 @@ local function spend(hash, prefix, which, window, delta)
     redis.call("HSET", hash, prefix .. which, window, prefix .. which .. "v", delta)
   end
 end
-local keyHash = KEYS[3]
+local keyHash = KEYS[1]
 local function keySpend(k, which, window, delta)
   if not k or k == "" then return end
   spend(keyHash, k .. ":", which, window, delta)

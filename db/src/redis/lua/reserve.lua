@@ -1,12 +1,12 @@
 -- reserve.lua: duplicate check + balance check + reservation, atomically (docs/architecture.md §6 step 4), for a batch.
 -- A gateway process sends one call per party per event-loop turn carrying every reservation asked for in
 -- that turn; items are processed in order exactly as that many separate calls would be.
--- KEYS[1]   the party's hash (gw:{party}:acct): balance, reserved, and its counters (below)
+-- KEYS[1]   the party's hash (gw:{party}:acct): balance, reserved, its counters and its keys' (below)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[3]   the party's keys' counters, one hash    (gw:{party}:keys; fields below)
--- KEYS[3+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
--- The party's counters are fields of KEYS[1] beside its balance, so one HMGET reads and one HSET writes
--- everything a call checks (a lone request paid a command per counter key): "d"/"dv" and "m"/"mv" the
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- The party's counters, and its API keys' (fields below), are fields of KEYS[1] beside its balance, so one
+-- HMGET reads and one HSET writes everything a lone request's call checks (it paid a command per counter
+-- key): "d"/"dv" and "m"/"mv" the
 -- UTC day/month its spend counter is for and the coins in it (a counter of an earlier window counts
 -- nothing), "rn"/"re" the requests counted in the request window and the ms it ends, "fn"/"fe" the same
 -- for failed reservations (finalize.lua counts them).
@@ -46,7 +46,7 @@ end
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
 local failLimit = tonumber(ARGV[4])
-local FIRST = 4 -- KEYS index of the first item's record
+local FIRST = 3 -- KEYS index of the first item's record
 local STRIDE = 8 -- ARGV per item
 -- Spend caps: what the party reserved in the UTC day and month, a reservation counted at once (so two
 -- gateway processes can never pass a cap between them: this script is the one atomic step) and taken
@@ -89,17 +89,18 @@ local spendAdded = false
 -- What this call reserves, added once per item; the day's and month's counters (and a key's, below) are
 -- those read plus this, summed up where a cap is checked and at the end.
 local batchCost = 0
--- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
--- keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
+-- The keys' counters: fields of the party's hash (so finalize.lua and the reaper reach them without
+-- knowing the keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
 -- counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
--- ends. Each key's spend counters are read once per call (one HMGET) and everything is written back in one
--- HSET at the end: a call carries a turn's requests, mostly of one key.
-local keyHash = KEYS[3]
+-- ends. Each key's spend counters are read once per call (the first item's key's with the party's own,
+-- another key's in one HMGET) and everything is written back in one HSET at the end: a call carries a
+-- turn's requests, mostly of one key.
+local keyHash = KEYS[1]
 local keys = {}
-local function keyOf(k)
+local function keyOf(k, read)
   local s = keys[k]
   if not s then
-    local v = redis.call("HMGET", keyHash, k .. ":d", k .. ":dv", k .. ":m", k .. ":mv")
+    local v = read or redis.call("HMGET", keyHash, k .. ":d", k .. ":dv", k .. ":m", k .. ":mv")
     -- A counter for an earlier window counts nothing now.
     s = {
       day = v[1] == dayId and amount(v[2] or "0") or 0,
@@ -159,7 +160,10 @@ local function countKeyLimits(k, spec)
 end
 -- What the party has reserved, added up here item by item and written back once (the HSET at the end):
 -- one command per batch where an HINCRBY and an HGET per item cost more than the rest of an item.
-local acct = redis.call("HMGET", KEYS[1], "balance", "reserved", "d", "dv", "m", "mv", "rn", "re", "fn", "fe")
+local firstKey = ARGV[9 + 6] or ""
+local acct = redis.call("HMGET", KEYS[1], "balance", "reserved", "d", "dv", "m", "mv", "rn", "re", "fn", "fe",
+  firstKey .. ":d", firstKey .. ":dv", firstKey .. ":m", firstKey .. ":mv")
+if firstKey ~= "" then keyOf(firstKey, {acct[11], acct[12], acct[13], acct[14]}) end
 local balance, reserved = amount(acct[1] or "0"), amount(acct[2] or "0")
 local spentDay = acct[3] == dayId and amount(acct[4] or "0") or 0
 local spentMonth = acct[5] == monthId and amount(acct[6] or "0") or 0
@@ -283,8 +287,8 @@ if limit > 0 then
     party[#party + 1] = v
   end
 end
-if #party > 0 then redis.call("HSET", KEYS[1], unpack(party)) end
-local dirty = {}
+-- The keys' fields join the party's in its one HSET.
+local dirty = party
 for f, v in pairs(limitDirty) do
   dirty[#dirty + 1] = f
   dirty[#dirty + 1] = v
@@ -303,6 +307,6 @@ for k, key in pairs(keys) do
     dirty[#dirty + 1] = plus(key.month, key.added)
   end
 end
-if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
+if #dirty > 0 then redis.call("HSET", KEYS[1], unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies
