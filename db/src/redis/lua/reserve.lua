@@ -6,10 +6,9 @@
 -- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- The party's counters, and its API keys' (fields below), are fields of KEYS[1] beside its balance, so one
 -- HMGET reads and one HSET writes everything a lone request's call checks (it paid a command per counter
--- key): "d"/"dv" and "m"/"mv" the
--- UTC day/month its spend counter is for and the coins in it (a counter of an earlier window counts
--- nothing), "rn"/"re" the requests counted in the request window and the ms it ends, "fn"/"fe" the same
--- for failed reservations (finalize.lua counts them).
+-- key): "d"/"dv" and "m"/"mv" the UTC day/month its spend counter is for and the coins in it (a counter of
+-- an earlier window counts nothing), "rn"/"re" the requests counted in the request window and the ms it
+-- ends, "fn"/"fe" the same for failed reservations (finalize.lua counts them).
 -- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
 -- ARGV[4] failed reservations allowed per failure window (0 = no limit)
 -- ARGV[5] the UTC day of now (2026-11-26)   ARGV[6] its month (2026-11)
@@ -90,8 +89,8 @@ local spendAdded = false
 -- those read plus this, summed up where a cap is checked and at the end.
 local batchCost = 0
 -- The keys' counters: fields of the party's hash (so finalize.lua and the reaper reach them without
--- knowing the keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
--- counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
+-- knowing the keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC
+-- day/month its spend counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
 -- ends. Each key's spend counters are read once per call (the first item's key's with the party's own,
 -- another key's in one HMGET) and everything is written back in one HSET at the end: a call carries a
 -- turn's requests, mostly of one key.
