@@ -39,6 +39,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { startRedis, stateDir } from "../lib/infra.ts";
 import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
+import { pairedRounds, quickCallsBar, roundTripFloor } from "./quick-calls.ts";
 import {
   commandStats,
   describeCommands,
@@ -250,14 +251,16 @@ async function main() {
       );
     for (const [key, rs] of commands)
       if (!key.includes(" c1000")) console.log(`Redis per request, ${key}: ${describeCommands(rs)}`);
+    let floor: number | undefined;
     if (ownRedis && g) {
       const probe = chosen.find((t) => t.name === "gateway + billing");
-      const times = await scriptTimes(
-        redis,
-        { "reserve.lua": reserveScript.script.sha, "finalize.lua": finalizeScript.script.sha },
-        () => (probe ? measure(probe, 1, 2) : Promise.resolve()),
-      );
+      const shas = { "reserve.lua": reserveScript.script.sha, "finalize.lua": finalizeScript.script.sha };
+      const times = await scriptTimes(redis, shas, () => (probe ? measure(probe, 1, 2) : Promise.resolve()));
       console.log(`Redis time per script call at c1 (SLOWLOG, every call for 2 s): ${times}`);
+      floor = redisPid
+        ? (await roundTripFloor(REDIS, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
+        : undefined;
+      console.log(`Redis CPU ms per round trip of a no-op script, c1 (the floor): ${f(floor ?? 0, 3)}`);
     }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
@@ -270,10 +273,8 @@ async function main() {
       target: string,
       of1 = "gateway + billing",
     ) => {
-      const gws = runs[of1]?.[level] ?? [];
-      const bases = runs[other]?.[level] ?? [];
-      if (!gws.length || gws.length !== bases.length) return;
-      const values = gws.map((gw, i) => of(gw, bases[i] as Result));
+      const values = pairedRounds(runs, of1, other, level, of);
+      if (!values.length) return;
       const digits = unit ? 3 : 2;
       console.log(
         `${label}: ${f(median(values), digits)}${unit} (rounds: ${values.map((v) => f(v, digits)).join(", ")}) (target ${target})`,
@@ -305,6 +306,7 @@ async function main() {
         "≥ 0.30",
         gw,
       );
+      console.log(quickCallsBar(runs, pinned, floor));
     }
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
     const many = `gateway ×${PROCESSES} processes`;

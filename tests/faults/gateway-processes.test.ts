@@ -103,7 +103,7 @@ test("a key's spend cap and named limit hold exactly across gateway processes an
   const { reserved } = await readBalance(s.redis, s.keys, capped.partyId!);
   assert.equal(reserved, 4_000_000_000n);
   assert.equal(
-    await s.redis.hget(s.keys.gateway.keyCounters(capped.partyId!), `${capped.keyId}:dv`),
+    await s.redis.hget(s.keys.gateway.account(capped.partyId!), `${capped.keyId}:dv`),
     "4000000000",
   );
   await Promise.all([stop(clustered), stop(single)]);

@@ -100,7 +100,7 @@ test("named limits: past one the gateway answers 429 naming it, the RateLimit fi
   const set = await request(h.app).post(`/api/api-key/${key.id}/limits`).set(bearer).send({ limits: [] });
   assert.deepEqual(set.body, { id: key.id, limits: [] });
   await eventually(async () => (await call(key.key)).status === 200, { what: "the dropped limit" });
-  const fields = await h.redis.hkeys(createRedisKeys(h.config.redisPrefix).gateway.keyCounters(partyId));
+  const fields = await h.redis.hkeys(createRedisKeys(h.config.redisPrefix).gateway.account(partyId));
   assert.deepEqual(
     fields.filter((f) => f.startsWith(`${key.id}:l:`)),
     [],

@@ -48,28 +48,16 @@ export function createRedisKeys(prefix: string) {
      */
     queuePrefix: `{${p}bull}`,
     gateway: {
-      /** Hash {balance, reserved} of one party, integer coin base units (int64 via HINCRBY). */
+      /**
+       * Hash of one party: {balance, reserved}, integer coin base units (int64 via HINCRBY), and the
+       * counters reserve.lua and finalize.lua keep beside them (reserve.lua's header): the UTC day's and
+       * month's spend ("d"/"dv", "m"/"mv": the window and the coins reserved in it), the request window
+       * ("rn"/"re") and the failure window ("fn"/"fe"); and the counters of the party's API keys
+       * ("<keyId>:…": reserve.lua adds, finalize.lua takes a release back): per key its last use, its spend
+       * in the current UTC day and month, and its named limits' windows. One hash, so the scripts reach
+       * every counter without knowing the keys, and a lone request reads and writes them in one command each.
+       */
       account: (partyId: string) => `${p}gw:{${partyId}}:acct`,
-      /** Requests counted in the party's current rate-limit window (reserve.lua; expires with the window). */
-      partyRate: (partyId: string) => `${p}gw:{${partyId}}:rate`,
-      /**
-       * Failed reservations counted in the party's current failure window (finalize.lua adds, reserve.lua
-       * refuses past the limit; expires with the window).
-       */
-      partyFailures: (partyId: string) => `${p}gw:{${partyId}}:fails`,
-      /**
-       * Coin base units the party reserved (then charged or still open) in one UTC day (`2026-11-26`) or
-       * month (`2026-11`), for its spend caps: reserve.lua adds, finalize.lua takes a release back;
-       * expires a day after its window ends.
-       */
-      spendDay: (partyId: string, day: string) => `${p}gw:{${partyId}}:spend:d:${day}`,
-      spendMonth: (partyId: string, month: string) => `${p}gw:{${partyId}}:spend:m:${month}`,
-      /**
-       * Hash of the counters of the party's API keys (reserve.lua adds, finalize.lua takes a release back):
-       * per key its last use, its spend in the current UTC day and month, and its named limits' windows.
-       * One hash per party, in the party's slot, so the scripts reach it without knowing the keys.
-       */
-      keyCounters: (partyId: string) => `${p}gw:{${partyId}}:keys`,
       /** Set of ledger entry ids already applied to the balance (makes credit.lua idempotent). */
       applied: (partyId: string) => `${p}gw:{${partyId}}:applied`,
       /** Reservation record; `scopeHash` is sha256(providerKey, idempotencyKey) so any key text fits. */

@@ -32,8 +32,6 @@ test("spend windows: the UTC day and month of a time, exact at their edges, what
         monthEnd,
         dayLeftMs: dayEnd - now,
         monthLeftMs: monthEnd - now,
-        dayExpireAt: dayEnd + DAY,
-        monthExpireAt: monthEnd + DAY,
       },
       iso,
     );

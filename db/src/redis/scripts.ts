@@ -59,8 +59,8 @@ export function runScript<T>(
  * A script that takes a batch of one party's reservations: KEYS = `head` then one record key per item,
  * ARGV = `shared` then each item's args. It answers one reply per item, then `["MARK"]` when it appended
  * to the party's empty event stream (the caller then adds the party to the dirty set). `shared` starts with
- * the call's time, and `head` takes the same time: the spend counters it names are those of the UTC day and
- * month that its records' `t` falls in.
+ * the call's time, and names the UTC day and month of it: the spend counters the call moves are those of
+ * the windows its records' `t` falls in.
  */
 export interface BatchScript<Shared extends [now: number, ...rest: unknown[]], Item> {
   script: Script;
@@ -86,9 +86,8 @@ interface UtcDay {
 let today: UtcDay | undefined;
 
 /**
- * The UTC day and month a time falls in, as the spend counters name them, when each starts and ends, and
- * when its counter expires (a day after its end, so a release landing just after midnight still finds
- * it). Every reserve and finalize batch asks (twice): the calendar work is done once per UTC day.
+ * The UTC day and month a time falls in, as the spend counters name them, and when each starts and ends.
+ * Every reserve and finalize batch asks: the calendar work is done once per UTC day.
  */
 export function spendWindows(now: number) {
   let d = today;
@@ -115,21 +114,13 @@ export function spendWindows(now: number) {
     monthEnd: d.monthEnd,
     dayLeftMs: d.end - now,
     monthLeftMs: d.monthEnd - now,
-    dayExpireAt: d.end + DAY_MS,
-    monthExpireAt: d.monthEnd + DAY_MS,
   };
 }
 
-/** The party's spend counters of the UTC day and month `now` is in, then its keys' counters. */
-const spendHead = (k: RedisKeys, partyId: string, now: number) => {
-  const w = spendWindows(now);
-  return [
-    k.gateway.spendDay(partyId, w.day),
-    k.gateway.spendMonth(partyId, w.month),
-    k.gateway.keyCounters(partyId),
-  ];
-};
-
+/**
+ * The party's hash (its balance, what it reserved, its spend, request and failure counters, and its
+ * keys'), its event stream.
+ */
 const partyHead = (k: RedisKeys, partyId: string) => [
   k.gateway.account(partyId),
   k.gateway.reservationLog(partyId),
@@ -203,12 +194,7 @@ export const reserveScript: BatchScript<
   ReserveItem
 > = {
   script: load("reserve"),
-  head: (k, partyId, now) => [
-    ...partyHead(k, partyId),
-    k.gateway.partyRate(partyId),
-    k.gateway.partyFailures(partyId),
-    ...spendHead(k, partyId, now),
-  ],
+  head: (k, partyId) => partyHead(k, partyId),
   shared: (now, rate, failures) => {
     const w = spendWindows(now);
     return [
@@ -216,8 +202,8 @@ export const reserveScript: BatchScript<
       String(rate.limit),
       String(rate.windowMs),
       String(failures.limit),
-      String(w.dayExpireAt),
-      String(w.monthExpireAt),
+      w.day,
+      w.month,
       String(w.dayLeftMs),
       String(w.monthLeftMs),
     ];
@@ -256,11 +242,7 @@ export const finalizeScript: BatchScript<
   }
 > = {
   script: load("finalize"),
-  head: (k, partyId, now) => [
-    ...partyHead(k, partyId),
-    k.gateway.partyFailures(partyId),
-    ...spendHead(k, partyId, now),
-  ],
+  head: (k, partyId) => partyHead(k, partyId),
   shared: (now, ttlSeconds, failures) => {
     const w = spendWindows(now);
     return [
@@ -268,8 +250,8 @@ export const finalizeScript: BatchScript<
       String(ttlSeconds),
       String(failures?.unansweredTtlSeconds ?? ttlSeconds),
       String(failures?.windowMs ?? 0),
-      String(w.dayExpireAt),
-      String(w.monthExpireAt),
+      w.day,
+      w.month,
       String(w.dayStart),
       String(w.dayEnd),
       String(w.monthStart),

@@ -20,8 +20,8 @@ export const capInCoins = (v: string | null) => (v === null ? null : formatCoins
 export const capInUnits = (v: string | null) => (v === null ? null : coinsToBaseUnits(v).toString());
 
 /**
- * What reserve.lua counted for some of a party's keys, from the party's counters hash
- * (`gw:{party}:keys`, db/src/redis/lua/reserve.lua): each key's last use (ms) and its spend in the current
+ * What reserve.lua counted for some of a party's keys, from the party's account hash
+ * (`gw:{party}:acct`, db/src/redis/lua/reserve.lua): each key's last use (ms) and its spend in the current
  * UTC day and month (base units; a counter for an earlier window is 0). One HMGET for all of them.
  */
 export async function readKeyCounters(redis: Redis, keys: RedisKeys, partyId: string, keyIds: string[]) {
@@ -29,7 +29,7 @@ export async function readKeyCounters(redis: Redis, keys: RedisKeys, partyId: st
   if (keyIds.length === 0) return out;
   const w = spendWindows(Date.now());
   const fields = keyIds.flatMap((id) => [`${id}:u`, `${id}:d`, `${id}:dv`, `${id}:m`, `${id}:mv`]);
-  const values = await redis.hmget(keys.gateway.keyCounters(partyId), ...fields);
+  const values = await redis.hmget(keys.gateway.account(partyId), ...fields);
   keyIds.forEach((id, i) => {
     const [used, day, dayValue, month, monthValue] = values.slice(5 * i, 5 * i + 5);
     out.set(id, {
@@ -122,7 +122,7 @@ export function createGatewayKeyService(deps: {
       if (!key) throw notFound();
       const party = await repo.findPartyOfUser(userId);
       if (party) {
-        const hash = keys.gateway.keyCounters(party.id);
+        const hash = keys.gateway.account(party.id);
         const kept = new Set(input.limits.map((l) => l.name));
         const stale = (await redis.hkeys(hash)).filter((f) => {
           const m = /^[^:]+:[le]:(.+)$/.exec(f);

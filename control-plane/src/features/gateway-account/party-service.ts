@@ -45,10 +45,10 @@ export function createGatewayPartyService(deps: GatewayAccountDeps, ctx: Account
     async spendCaps(userId: string) {
       const party = await ctx.partyOf(userId);
       const w = spendWindows(Date.now());
-      const [day, month] = await redis.mget(
-        keys.gateway.spendDay(party.id, w.day),
-        keys.gateway.spendMonth(party.id, w.month),
-      );
+      // A counter of an earlier day or month counts nothing now (reserve.lua).
+      const [d, dv, m, mv] = await redis.hmget(keys.gateway.account(party.id), "d", "dv", "m", "mv");
+      const day = d === w.day ? dv : null;
+      const month = m === w.month ? mv : null;
       return {
         daily: capInCoins(party.dailySpendCap),
         monthly: capInCoins(party.monthlySpendCap),

@@ -10,7 +10,7 @@ export type SignupRequest = z.infer<typeof SignupRequest>;
 export const LoginRequest = z.object({ email: Email, password: z.string().min(1).max(256) });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
-/** Named limits one key may carry: each is a field pair in the party's counters hash and a RateLimit item. */
+/** Named limits one key may carry: each is a field pair in the party's account hash and a RateLimit item. */
 export const MAX_KEY_LIMITS = 4;
 /** The longest window of a key limit: a month, like the longest spend cap. */
 const MAX_WINDOW_SECONDS = 31 * 86_400;

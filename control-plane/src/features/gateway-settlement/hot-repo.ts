@@ -108,7 +108,10 @@ export async function readBalance(redis: Redis, keys: RedisKeys, partyId: string
   return { balance: BigInt(balance ?? "0"), reserved: BigInt(reserved ?? "0") };
 }
 
-/** Replaces the party's account hash and applied-credit set in one MULTI. */
+/**
+ * Replaces the party's balance, what it reserved and its applied-credit set in one MULTI. The account
+ * hash's counters (spend caps, request and failure windows) are kept: Postgres does not hold them.
+ */
 export async function writeAccount(
   redis: Redis,
   keys: RedisKeys,
@@ -117,7 +120,7 @@ export async function writeAccount(
 ) {
   const g = keys.gateway;
   const tx = redis.multi();
-  tx.del(g.account(partyId), g.applied(partyId));
+  tx.del(g.applied(partyId));
   tx.hset(g.account(partyId), "balance", state.balance.toString(), "reserved", state.reserved.toString());
   if (state.appliedCredits.length) tx.sadd(g.applied(partyId), ...state.appliedCredits);
   await tx.exec();

@@ -2,17 +2,16 @@
 -- of one party's reservations (one call per party per event-loop turn, items processed in order); and
 -- registered -> failed ("failed-mid-body": the provider answered 2xx/3xx, then broke off its body); and
 -- failed -> a new registered reservation ("late-registered", below).
--- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
+-- KEYS[1]   the party's hash (gw:{party}:acct): balance, reserved, and the counters reserve.lua describes
+--           (the day's and month's spend "d"/"dv", "m"/"mv"; the failure window "fn"/"fe", counted here;
+--           its keys' counters)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[3]   failed reservations of the failure window (gw:{party}:fails; reserve.lua reads it)
--- KEYS[4]   coins reserved today (UTC), KEYS[5] this month (gw:{party}:spend:d:<day>, :spend:m:<month>)
--- KEYS[6]   the party's keys' counters               (gw:{party}:keys; reserve.lua describes the fields)
--- KEYS[6+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
 -- ARGV[1] now (ms since epoch)   ARGV[2] record TTL in seconds once failed (the idempotency window)
 -- ARGV[3] record TTL in seconds of one failed before any provider byte ("failed-unanswered")
 -- ARGV[4] failure window in ms (0: this call's failures are not counted; the reaper's, say)
--- ARGV[5], ARGV[6] ms since epoch when KEYS[4], KEYS[5] expire (for a late charge that starts them)
--- ARGV[7], ARGV[8] the first ms of KEYS[4]'s day and of the next; ARGV[9], ARGV[10] the same for KEYS[5]'s month
+-- ARGV[5], ARGV[6] the UTC day and month of now (the spend counters' "d", "m")
+-- ARGV[7], ARGV[8] the first ms of that day and of the next; ARGV[9], ARGV[10] the same for its month
 -- ARGV[11+6(i-1)] .. ARGV[16+6(i-1)] item i: outcome "registered" | "failed" |
 --   "failed-unanswered" | "failed-mid-body" | "late-registered", expected reservation id or "" for any (the
 --   reaper passes it: a scope reused after its record expired is another reservation), for
@@ -42,27 +41,26 @@
 -- afterwards it holds the new one.
 
 local now, ttl, unansweredTtl, failWindow = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local FIRST = 7 -- KEYS index of the first item's record
+local FIRST = 3 -- KEYS index of the first item's record
 local STRIDE, ITEM = 6, 11 -- ARGV per item, ARGV index of the first item's
 -- A release gives its cost back to the spend windows it was counted in, those its "t" falls in, if they are
 -- still the current ones; an earlier window is over and no cap looks at it any more.
-local dayKey, monthKey = KEYS[4], KEYS[5]
-local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
+local dayId, monthId = ARGV[5], ARGV[6]
 local dayStart, dayEnd = tonumber(ARGV[7]), tonumber(ARGV[8])
 local monthStart, monthEnd = tonumber(ARGV[9]), tonumber(ARGV[10])
-local function spend(key, delta, expireAt)
-  redis.call("INCRBY", key, delta)
-  if redis.call("PTTL", key) < 0 then redis.call("PEXPIREAT", key, expireAt) end
+-- A spend counter of `hash` ("<prefix>d"/"<prefix>dv", the month's the same with "m"), which says the window
+-- it is for: the party's (no prefix) and a key's ("<key>:").
+local function spend(hash, prefix, which, window, delta)
+  if redis.call("HGET", hash, prefix .. which) == window then
+    redis.call("HINCRBY", hash, prefix .. which .. "v", delta)
+  elseif string.byte(delta, 1) ~= 45 then -- a charge starts the new window; a release never does
+    redis.call("HSET", hash, prefix .. which, window, prefix .. which .. "v", delta)
+  end
 end
--- The same for the record's key (its "a"), whose counters say which window they are for.
-local keyHash = KEYS[6]
+local keyHash = KEYS[1]
 local function keySpend(k, which, window, delta)
   if not k or k == "" then return end
-  if redis.call("HGET", keyHash, k .. ":" .. which) == window then
-    redis.call("HINCRBY", keyHash, k .. ":" .. which .. "v", delta)
-  elseif string.byte(delta, 1) ~= 45 then -- a charge starts the key's new window; a release never does
-    redis.call("HSET", keyHash, k .. ":" .. which, window, k .. ":" .. which .. "v", delta)
-  end
+  spend(keyHash, k .. ":", which, window, delta)
 end
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
@@ -92,11 +90,11 @@ for i = FIRST, #KEYS do
       redis.call("HINCRBY", KEYS[1], "reserved", "-" .. rec[6])
       local t = tonumber(rec[7]) or 0
       if t >= dayStart and t < dayEnd then
-        spend(dayKey, "-" .. rec[6], ARGV[5])
+        spend(KEYS[1], "", "d", dayId, "-" .. rec[6])
         keySpend(rec[8], "d", dayId, "-" .. rec[6])
       end
       if t >= monthStart and t < monthEnd then
-        spend(monthKey, "-" .. rec[6], ARGV[6])
+        spend(KEYS[1], "", "m", monthId, "-" .. rec[6])
         keySpend(rec[8], "m", monthId, "-" .. rec[6])
       end
     end
@@ -104,8 +102,8 @@ for i = FIRST, #KEYS do
       if rec[6] ~= "0" then
         redis.call("HINCRBY", KEYS[1], "reserved", rec[6])
         -- Served, so counted against the caps (never refused by them), in the current windows.
-        spend(dayKey, rec[6], ARGV[5])
-        spend(monthKey, rec[6], ARGV[6])
+        spend(KEYS[1], "", "d", dayId, rec[6])
+        spend(KEYS[1], "", "m", monthId, rec[6])
         keySpend(rec[8], "d", dayId, rec[6])
         keySpend(rec[8], "m", monthId, rec[6])
       end
@@ -129,8 +127,11 @@ for i = FIRST, #KEYS do
   end
 end
 if failures > 0 and failWindow > 0 then
-  redis.call("INCRBY", KEYS[3], failures)
-  if redis.call("PTTL", KEYS[3]) < 0 then redis.call("PEXPIRE", KEYS[3], failWindow) end
+  -- The failure window starts with its first failure (reserve.lua reads "fn"/"fe"; why `now`: there).
+  local w = redis.call("HMGET", KEYS[1], "fn", "fe")
+  local n, ends, nowMs = tonumber(w[1] or "0"), tonumber(w[2] or "0"), tonumber(now)
+  if nowMs >= ends then n, ends = 0, nowMs + failWindow end
+  redis.call("HSET", KEYS[1], "fn", string.format("%d", n + failures), "fe", string.format("%d", ends))
 end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies

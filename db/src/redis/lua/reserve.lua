@@ -1,17 +1,17 @@
 -- reserve.lua: duplicate check + balance check + reservation, atomically (docs/architecture.md §6 step 4), for a batch.
 -- A gateway process sends one call per party per event-loop turn carrying every reservation asked for in
 -- that turn; items are processed in order exactly as that many separate calls would be.
--- KEYS[1]   account hash {balance, reserved}       (gw:{party}:acct)
+-- KEYS[1]   the party's hash (gw:{party}:acct): balance, reserved, its counters and its keys' (below)
 -- KEYS[2]   reservation event stream                (gw:{party}:log)
--- KEYS[3]   request counter of the current window  (gw:{party}:rate)
--- KEYS[4]   failed reservations of the failure window (gw:{party}:fails; finalize.lua counts them)
--- KEYS[5]   coins reserved today (UTC)             (gw:{party}:spend:d:<YYYY-MM-DD>)
--- KEYS[6]   coins reserved this month (UTC)        (gw:{party}:spend:m:<YYYY-MM>)
--- KEYS[7]   the party's keys' counters, one hash    (gw:{party}:keys; fields below)
--- KEYS[7+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- KEYS[2+i] reservation record hash of item i       (gw:{party}:rsv:<scopeHash>)
+-- The party's counters, and its API keys' (fields below), are fields of KEYS[1] beside its balance, so one
+-- HMGET reads and one HSET writes everything a lone request's call checks (it paid a command per counter
+-- key): "d"/"dv" and "m"/"mv" the UTC day/month its spend counter is for and the coins in it (a counter of
+-- an earlier window counts nothing), "rn"/"re" the requests counted in the request window and the ms it
+-- ends, "fn"/"fe" the same for failed reservations (finalize.lua counts them).
 -- ARGV[1] now (ms since epoch)   ARGV[2] requests allowed per window (0 = no limit)   ARGV[3] window (ms)
 -- ARGV[4] failed reservations allowed per failure window (0 = no limit)
--- ARGV[5] ms since epoch when KEYS[5] expires (a day after its day ends)   ARGV[6] the same for KEYS[6]
+-- ARGV[5] the UTC day of now (2026-11-26)   ARGV[6] its month (2026-11)
 -- ARGV[7] ms until today ends   ARGV[8] ms until this month ends (the spend caps' Retry-After)
 -- ARGV[9+8(i-1)] .. ARGV[16+8(i-1)] item i: cost in coin base units (non-negative integer string, fits
 --   int64), reservation id, idempotency key, provider key, costInUSD (decimal string), scope hash (the record
@@ -45,7 +45,7 @@ end
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
 local failLimit = tonumber(ARGV[4])
-local FIRST = 8 -- KEYS index of the first item's record
+local FIRST = 3 -- KEYS index of the first item's record
 local STRIDE = 8 -- ARGV per item
 -- Spend caps: what the party reserved in the UTC day and month, a reservation counted at once (so two
 -- gateway processes can never pass a cap between them: this script is the one atomic step) and taken
@@ -83,25 +83,23 @@ end
 local function over(a, b, cap)
   return greater(digits(plus(a, b)), cap)
 end
-local dayKey, monthKey = KEYS[5], KEYS[6]
-local spentDay = amount(redis.call("GET", dayKey) or "0")
-local spentMonth = amount(redis.call("GET", monthKey) or "0")
-local dayId, monthId = string.match(dayKey, ":spend:d:(.+)$"), string.match(monthKey, ":spend:m:(.+)$")
+local dayId, monthId = ARGV[5], ARGV[6]
 local spendAdded = false
 -- What this call reserves, added once per item; the day's and month's counters (and a key's, below) are
 -- those read plus this, summed up where a cap is checked and at the end.
 local batchCost = 0
--- The keys' counters: one hash per party (so finalize.lua and the reaper reach them without knowing the
--- keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC day/month its spend
--- counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
--- ends. Each key's spend counters are read once per call (one HMGET) and everything is written back in one
--- HSET at the end: a call carries a turn's requests, mostly of one key.
-local keyHash = KEYS[7]
+-- The keys' counters: fields of the party's hash (so finalize.lua and the reaper reach them without
+-- knowing the keys). Fields of key k: "k:u" last used (ms), "k:d"/"k:dv" and "k:m"/"k:mv" the UTC
+-- day/month its spend counter is for and the coins in it, "k:l:<name>"/"k:e:<name>" a named limit's count and the ms its window
+-- ends. Each key's spend counters are read once per call (the first item's key's with the party's own,
+-- another key's in one HMGET) and everything is written back in one HSET at the end: a call carries a
+-- turn's requests, mostly of one key.
+local keyHash = KEYS[1]
 local keys = {}
-local function keyOf(k)
+local function keyOf(k, read)
   local s = keys[k]
   if not s then
-    local v = redis.call("HMGET", keyHash, k .. ":d", k .. ":dv", k .. ":m", k .. ":mv")
+    local v = read or redis.call("HMGET", keyHash, k .. ":d", k .. ":dv", k .. ":m", k .. ":mv")
     -- A counter for an earlier window counts nothing now.
     s = {
       day = v[1] == dayId and amount(v[2] or "0") or 0,
@@ -161,8 +159,13 @@ local function countKeyLimits(k, spec)
 end
 -- What the party has reserved, added up here item by item and written back once (the HSET at the end):
 -- one command per batch where an HINCRBY and an HGET per item cost more than the rest of an item.
-local acct = redis.call("HMGET", KEYS[1], "balance", "reserved")
+local firstKey = ARGV[9 + 6] or ""
+local acct = redis.call("HMGET", KEYS[1], "balance", "reserved", "d", "dv", "m", "mv", "rn", "re", "fn", "fe",
+  firstKey .. ":d", firstKey .. ":dv", firstKey .. ":m", firstKey .. ":mv")
+if firstKey ~= "" then keyOf(firstKey, {acct[11], acct[12], acct[13], acct[14]}) end
 local balance, reserved = amount(acct[1] or "0"), amount(acct[2] or "0")
+local spentDay = acct[3] == dayId and amount(acct[4] or "0") or 0
+local spentMonth = acct[5] == monthId and amount(acct[6] or "0") or 0
 local reservedMoved = false
 -- Never a reservation while the balance or what is reserved is below zero (a late charge can take the
 -- balance there); a negative amount past 10^15 is no account this ledger writes, so it refuses all.
@@ -178,24 +181,24 @@ local refuseAll = negative(balance) or (type(reserved) == "string" and negative(
 local wasEmpty = redis.call("XLEN", KEYS[2]) == 0
 local added = false
 local replies = {}
--- Per-party fixed window, counted here because this script already runs once per party per turn: one
--- INCRBY for the whole batch, so the limit costs no round trip. Every request asked for counts, refused
--- ones included (a party hammering while limited gains nothing); the window restarts when the key expires.
-local count, windowLeft = 0, 0
+-- Per-party fixed window, counted here because this script already runs once per party per turn, in the
+-- party's hash (read above, written with the rest), so the limit costs no command of its own. Every
+-- request asked for counts, refused ones included (a party hammering while limited gains nothing). The
+-- window starts with its first request and ends by the callers' clocks (`now`); another gateway's clock
+-- may lag the one that started it, so what is left is never past a window.
+local count, windowLeft, windowEnds = 0, 0, 0
 if limit > 0 then
   local asked = #KEYS - FIRST + 1
-  count = redis.call("INCRBY", KEYS[3], asked) - asked
-  windowLeft = redis.call("PTTL", KEYS[3])
-  if windowLeft < 0 then -- the first batch of a window (a counter without a TTL would never reset)
-    redis.call("PEXPIRE", KEYS[3], ARGV[3])
-    windowLeft = tonumber(ARGV[3])
-  end
+  count, windowEnds = tonumber(acct[7] or "0"), tonumber(acct[8] or "0")
+  if nowMs >= windowEnds then count, windowEnds = 0, nowMs + tonumber(ARGV[3]) end
+  windowLeft = math.min(windowEnds - nowMs, tonumber(ARGV[3]))
+  -- Counted as the batch's requests: the items below count themselves from `count` on.
+  acct[7] = count + asked
 end
 -- Failures so far in the party's failure window (read once: none can be added while this script runs).
 local failsLeft = 0
-if failLimit > 0 and tonumber(redis.call("GET", KEYS[4]) or "0") >= failLimit then
-  failsLeft = redis.call("PTTL", KEYS[4])
-  if failsLeft < 1 then failsLeft = 1 end
+if failLimit > 0 and nowMs < tonumber(acct[10] or "0") and tonumber(acct[9] or "0") >= failLimit then
+  failsLeft = math.max(1, tonumber(acct[10]) - nowMs)
 end
 local t = limit > 0 and windowLeft or ""
 for i = FIRST, #KEYS do
@@ -252,7 +255,7 @@ for i = FIRST, #KEYS do
     else
       reserved, reservedMoved = after, true
       local id, idem, provider, usd, scope = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-      -- Counted in the spend windows of its "t" (KEYS[5], KEYS[6] are those of `now`): finalize.lua gives
+      -- Counted in the spend windows of its "t" (ARGV[5], ARGV[6] are those of `now`): finalize.lua gives
       -- a release back to them while they are the current ones.
       redis.call("HSET", record, "id", id, "i", idem, "k", provider, "u", usd, "c", cost, "a", k,
         "s", "request_in_flight", "t", now, "m", now)
@@ -272,13 +275,19 @@ for i = FIRST, #KEYS do
   end
 end
 
-if reservedMoved then redis.call("HSET", KEYS[1], "reserved", digits(reserved)) end
+local party = {}
+if reservedMoved then party[#party + 1], party[#party + 2] = "reserved", digits(reserved) end
 if spendAdded then
   spentDay, spentMonth = plus(spentDay, batchCost), plus(spentMonth, batchCost)
-  redis.call("SET", dayKey, spentDay, "PXAT", ARGV[5])
-  redis.call("SET", monthKey, spentMonth, "PXAT", ARGV[6])
+  for _, v in ipairs({"d", dayId, "dv", spentDay, "m", monthId, "mv", spentMonth}) do party[#party + 1] = v end
 end
-local dirty = {}
+if limit > 0 then
+  for _, v in ipairs({"rn", string.format("%d", acct[7]), "re", string.format("%d", windowEnds)}) do
+    party[#party + 1] = v
+  end
+end
+-- The keys' fields join the party's in its one HSET.
+local dirty = party
 for f, v in pairs(limitDirty) do
   dirty[#dirty + 1] = f
   dirty[#dirty + 1] = v
@@ -297,6 +306,6 @@ for k, key in pairs(keys) do
     dirty[#dirty + 1] = plus(key.month, key.added)
   end
 end
-if #dirty > 0 then redis.call("HSET", keyHash, unpack(dirty)) end
+if #dirty > 0 then redis.call("HSET", KEYS[1], unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies
