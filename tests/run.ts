@@ -38,7 +38,7 @@ const SLOW_LANE = [
   /^tests\/beacon-consensus\/(breakdown|execution|lifecycle)\.test\.ts$/,
   /^tests\/webhooks\/worker-kill\.test\.ts$/,
   // Every bench in its smoke size: each starts whole deployments of its own.
-  /^tests\/scripts\/benches\.test\.ts$/,
+  /^tests\/scripts\/benches-(gateway|areas)\.test\.ts$/,
 ];
 /**
  * The cluster lane: files run a second time, as slow files, against a project-local Redis Cluster of three

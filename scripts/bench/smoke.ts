@@ -1,6 +1,6 @@
 /**
  * Every `npm run bench:*` in its smoke size: the same code path end to end on a tiny load, so a bench that
- * no longer runs (an API it calls changed) fails the suite (tests/scripts/benches.test.ts) instead of the
+ * no longer runs (an API it calls changed) fails the suite (tests/scripts/benches-*.test.ts) instead of the
  * next person who measures with it. A bench script without an entry here fails that test too.
  */
 import { randomBytes } from "node:crypto";

@@ -1,0 +1,3 @@
+import { isGatewayBench, smokeRuns } from "./benches.ts";
+
+smokeRuns((name) => !isGatewayBench(name));
