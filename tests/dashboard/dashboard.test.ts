@@ -187,7 +187,12 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     );
     assert.equal(capped.body.toString(), JSON.stringify({ message: "Spend cap reached" }));
     await page.getByLabel("Alert below (coins)").fill("9.25");
+    // Its answer awaited: the reload below would otherwise abort a save still in flight on a busy machine.
+    const alertSaved = page.waitForResponse(
+      (r) => r.url().endsWith("/api/balance/low-threshold") && r.request().method() === "POST",
+    );
     await page.getByRole("button", { name: "Save alert" }).click();
+    assert.equal((await alertSaved).status(), 200, "the alert is saved");
     await page.getByLabel("Alert below (coins)").press("Tab");
     await page.getByLabel("Monthly cap (coins)").fill("not a number");
     await page.getByRole("button", { name: "Save caps" }).click();
@@ -207,7 +212,10 @@ describe("gateway account dashboard", { skip: "missing" in chromium && chromium.
     await eventually(async () => (await page.getByLabel("Daily cap (coins)").inputValue()) === "0.5", {
       what: "the daily cap read back",
     });
-    assert.equal(await page.getByLabel("Alert below (coins)").inputValue(), "9.25");
+    // The caps and the alert come from two requests: each is waited for.
+    await eventually(async () => (await page.getByLabel("Alert below (coins)").inputValue()) === "9.25", {
+      what: "the alert read back",
+    });
     assert.equal(await page.getByLabel("Monthly cap (coins)").inputValue(), "");
     await page.setViewportSize({ width: 375, height: 740 });
     const width = await inPage<number>(page, "document.documentElement.scrollWidth");
