@@ -329,6 +329,7 @@ try {
     demo,
     gw,
     inbox: inbox.url,
+    beaconPubkeys: await beaconDemoValidators(baseEnv.ETH_BEACON_URL),
     logs: LOGS,
   });
   saveBanner(banner);
@@ -336,6 +337,18 @@ try {
 } catch (err) {
   console.error(`npm start: ${err instanceof Error ? err.message : err}`);
   await shutdown(1);
+}
+
+/**
+ * The validators the banner's calls follow: the devnet's genesis validators 0 and 60 (60 is offline by
+ * design, devnet/beacon/main.ts), read from the beacon node the control plane uses; none without one.
+ */
+async function beaconDemoValidators(beaconUrl: string | undefined): Promise<string[]> {
+  if (!beaconUrl) return [];
+  const res = await fetch(`${beaconUrl}/eth/v1/beacon/states/head/validators?id=0,60`);
+  if (!res.ok) throw new Error(`the beacon node answered ${res.status} for its validators`);
+  const body = (await res.json()) as { data: { validator: { pubkey: string } }[] };
+  return body.data.map((v) => v.validator.pubkey);
 }
 
 function redact(url: string): string {

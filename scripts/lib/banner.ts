@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { demoWallets } from "../../devnet/hyperliquid/server.ts";
 import { ROLES as POLYGON_ROLES } from "../../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../../devnet/sui/scenario.ts";
@@ -40,6 +39,8 @@ export interface BannerInput {
   };
   /** The demo's webhook inbox (devnet/webhook-inbox/). */
   inbox: string;
+  /** Validators of the beacon node for the demo to follow (beaconDemoValidators). */
+  beaconPubkeys: string[];
   logs: string;
 }
 
@@ -98,9 +99,11 @@ Try it:
   curl -s -X POST ${cp}/api/pending-rewards -H 'x-api-key: ${key}' \\
     -d '{"stake_account_address": "${POLYGON_ROLES.delegators[0]}"}'
   curl -s ${cp}/api/apr -H 'x-api-key: ${key}'
-  # Beacon data (the worker indexes the simulated chain; follow two of its validators, then read):
+  # Beacon data (the worker indexes the devnet's chain, made by Lodestar's state transition; follow two of its
+  # genesis validators, the second offline by design so its penalties show, then read; rewards per epoch
+  # with their breakdown as epochs complete, 16 s each):
   curl -s -X POST ${cp}/api/validators/register -H 'api-key: ${key}' \\
-    -d '{"pubkeys": ["${backgroundPubkey(0)}", "${backgroundPubkey(1)}"]}'
+    -d '{"pubkeys": ${JSON.stringify(b.beaconPubkeys)}}'
   curl -s "${cp}/api/validators/list?per_page=5" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/overview" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${key}'
