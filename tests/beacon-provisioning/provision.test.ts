@@ -4,10 +4,13 @@ import { validators } from "@stake/db/schema/provisioning";
 import { eq } from "drizzle-orm";
 import supertest from "supertest";
 import { decodeFunctionData, parseAbi } from "viem";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
+
+const { startConsensusDevnet } = await loadLodestar();
 
 const ABI = parseAbi([
   "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
@@ -22,13 +25,14 @@ const attrs = (over: Record<string, unknown> = {}) => ({
 });
 
 let h: ControlPlaneHarness;
-let devnet: BeaconDevnet;
+let devnet: ConsensusDevnet;
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let a: TestOrganisation;
 let b: TestOrganisation;
 
 before(async () => {
-  devnet = await startBeaconDevnet({ network: "hoodi" });
+  // Provisioning reads nothing of the chain's state: the smallest consensus devnet, its slots never made.
+  devnet = await startConsensusDevnet({ network: "hoodi", validators: 16 });
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
     ETH_BEACON_URL: devnet.url,
