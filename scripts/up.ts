@@ -26,6 +26,7 @@ import {
   saveCheckout,
   writeDemoKeys,
 } from "./lib/checkout.ts";
+import { depositDemoValidators } from "./lib/demo-validators.ts";
 import { writeDeploymentEnv } from "./lib/deployment-env.ts";
 import { ensureInfra, stateDir } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
@@ -315,6 +316,16 @@ try {
       void shutdown(code ?? 1);
     });
   writeDeploymentEnv({ DATABASE_URL: databaseUrl, REDIS_URL: infra.redisUrl, REDIS_PREFIX: redisPrefix });
+  // On the devnet this start runs (not a configured node), the demo organisation's own validators deposited.
+  const demoValidators =
+    ports.execution && baseEnv.ETH_EXECUTION_URL
+      ? await depositDemoValidators({
+          cp: cp.url,
+          apiKey: demo.apiKey,
+          executionUrl: baseEnv.ETH_EXECUTION_URL,
+          deadline: Date.now() + 300_000,
+        })
+      : [];
 
   const banner = demoBanner({
     network: NETWORK,
@@ -330,6 +341,7 @@ try {
     gw,
     inbox: inbox.url,
     beaconPubkeys: await beaconDemoValidators(baseEnv.ETH_BEACON_URL),
+    demoValidators,
     logs: LOGS,
   });
   saveBanner(banner);

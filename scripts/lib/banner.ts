@@ -41,6 +41,8 @@ export interface BannerInput {
   inbox: string;
   /** Validators of the beacon node for the demo to follow (beaconDemoValidators). */
   beaconPubkeys: string[];
+  /** The demo organisation's own validators, deposited at start (scripts/lib/demo-validators.ts). */
+  demoValidators: string[];
   logs: string;
 }
 
@@ -63,6 +65,16 @@ export function demoBanner(b: BannerInput): string {
 `
     : "";
   const key = demo.apiKey;
+  // The organisation's own validators (deposited at start): an exit signed with the key the platform holds.
+  const [exitable] = b.demoValidators;
+  const demoExit = exitable
+    ? `  # The organisation's own two validators, deposited through the deposit contract at start, walk pending ->
+  # active by the chain's rules (about 4 minutes) and may exit 2 epochs later; until then the exit answers 409
+  # with the reason. The exit is signed with the key the platform holds and sent to the node's pool:
+  curl -s "${cp}/api/validators/list?pubkeys=${b.demoValidators.join(",")}" -H 'api-key: ${key}'
+  curl -s -X POST ${cp}/api/validators/exit -H 'api-key: ${key}' -d '{"pubkeys": ["${exitable}"]}'
+`
+    : "";
   return `
 The staking platform is up (NETWORK=${b.network}).
 
@@ -104,8 +116,8 @@ Try it:
   # with their breakdown as epochs complete, 16 s each):
   curl -s -X POST ${cp}/api/validators/register -H 'api-key: ${key}' \\
     -d '{"pubkeys": ${JSON.stringify(b.beaconPubkeys)}}'
-  curl -s "${cp}/api/validators/list?per_page=5" -H 'api-key: ${key}'
-  curl -s "${cp}/api/rewards/overview" -H 'api-key: ${key}'
+  curl -s "${cp}/api/validators/list?per_page=10" -H 'api-key: ${key}'
+${demoExit}  curl -s "${cp}/api/rewards/overview" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${key}'
   curl -s "${cp}/api/transactions" -H 'api-key: ${key}'
