@@ -25,7 +25,6 @@ import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
-import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { operatorContext } from "../helpers/operator.ts";
@@ -33,13 +32,11 @@ import {
   execute,
   HOODI,
   onChain,
-  provisionedGenesis,
+  provisionedDevnet,
   reverifyDepositData,
   startWorker,
   waitForProvision,
 } from "./fixtures.ts";
-
-const { startConsensusDevnet } = await loadLodestar();
 
 const ABI = parseAbi([
   "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
@@ -82,17 +79,11 @@ before(async () => {
     await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 4, batch: false, compounding: true })
   ).results;
   legacy = (await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 1, batch: false })).results;
-  devnet = await startConsensusDevnet({
-    network: "hoodi",
-    port,
-    execution: true,
-    validators: 16,
-    extraGenesis: await provisionedGenesis(h, [
-      { pubkey: pk(0), balance: 64n * ETH, online: true },
-      { pubkey: pk(1), balance: 2000n * ETH, online: true },
-      { pubkey: pk(3), balance: 16n * ETH },
-    ]),
-  });
+  devnet = await provisionedDevnet(h, port, [
+    { pubkey: pk(0), balance: 64n * ETH, online: true },
+    { pubkey: pk(1), balance: 2000n * ETH, online: true },
+    { pubkey: pk(3), balance: 16n * ETH },
+  ]);
   await devnet.advance(1);
 });
 after(async () => {

@@ -7,7 +7,6 @@ import { createLogger } from "../../control-plane/src/log.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
-import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import {
   type ControlPlaneHarness,
@@ -20,12 +19,10 @@ import {
   execute,
   nobleVerifiesExit,
   onChain,
-  provisionedGenesis,
+  provisionedDevnet,
   startWorker,
   waitForProvision,
 } from "./fixtures.ts";
-
-const { startConsensusDevnet } = await loadLodestar();
 
 /**
  * Pre-signed exits handed out as a JWE (decrypted here with jose and the client's private key, verified with
@@ -87,18 +84,12 @@ before(async () => {
     amountPerValidator: 64,
   });
   await worker.close();
-  devnet = await startConsensusDevnet({
-    network: "hoodi",
-    port,
-    execution: true,
-    validators: 16,
-    extraGenesis: await provisionedGenesis(h, [
-      ...legacy.slice(0, 3).map((pubkey) => ({ pubkey, balance: 32n * GWEI, online: true })),
-      ...compounding.map((pubkey) => ({ pubkey, balance: 64n * GWEI, online: true })),
-      // Under 32 ETH at genesis: pending_initialized, never activated.
-      { pubkey: legacy[3] as string, balance: 16n * GWEI },
-    ]),
-  });
+  devnet = await provisionedDevnet(h, port, [
+    ...legacy.slice(0, 3).map((pubkey) => ({ pubkey, balance: 32n * GWEI, online: true })),
+    ...compounding.map((pubkey) => ({ pubkey, balance: 64n * GWEI, online: true })),
+    // Under 32 ETH at genesis: pending_initialized, never activated.
+    { pubkey: legacy[3] as string, balance: 16n * GWEI },
+  ]);
   await devnet.advance(1);
   // Active from epoch 0; exitable from epoch 2 (SHARD_COMMITTEE_PERIOD on the devnet).
 });

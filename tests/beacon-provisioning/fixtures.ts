@@ -9,6 +9,7 @@ import { createKeyCipher } from "../../control-plane/src/platform/secret-envelop
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ExtraGenesisValidator } from "../../devnet/beacon/consensus/chain.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
@@ -136,6 +137,25 @@ export function devnetEnv(devnet: {
     BEACON_INDEXER_START_EPOCH: "0",
     BEACON_INDEXER_MAX_EPOCHS: "100",
   };
+}
+
+/**
+ * A consensus devnet (16 interop validators, anvil, hoodi's constants) on `port`, the control plane's
+ * ETH_BEACON_URL, whose genesis also lists the organisation's provisioned validators (provisionedGenesis).
+ */
+export async function provisionedDevnet(
+  h: ControlPlaneHarness,
+  port: number,
+  wanted: { pubkey: string; balance: bigint; online?: boolean }[],
+): Promise<ConsensusDevnet> {
+  const { startConsensusDevnet } = await loadLodestar();
+  return startConsensusDevnet({
+    network: "hoodi",
+    port,
+    execution: true,
+    validators: 16,
+    extraGenesis: await provisionedGenesis(h, wanted),
+  });
 }
 
 /**
