@@ -68,9 +68,9 @@ export function demoBanner(b: BannerInput): string {
   // The organisation's own validators (deposited at start): an exit signed with the key the platform holds.
   const [exitable] = b.demoValidators;
   const demoExit = exitable
-    ? `  # The organisation's own two validators, deposited through the deposit contract at start, walk pending ->
-  # active by the chain's rules (about 4 minutes) and may exit 2 epochs later; until then the exit answers 409
-  # with the reason. The exit is signed with the key the platform holds and sent to the node's pool:
+    ? `  # The organisation's own two validators, deposited through the deposit contract at start, walk pending
+  # -> active by the chain's rules (epoch 12, about 3 minutes) and may exit 2 epochs later; until then the
+  # exit answers 409 with the reason. It is signed with the key the platform holds, sent to the node's pool:
   curl -s "${cp}/api/validators/list?pubkeys=${b.demoValidators.join(",")}" -H 'api-key: ${key}'
   curl -s -X POST ${cp}/api/validators/exit -H 'api-key: ${key}' -d '{"pubkeys": ["${exitable}"]}'
 `

@@ -19,7 +19,7 @@ interface ProvisionAnswer {
  * from anvil's unlocked user account, which is also their withdrawal address (so the EIP-7002/7251 requests
  * the API builds for them can be sent from it). The devnet is a new chain at every start: the deposit goes
  * in again, and Lodestar's rules walk them pending → active (finality, churn and the activation delay:
- * about 15 epochs, 4 minutes at 2-second slots). Returns their pubkeys.
+ * active at epoch 12, 3 minutes at 2-second slots). Returns their pubkeys.
  */
 export async function depositDemoValidators(opts: {
   cp: string;
