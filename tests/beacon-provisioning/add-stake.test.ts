@@ -23,7 +23,6 @@ import {
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
-import { freePort } from "../../scripts/lib/ports.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -31,6 +30,7 @@ import { operatorContext } from "../helpers/operator.ts";
 import {
   execute,
   HOODI,
+  laterDevnet,
   onChain,
   provisionedDevnet,
   reverifyDepositData,
@@ -65,12 +65,11 @@ async function provision(key: string, attributes: object) {
  * contract.
  */
 before(async () => {
-  // The genesis holds validators provisioned below: the devnet starts after them, on a port set now.
-  const port = await freePort();
+  // The genesis holds validators provisioned below: the devnet starts after them, on ports set now.
+  const ports = await laterDevnet();
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
-    ETH_BEACON_URL: `http://127.0.0.1:${port}`,
-    ETH_NETWORK: "hoodi",
+    ...ports.env,
   });
   worker = await startWorker(h);
   a = await makeOrganisation(h.db);
@@ -79,7 +78,7 @@ before(async () => {
     await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 4, batch: false, compounding: true })
   ).results;
   legacy = (await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 1, batch: false })).results;
-  devnet = await provisionedDevnet(h, port, [
+  devnet = await provisionedDevnet(h, ports, [
     { pubkey: pk(0), balance: 64n * ETH, online: true },
     { pubkey: pk(1), balance: 2000n * ETH, online: true },
     { pubkey: pk(3), balance: 16n * ETH },

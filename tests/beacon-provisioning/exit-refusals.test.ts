@@ -6,7 +6,6 @@ import { createApp } from "../../control-plane/src/app.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
-import { freePort } from "../../scripts/lib/ports.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import {
   type ControlPlaneHarness,
@@ -17,6 +16,7 @@ import {
   advanceToEndOfEpoch,
   advanceUntil,
   execute,
+  laterDevnet,
   nobleVerifiesExit,
   onChain,
   provisionedDevnet,
@@ -43,15 +43,14 @@ let compounding: string[];
 const logs: string[] = [];
 
 before(async () => {
-  // The devnet's genesis holds the validators provisioned below, so it starts after them, on a port the
+  // The devnet's genesis holds the validators provisioned below, so it starts after them, on ports the
   // control plane is configured with now.
-  const port = await freePort();
+  const ports = await laterDevnet();
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
     // The four signing calls below fit; the last test goes past it.
     ETH_EXIT_SIGNING_PER_MINUTE: "6",
-    ETH_BEACON_URL: `http://127.0.0.1:${port}`,
-    ETH_NETWORK: "hoodi",
+    ...ports.env,
   });
   // The same app with a logger we read: nothing of an exit (signature, JWE) may reach the log.
   app = await createApp({
@@ -84,7 +83,7 @@ before(async () => {
     amountPerValidator: 64,
   });
   await worker.close();
-  devnet = await provisionedDevnet(h, port, [
+  devnet = await provisionedDevnet(h, ports, [
     ...legacy.slice(0, 3).map((pubkey) => ({ pubkey, balance: 32n * GWEI, online: true })),
     ...compounding.map((pubkey) => ({ pubkey, balance: 64n * GWEI, online: true })),
     // Under 32 ETH at genesis: pending_initialized, never activated.

@@ -9,6 +9,7 @@ import { createKeyCipher } from "../../control-plane/src/platform/secret-envelop
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ExtraGenesisValidator } from "../../devnet/beacon/consensus/chain.ts";
 import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { freePort } from "../../scripts/lib/ports.ts";
 import { loadLodestar } from "../beacon-consensus/load.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -140,19 +141,39 @@ export function devnetEnv(devnet: {
 }
 
 /**
- * A consensus devnet (16 interop validators, anvil, hoodi's constants) on `port`, the control plane's
- * ETH_BEACON_URL, whose genesis also lists the organisation's provisioned validators (provisionedGenesis).
+ * The ports of a devnet that starts after the control plane (its genesis lists validators the control plane
+ * provisions first), and the control plane's settings naming its two nodes.
+ */
+export async function laterDevnet() {
+  const beacon = await freePort();
+  let execution = await freePort();
+  while (execution === beacon) execution = await freePort();
+  return {
+    beacon,
+    execution,
+    env: {
+      ETH_BEACON_URL: `http://127.0.0.1:${beacon}`,
+      ETH_EXECUTION_URL: `http://127.0.0.1:${execution}`,
+      ETH_NETWORK: "hoodi",
+    },
+  };
+}
+
+/**
+ * A consensus devnet (16 interop validators, anvil, hoodi's constants) on the ports of `laterDevnet`, whose
+ * genesis also lists the organisation's provisioned validators (provisionedGenesis).
  */
 export async function provisionedDevnet(
   h: ControlPlaneHarness,
-  port: number,
+  ports: { beacon: number; execution: number },
   wanted: { pubkey: string; balance: bigint; online?: boolean }[],
 ): Promise<ConsensusDevnet> {
   const { startConsensusDevnet } = await loadLodestar();
   return startConsensusDevnet({
     network: "hoodi",
-    port,
+    port: ports.beacon,
     execution: true,
+    executionPort: ports.execution,
     validators: 16,
     extraGenesis: await provisionedGenesis(h, wanted),
   });
