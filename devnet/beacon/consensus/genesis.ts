@@ -46,8 +46,9 @@ export interface GenesisOptions {
 /**
  * An Electra genesis state with every validator of at least 32 ETH active from epoch 0, built field by field
  * as the spec's `initialize_beacon_state_from_eth1` leaves it (deposits applied, sync committees chosen),
- * without the eth1 deposit proofs a devnet has no use for. Electra takes deposits from execution requests only, so the eth1
- * deposit index starts unset (`UNSET_DEPOSIT_REQUESTS_START_INDEX`) and no eth1 deposit is ever due.
+ * without the eth1 deposit proofs a devnet has no use for. Electra takes deposits from execution requests
+ * only, so the eth1 deposit index starts unset (`UNSET_DEPOSIT_REQUESTS_START_INDEX`) and no eth1 deposit is
+ * ever due.
  */
 export function createGenesisState(opts: GenesisOptions): CachedBeaconStateElectra {
   const { config } = opts;
