@@ -234,16 +234,18 @@ export async function advanceUntil(
   what: string,
   maxEpochs = 16,
 ) {
-  const limit = devnet.chain.head + maxEpochs * 8;
+  const { SLOTS_PER_EPOCH } = await loadLodestar();
+  const limit = devnet.chain.head + maxEpochs * SLOTS_PER_EPOCH;
   while (!(await done())) {
     if (devnet.chain.head >= limit) throw new Error(`${what}: not within ${maxEpochs} epochs`);
     await devnet.advance(1);
   }
 }
 
-/** Makes slots up to the last slot of `epoch` (8 slots an epoch: the devnet's minimal preset). */
+/** Makes slots up to the last slot of `epoch`. */
 export async function advanceToEndOfEpoch(devnet: ConsensusDevnet, epoch: number) {
-  await devnet.advance(Math.max(0, (epoch + 1) * 8 - 1 - devnet.chain.head));
+  const { SLOTS_PER_EPOCH } = await loadLodestar();
+  await devnet.advance(Math.max(0, (epoch + 1) * SLOTS_PER_EPOCH - 1 - devnet.chain.head));
 }
 
 /** Signs and mines an unsigned transaction from our API as its `from` would (anvil's unlocked account). */
