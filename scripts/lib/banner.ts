@@ -65,14 +65,16 @@ export function demoBanner(b: BannerInput): string {
 `
     : "";
   const key = demo.apiKey;
-  // The organisation's own validators (deposited at start): an exit signed with the key the platform holds.
+  // The organisation's own validators (deposited at start). Their exit is printed as a comment: it is not a
+  // call to paste twice (the second answers 409, the validator is exiting), nor before they are active.
   const [exitable] = b.demoValidators;
   const demoExit = exitable
     ? `  # The organisation's own two validators, deposited through the deposit contract at start, walk pending
-  # -> active by the chain's rules (epoch 12, about 3 minutes) and may exit 2 epochs later; until then the
-  # exit answers 409 with the reason. It is signed with the key the platform holds, sent to the node's pool:
+  # -> active by the chain's rules (epoch 12, about 3 minutes) and may exit 2 epochs later:
   curl -s "${cp}/api/validators/list?pubkeys=${b.demoValidators.join(",")}" -H 'api-key: ${key}'
-  curl -s -X POST ${cp}/api/validators/exit -H 'api-key: ${key}' -d '{"pubkeys": ["${exitable}"]}'
+  # Then exit one, signed with the key the platform holds and sent to the node's pool (409 with the reason
+  # before then, and once it is exiting); the list shows it walk to withdrawal_done:
+  #   curl -s -X POST ${cp}/api/validators/exit -H 'api-key: ${key}' -d '{"pubkeys": ["${exitable}"]}'
 `
     : "";
   return `
