@@ -26,6 +26,7 @@ import {
   saveCheckout,
   writeDemoKeys,
 } from "./lib/checkout.ts";
+import { depositDemoValidators } from "./lib/demo-validators.ts";
 import { writeDeploymentEnv } from "./lib/deployment-env.ts";
 import { ensureInfra, stateDir } from "./lib/infra.ts";
 import { stopWithBootstrap } from "./lib/owned.ts";
@@ -315,6 +316,16 @@ try {
       void shutdown(code ?? 1);
     });
   writeDeploymentEnv({ DATABASE_URL: databaseUrl, REDIS_URL: infra.redisUrl, REDIS_PREFIX: redisPrefix });
+  // On the devnet this start runs (not a configured node), the demo organisation's own validators deposited.
+  const demoValidators =
+    ports.execution && baseEnv.ETH_EXECUTION_URL
+      ? await depositDemoValidators({
+          cp: cp.url,
+          apiKey: demo.apiKey,
+          executionUrl: baseEnv.ETH_EXECUTION_URL,
+          deadline: Date.now() + 300_000,
+        })
+      : [];
 
   const banner = demoBanner({
     network: NETWORK,
@@ -329,6 +340,8 @@ try {
     demo,
     gw,
     inbox: inbox.url,
+    beaconPubkeys: await beaconDemoValidators(baseEnv.ETH_BEACON_URL),
+    demoValidators,
     logs: LOGS,
   });
   saveBanner(banner);
@@ -336,6 +349,18 @@ try {
 } catch (err) {
   console.error(`npm start: ${err instanceof Error ? err.message : err}`);
   await shutdown(1);
+}
+
+/**
+ * The validators the banner's calls follow: the devnet's genesis validators 0 and 60 (60 is offline by
+ * design, devnet/beacon/main.ts), read from the beacon node the control plane uses; none without one.
+ */
+async function beaconDemoValidators(beaconUrl: string | undefined): Promise<string[]> {
+  if (!beaconUrl) return [];
+  const res = await fetch(`${beaconUrl}/eth/v1/beacon/states/head/validators?id=0,60`);
+  if (!res.ok) throw new Error(`the beacon node answered ${res.status} for its validators`);
+  const body = (await res.json()) as { data: { validator: { pubkey: string } }[] };
+  return body.data.map((v) => v.validator.pubkey);
 }
 
 function redact(url: string): string {

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { demoWallets } from "../../devnet/hyperliquid/server.ts";
 import { ROLES as POLYGON_ROLES } from "../../devnet/polygon/scenario.ts";
 import { DEMO as SUI_DEMO, SAMPLE as SUI_SAMPLE } from "../../devnet/sui/scenario.ts";
@@ -40,6 +39,10 @@ export interface BannerInput {
   };
   /** The demo's webhook inbox (devnet/webhook-inbox/). */
   inbox: string;
+  /** Validators of the beacon node for the demo to follow (beaconDemoValidators). */
+  beaconPubkeys: string[];
+  /** The demo organisation's own validators, deposited at start (scripts/lib/demo-validators.ts). */
+  demoValidators: string[];
   logs: string;
 }
 
@@ -62,6 +65,18 @@ export function demoBanner(b: BannerInput): string {
 `
     : "";
   const key = demo.apiKey;
+  // The organisation's own validators (deposited at start). Their exit is printed as a comment: it is not a
+  // call to paste twice (the second answers 409, the validator is exiting), nor before they are active.
+  const [exitable] = b.demoValidators;
+  const demoExit = exitable
+    ? `  # The organisation's own two validators, deposited through the deposit contract at start, walk pending
+  # -> active by the chain's rules (epoch 12, about 3 minutes) and may exit 2 epochs later:
+  curl -s "${cp}/api/validators/list?pubkeys=${b.demoValidators.join(",")}" -H 'api-key: ${key}'
+  # Then exit one, signed with the key the platform holds and sent to the node's pool (409 with the reason
+  # before then, and once it is exiting); the list shows it walk to withdrawal_done:
+  #   curl -s -X POST ${cp}/api/validators/exit -H 'api-key: ${key}' -d '{"pubkeys": ["${exitable}"]}'
+`
+    : "";
   return `
 The staking platform is up (NETWORK=${b.network}).
 
@@ -98,11 +113,13 @@ Try it:
   curl -s -X POST ${cp}/api/pending-rewards -H 'x-api-key: ${key}' \\
     -d '{"stake_account_address": "${POLYGON_ROLES.delegators[0]}"}'
   curl -s ${cp}/api/apr -H 'x-api-key: ${key}'
-  # Beacon data (the worker indexes the simulated chain; follow two of its validators, then read):
+  # Beacon data (the worker indexes the devnet's chain, made by Lodestar's state transition; follow two of its
+  # genesis validators, the second offline by design so its penalties show, then read; rewards per epoch
+  # with their breakdown as epochs complete, 16 s each):
   curl -s -X POST ${cp}/api/validators/register -H 'api-key: ${key}' \\
-    -d '{"pubkeys": ["${backgroundPubkey(0)}", "${backgroundPubkey(1)}"]}'
-  curl -s "${cp}/api/validators/list?per_page=5" -H 'api-key: ${key}'
-  curl -s "${cp}/api/rewards/overview" -H 'api-key: ${key}'
+    -d '{"pubkeys": ${JSON.stringify(b.beaconPubkeys)}}'
+  curl -s "${cp}/api/validators/list?per_page=10" -H 'api-key: ${key}'
+${demoExit}  curl -s "${cp}/api/rewards/overview" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/epoch?start_epoch=0&end_epoch=3" -H 'api-key: ${key}'
   curl -s "${cp}/api/rewards/date?start_date=$(date -u +%F)&end_date=$(date -u +%F)&interval=1d" -H 'api-key: ${key}'
   curl -s "${cp}/api/transactions" -H 'api-key: ${key}'

@@ -21,12 +21,22 @@ import {
   type Keystore,
 } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
 import { QUEUES } from "../../control-plane/src/queues.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { beaconCommands } from "../../scripts/operator/beacon.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { operatorContext } from "../helpers/operator.ts";
-import { HOODI, reverifyDepositData, startWorker, waitForProvision } from "./fixtures.ts";
+import {
+  execute,
+  HOODI,
+  laterDevnet,
+  onChain,
+  provisionedDevnet,
+  reverifyDepositData,
+  startWorker,
+  waitForProvision,
+} from "./fixtures.ts";
 
 const ABI = parseAbi([
   "function deposit(bytes pubkey, bytes withdrawal_credentials, bytes signature, bytes32 deposit_data_root)",
@@ -35,7 +45,7 @@ const WD = "0x1111111111111111111111111111111111111111";
 const ETH = 1_000_000_000n;
 
 let h: ControlPlaneHarness;
-let devnet: BeaconDevnet;
+let devnet: ConsensusDevnet;
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let a: TestOrganisation;
 let b: TestOrganisation;
@@ -48,12 +58,18 @@ async function provision(key: string, attributes: object) {
   return (await waitForProvision(h.app, key, res.body.result.provisionId)).body;
 }
 
+/**
+ * The validators' states come from the consensus devnet's genesis, which lists the provisioned ones: pk(0)
+ * active at 64 ETH, pk(1) active at 2000 ETH (both run by the devnet's validator client), pk(3) at 16 ETH
+ * (pending_initialized); pk(2) is not on the chain. The pending deposit is a real top-up on anvil's deposit
+ * contract.
+ */
 before(async () => {
-  devnet = await startBeaconDevnet({ network: "hoodi" });
+  // The genesis holds validators provisioned below: the devnet starts after them, on ports set now.
+  const ports = await laterDevnet();
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
-    ETH_BEACON_URL: devnet.url,
-    ETH_NETWORK: "hoodi",
+    ...ports.env,
   });
   worker = await startWorker(h);
   a = await makeOrganisation(h.db);
@@ -62,6 +78,12 @@ before(async () => {
     await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 4, batch: false, compounding: true })
   ).results;
   legacy = (await provision(a.apiKey, { withdrawalAddress: WD, validatorsCount: 1, batch: false })).results;
+  devnet = await provisionedDevnet(h, ports, [
+    { pubkey: pk(0), balance: 64n * ETH, online: true },
+    { pubkey: pk(1), balance: 2000n * ETH, online: true },
+    { pubkey: pk(3), balance: 16n * ETH },
+  ]);
+  await devnet.advance(1);
 });
 after(async () => {
   await worker.close();
@@ -76,12 +98,7 @@ const wc02 = `0x020000000000000000000000${WD.slice(2)}`;
 
 describe("POST /api/validators/add-stake", () => {
   test("active 0x02 validator: a signed top-up that decodes and verifies independently", async () => {
-    devnet.setValidator({
-      pubkey: pk(0),
-      withdrawal_credentials: wc02,
-      balance: 64n * ETH,
-      status: "active_ongoing",
-    });
+    assert.equal((await onChain(devnet, pk(0)))?.status, "active_ongoing");
     const res = await addStake(a.apiKey, { pubKey: pk(0), amount: 10.5 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.validatorAddress, pk(0));
@@ -107,18 +124,28 @@ describe("POST /api/validators/add-stake", () => {
   });
 
   test("over the 2048 ETH cap counting pending deposits → 400", async () => {
-    devnet.setValidator({
-      pubkey: pk(1),
-      withdrawal_credentials: wc02,
-      balance: 2000n * ETH,
-      status: "active_ongoing",
-    });
-    devnet.addPendingDeposit(pk(1), 40n * ETH);
-    const over = await addStake(a.apiKey, { pubKey: pk(1), amount: 9 });
-    assert.equal(over.status, 400);
+    // 40 ETH on its way: a top-up mined on the deposit contract, queued in the state's pending deposits.
+    const topUp = await addStake(a.apiKey, { pubKey: pk(1), amount: 40 });
+    assert.equal(topUp.status, 200, JSON.stringify(topUp.body));
+    const { to, depositInput: data, value } = topUp.body;
+    await execute(devnet, { from: DEV_ACCOUNTS.user, to, data, value });
+    const pending = (await (
+      await fetch(`${devnet.url}/eth/v1/beacon/states/head/pending_deposits`)
+    ).json()) as { data: { pubkey: string; amount: string }[] };
+    assert.deepEqual(
+      pending.data.map((d) => [d.pubkey, d.amount]),
+      [[pk(1), String(40n * ETH)]],
+    );
+    // The balance is 2000 ETH and what the validator earned since genesis: the room left to the cap, to the Gwei.
+    const balance = BigInt((await onChain(devnet, pk(1)))?.balance ?? 0);
+    const room = 2048n * ETH - balance - 40n * ETH;
+    assert.ok(room > ETH && room < 8n * ETH + ETH, `room ${room}`);
+    const eth = (gwei: bigint) => `${gwei / ETH}.${String(gwei % ETH).padStart(9, "0")}`;
+    const over = await addStake(a.apiKey, { pubKey: pk(1), amount: eth(room + 1n) });
+    assert.equal(over.status, 400, JSON.stringify(over.body));
     assert.equal(over.body.code, "BALANCE_CAP_EXCEEDED");
-    const exact = await addStake(a.apiKey, { pubKey: pk(1), amount: "8" });
-    assert.equal(exact.status, 200);
+    const exact = await addStake(a.apiKey, { pubKey: pk(1), amount: eth(room) });
+    assert.equal(exact.status, 200, JSON.stringify(exact.body));
   });
 
   test("0x01, unknown, foreign, inactive and malformed → clear 4xx", async () => {
@@ -129,12 +156,7 @@ describe("POST /api/validators/add-stake", () => {
       ["below 1 ETH", { pubKey: pk(0), amount: 0.5 }, 400, "VALIDATION_ERROR"],
       ["bad pubkey", { pubKey: "0x1234", amount: 1 }, 400, "VALIDATION_ERROR"],
     ];
-    devnet.setValidator({
-      pubkey: pk(3),
-      withdrawal_credentials: wc02,
-      balance: 32n * ETH,
-      status: "pending_queued",
-    });
+    assert.equal((await onChain(devnet, pk(3)))?.status, "pending_initialized");
     cases.push(["pending on chain", { pubKey: pk(3), amount: 1 }, 409, "VALIDATOR_NOT_ACTIVE"]);
     for (const [name, body, status, code] of cases) {
       const res = await addStake(a.apiKey, body);

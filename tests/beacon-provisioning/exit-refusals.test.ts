@@ -4,24 +4,37 @@ import { compactDecrypt, decodeProtectedHeader, exportJWK, generateKeyPair } fro
 import supertest from "supertest";
 import { createApp } from "../../control-plane/src/app.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { makeOrganisation, type TestOrganisation } from "../helpers/accounts.ts";
 import {
   type ControlPlaneHarness,
   createControlPlaneHarness,
   recordExamples,
 } from "../helpers/control-plane.ts";
-import { nobleVerifiesExit, startWorker, waitForProvision } from "./fixtures.ts";
+import {
+  advanceToEndOfEpoch,
+  advanceUntil,
+  execute,
+  laterDevnet,
+  nobleVerifiesExit,
+  onChain,
+  provisionedDevnet,
+  startWorker,
+  waitForProvision,
+} from "./fixtures.ts";
 
 /**
- * Without an execution node: pre-signed exits handed out as a JWE (decrypted here with jose and the
- * client's private key, verified with noble, accepted by the node's pool), and every refusal: bad input,
- * what the chain would refuse, another organisation's validators. Validators are put on the devnet directly.
+ * Pre-signed exits handed out as a JWE (decrypted here with jose and the client's private key, verified with
+ * noble, accepted by the node's pool and processed by Lodestar's rules), and every refusal: bad input, what
+ * the chain would refuse, another organisation's validators. The organisation's validators are in the
+ * consensus devnet's genesis (16 interop validators beside them), their keys with the devnet's validator
+ * client; the queued partial withdrawal is a real EIP-7002 request mined on anvil.
  */
-const WD = "0x1111111111111111111111111111111111111111";
+const WD = DEV_ACCOUNTS.user;
 const GWEI = 1_000_000_000n;
 let h: ControlPlaneHarness;
-let devnet: BeaconDevnet;
+let devnet: ConsensusDevnet;
 let a: TestOrganisation;
 let b: TestOrganisation;
 let app: Awaited<ReturnType<typeof createApp>>;
@@ -30,13 +43,14 @@ let compounding: string[];
 const logs: string[] = [];
 
 before(async () => {
-  devnet = await startBeaconDevnet({ network: "hoodi" });
+  // The devnet's genesis holds the validators provisioned below, so it starts after them, on ports the
+  // control plane is configured with now.
+  const ports = await laterDevnet();
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-provisioning",
     // The four signing calls below fit; the last test goes past it.
     ETH_EXIT_SIGNING_PER_MINUTE: "6",
-    ETH_BEACON_URL: devnet.url,
-    ETH_NETWORK: "hoodi",
+    ...ports.env,
   });
   // The same app with a logger we read: nothing of an exit (signature, JWE) may reach the log.
   app = await createApp({
@@ -69,24 +83,14 @@ before(async () => {
     amountPerValidator: 64,
   });
   await worker.close();
-  for (const pubkey of legacy.slice(0, 3)) {
-    devnet.setValidator({
-      pubkey,
-      withdrawal_credentials: `0x01${"00".repeat(11)}${WD.slice(2)}`,
-      balance: 32n * GWEI,
-      status: "active_ongoing",
-    });
-  }
-  for (const pubkey of compounding) {
-    devnet.setValidator({
-      pubkey,
-      withdrawal_credentials: `0x02${"00".repeat(11)}${WD.slice(2)}`,
-      balance: 64n * GWEI,
-      status: "active_ongoing",
-    });
-  }
+  devnet = await provisionedDevnet(h, ports, [
+    ...legacy.slice(0, 3).map((pubkey) => ({ pubkey, balance: 32n * GWEI, online: true })),
+    ...compounding.map((pubkey) => ({ pubkey, balance: 64n * GWEI, online: true })),
+    // Under 32 ETH at genesis: pending_initialized, never activated.
+    { pubkey: legacy[3] as string, balance: 16n * GWEI },
+  ]);
   await devnet.advance(1);
-  // legacy[3] stays pending. Active from epoch 0; exitable from epoch 2 (SHARD_COMMITTEE_PERIOD on the devnet).
+  // Active from epoch 0; exitable from epoch 2 (SHARD_COMMITTEE_PERIOD on the devnet).
 });
 after(async () => {
   await h?.close();
@@ -139,17 +143,26 @@ describe("pre-signed exits (POST /api/validators/exit-messages)", () => {
     assert.ok((await compactDecrypt(okp.body.encryptedExits, x.privateKey)).plaintext.length > 0);
 
     // The client can broadcast one whenever it wants: the node's pool takes it once the validator may exit.
-    await devnet.advanceToEndOfEpoch(2);
+    const young = await fetch(`${devnet.url}/eth/v1/beacon/pool/voluntary_exits`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body.exits[1].signedVoluntaryExit),
+    });
+    assert.equal(young.status, 400, "refused before SHARD_COMMITTEE_PERIOD");
+    // The next slot is in epoch 2: active for SHARD_COMMITTEE_PERIOD epochs.
+    await advanceToEndOfEpoch(devnet, 1);
     const pooled = await fetch(`${devnet.url}/eth/v1/beacon/pool/voluntary_exits`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body.exits[1].signedVoluntaryExit),
     });
     assert.equal(pooled.status, 200, await pooled.text());
-    await devnet.advance(1);
-    assert.equal(
-      devnet.chain.state.validators[devnet.chain.find(compounding[0] as string)]?.status,
-      "active_exiting",
+    // In the next block an online proposer makes, then processed by the state transition.
+    await advanceUntil(
+      devnet,
+      async () => (await onChain(devnet, compounding[0] as string))?.status === "active_exiting",
+      "the pooled exit processed",
+      1,
     );
   });
 
@@ -249,12 +262,23 @@ describe("refusals of exits, withdrawal requests and consolidations", () => {
       400,
       "PARTIAL_WITHDRAWAL_TOO_LARGE",
     );
-    // 64 ETH and a few epochs of rewards: a little over 32 ETH may leave.
-    assert.match(low.body.error, /at most 32\d{9} Gwei/);
-    // Queued partial withdrawals block an exit (Electra asserts there are none).
-    const index = devnet.chain.find(compounding[1] as string);
-    devnet.chain.state.partials.push({ index, amount: GWEI, withdrawableEpoch: 1000n });
-    await devnet.advance(1);
+    // 64 ETH and a few epochs of rewards and penalties: the balance above 32 ETH may leave, to the Gwei.
+    const balance = BigInt((await onChain(devnet, compounding[1] as string))?.balance ?? 0);
+    assert.match(low.body.error, new RegExp(`at most ${balance - 32n * GWEI} Gwei`));
+    // Queued partial withdrawals block an exit (Electra asserts there are none): a real EIP-7002 request.
+    const partial = await post("/api/validators/withdrawal-requests", {
+      requests: [{ pubKey: compounding[1], amount: 1 }],
+    });
+    assert.equal(partial.status, 200, JSON.stringify(partial.body));
+    await execute(devnet, partial.body.results[0]);
+    const index = (await onChain(devnet, compounding[1] as string))?.index;
+    const queued = (await (
+      await fetch(`${devnet.url}/eth/v1/beacon/states/head/pending_partial_withdrawals`)
+    ).json()) as { data: { validator_index: string; amount: string }[] };
+    assert.deepEqual(
+      queued.data.map((w) => [w.validator_index, w.amount]),
+      [[index, String(GWEI)]],
+    );
     await expect("/api/validators/exit", { pubkeys: [compounding[1]] }, 409, "PENDING_PARTIAL_WITHDRAWALS");
     await expect(
       "/api/validators/withdrawal-requests",
@@ -262,7 +286,6 @@ describe("refusals of exits, withdrawal requests and consolidations", () => {
       409,
       "PENDING_PARTIAL_WITHDRAWALS",
     );
-    devnet.chain.state.partials.splice(0);
     // Consolidations: a target without 0x02 credentials, a switch of a 0x02 validator, an exiting source.
     await expect(
       "/api/validators/consolidations",

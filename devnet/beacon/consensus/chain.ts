@@ -12,7 +12,7 @@ import {
 } from "@lodestar/state-transition";
 import { type electra, type phase0, ssz } from "@lodestar/types";
 import { type DevnetNetwork, devnetChainConfig } from "./config.ts";
-import { createGenesisState } from "./genesis.ts";
+import { createGenesisState, type GenesisValidator } from "./genesis.ts";
 import { devnetSecretKeys, freshPubkeyCache } from "./keys.ts";
 import { type PayloadBuilder, syntheticPayloads } from "./payload.ts";
 import { advance, attest, doubleProposal, includable, propose } from "./producer.ts";
@@ -41,6 +41,16 @@ export interface ConsensusChainOptions {
   executionGenesis?: { blockHash: Uint8Array; blockNumber: number; timestamp: number };
   /** Slots of states kept for the Beacon API (default 4 epochs of the minimal preset and more). */
   history?: number;
+  /** Genesis validators after the interop ones, as a devnet's custom genesis lists them. */
+  extraGenesis?: ExtraGenesisValidator[];
+}
+
+/**
+ * A genesis validator of the caller's (a provisioned key): with `secretKey` the devnet does its duties as
+ * its validator client would, without it the validator never signs (offline).
+ */
+export interface ExtraGenesisValidator extends GenesisValidator {
+  secretKey?: SecretKey;
 }
 
 interface SlotRecord {
@@ -68,15 +78,18 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   const keys: (SecretKey | undefined)[] = devnetSecretKeys(opts.validators);
   const pubkeyCache: PubkeyCache = freshPubkeyCache();
   const wc = opts.withdrawalCredentials ?? defaultWithdrawalCredentials;
+  const interop = keys.map((k, i) => ({
+    pubkey: (k as SecretKey).toPublicKey().toBytes(),
+    withdrawalCredentials: wc(i),
+    balance: 32e9,
+  }));
+  const extra = opts.extraGenesis ?? [];
+  keys.push(...extra.map((v) => v.secretKey));
   const genesis = createGenesisState({
     config,
     pubkeyCache,
     genesisTime: opts.genesisTime,
-    validators: keys.map((k, i) => ({
-      pubkey: (k as SecretKey).toPublicKey().toBytes(),
-      withdrawalCredentials: wc(i),
-      balance: 32e9,
-    })),
+    validators: [...interop, ...extra],
     genesisValidatorsRoot: bytes(opts.network.genesisValidatorsRoot),
     executionGenesis: opts.executionGenesis ?? {
       blockHash: new Uint8Array(32),

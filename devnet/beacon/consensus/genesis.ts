@@ -2,10 +2,13 @@ import "./preset.ts";
 import type { PubkeyCache } from "@chainsafe/lodestar-z/pubkeys";
 import type { ChainForkConfig } from "@lodestar/config";
 import {
+  COMPOUNDING_WITHDRAWAL_PREFIX,
   EFFECTIVE_BALANCE_INCREMENT,
   EPOCHS_PER_HISTORICAL_VECTOR,
+  FAR_FUTURE_EPOCH,
   ForkSeq,
-  MAX_EFFECTIVE_BALANCE,
+  MAX_EFFECTIVE_BALANCE_ELECTRA,
+  MIN_ACTIVATION_BALANCE,
   UNSET_DEPOSIT_REQUESTS_START_INDEX,
 } from "@lodestar/params";
 import {
@@ -22,7 +25,10 @@ export interface GenesisValidator {
   pubkey: Uint8Array;
   /** 32 bytes: 0x01 or 0x02 and the withdrawal address. */
   withdrawalCredentials: Uint8Array;
-  /** Gwei; at least 32 ETH, so active from genesis. */
+  /**
+   * Gwei. At least MIN_ACTIVATION_BALANCE (32 ETH): active from genesis; less: pending_initialized, as the
+   * spec's genesis leaves such a validator.
+   */
   balance: number;
 }
 
@@ -38,10 +44,11 @@ export interface GenesisOptions {
 }
 
 /**
- * An Electra genesis state with every validator active from epoch 0, built field by field as the spec's
- * `initialize_beacon_state_from_eth1` leaves it (deposits applied, sync committees chosen), without the eth1
- * deposit proofs a devnet has no use for. Electra takes deposits from execution requests only, so the eth1
- * deposit index starts unset (`UNSET_DEPOSIT_REQUESTS_START_INDEX`) and no eth1 deposit is ever due.
+ * An Electra genesis state with every validator of at least 32 ETH active from epoch 0, built field by field
+ * as the spec's `initialize_beacon_state_from_eth1` leaves it (deposits applied, sync committees chosen),
+ * without the eth1 deposit proofs a devnet has no use for. Electra takes deposits from execution requests
+ * only, so the eth1 deposit index starts unset (`UNSET_DEPOSIT_REQUESTS_START_INDEX`) and no eth1 deposit is
+ * ever due.
  */
 export function createGenesisState(opts: GenesisOptions): CachedBeaconStateElectra {
   const { config } = opts;
@@ -69,15 +76,21 @@ export function createGenesisState(opts: GenesisOptions): CachedBeaconStateElect
     Array.from({ length: EPOCHS_PER_HISTORICAL_VECTOR }, () => opts.executionGenesis.blockHash),
   );
   for (const v of opts.validators) {
-    const effectiveBalance = Math.min(v.balance - (v.balance % 1e9), MAX_EFFECTIVE_BALANCE);
+    // Electra's get_max_effective_balance: 2048 ETH for compounding (0x02) credentials, 32 ETH otherwise.
+    const max =
+      v.withdrawalCredentials[0] === COMPOUNDING_WITHDRAWAL_PREFIX
+        ? MAX_EFFECTIVE_BALANCE_ELECTRA
+        : MIN_ACTIVATION_BALANCE;
+    const effectiveBalance = Math.min(v.balance - (v.balance % EFFECTIVE_BALANCE_INCREMENT), max);
+    const activation = effectiveBalance >= MIN_ACTIVATION_BALANCE ? 0 : FAR_FUTURE_EPOCH;
     state.validators.push(
       ssz.phase0.Validator.toViewDU({
         pubkey: v.pubkey,
         withdrawalCredentials: v.withdrawalCredentials,
         effectiveBalance,
         slashed: false,
-        activationEligibilityEpoch: 0,
-        activationEpoch: 0,
+        activationEligibilityEpoch: activation,
+        activationEpoch: activation,
         exitEpoch: Number.POSITIVE_INFINITY,
         withdrawableEpoch: Number.POSITIVE_INFINITY,
       }),

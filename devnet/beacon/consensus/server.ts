@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Address } from "viem";
 import { type ExecutionNode, startExecutionNode } from "../execution.ts";
 import { consensusApi } from "./api.ts";
-import { createConsensusChain, defaultWithdrawalCredentials } from "./chain.ts";
+import { createConsensusChain, defaultWithdrawalCredentials, type ExtraGenesisValidator } from "./chain.ts";
 import type { DevnetNetwork } from "./config.ts";
 import { anvilPayloads } from "./payload.ts";
 
@@ -36,6 +36,8 @@ export interface ConsensusDevnetOptions {
   /** Make slots at their wall-clock time (npm start); tests call `advance` instead. */
   realTime?: boolean;
   builderShare?: number;
+  /** Genesis validators after the interop ones (chain.ts). */
+  extraGenesis?: ExtraGenesisValidator[];
 }
 
 /**
@@ -69,6 +71,7 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
     genesisTime,
     validators: opts.validators ?? 64,
     offline: opts.offline ?? [],
+    ...(opts.extraGenesis ? { extraGenesis: opts.extraGenesis } : {}),
     ...(el ? { payloads: el.build } : {}),
     ...(elHead
       ? {
