@@ -204,7 +204,7 @@ async function main() {
       served.set(t.name, (served.get(t.name) ?? 0) + r.count);
       return r;
     };
-    for (const t of chosen) await measure(t, 50, 1);
+    for (const t of chosen) await measure(t, 50, Math.min(1, SECONDS)); // warm-up; a smoke run's shorter
     const runs: Record<string, Record<number, Result[]>> = Object.fromEntries(
       chosen.flatMap((t) =>
         PIN_MODES.map((p) => [named(t.name, p), Object.fromEntries(LEVELS.map((c) => [c, [] as Result[]]))]),
@@ -255,8 +255,9 @@ async function main() {
     if (ownRedis && g) {
       const probe = chosen.find((t) => t.name === "gateway + billing");
       const shas = { "reserve.lua": reserveScript.script.sha, "finalize.lua": finalizeScript.script.sha };
-      const times = await scriptTimes(redis, shas, () => (probe ? measure(probe, 1, 2) : Promise.resolve()));
-      console.log(`Redis time per script call at c1 (SLOWLOG, every call for 2 s): ${times}`);
+      const secs = Math.min(2, SECONDS); // a smoke run's length when shorter
+      const times = await scriptTimes(redis, shas, async () => probe && (await measure(probe, 1, secs)));
+      console.log(`Redis time per script call at c1 (SLOWLOG, every call for ${secs} s): ${times}`);
       floor = redisPid
         ? (await roundTripFloor(REDIS, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
         : undefined;
