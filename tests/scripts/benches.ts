@@ -25,10 +25,10 @@ const scripts = Object.keys(
 export const isGatewayBench = (name: string) => name.startsWith("bench:gateway");
 
 /**
- * Runs the chosen benches' smoke sizes, `concurrency` at a time. The areas' benches spend most of a run
- * waiting on what they started (a devnet's slots, a server's start-up), each with a database, Redis prefix
- * and ports of its own, so they run side by side; the gateway's build the one gateway/dist/ bundle each
- * (gateway/build.ts removes and writes it), so they run one after another.
+ * Runs the chosen benches' smoke sizes, `concurrency` at a time. A bench spends most of its smoke run
+ * waiting on what it started (a devnet's slots, a server's start-up), with a database, Redis prefix, ports
+ * and gateway build of its own (`bench:gateway` builds under .data/; only side-by-side writes gateway/dist/),
+ * so they run side by side.
  */
 export function smokeRuns(which: (name: string) => boolean, concurrency = 1) {
   test("every bench script has a smoke size", () => {
