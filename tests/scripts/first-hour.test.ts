@@ -41,6 +41,8 @@ after(cleanUp);
 
 let a: string;
 let b: string;
+/** Clone B's first hour so far (stdout, then its npm start's stderr), for a failure's message. */
+let hourOutput = () => "(not started)";
 before(async () => {
   [a, b] = (await clones("a", "b")) as [string, string];
 });
@@ -49,7 +51,7 @@ test("two checkouts on one host: the second plays the first hour beside the firs
   try {
     await firstHourBesideAnother(t);
   } catch (err) {
-    (err as Error).message += `\n${logTails()}`;
+    (err as Error).message += `\n${logTails()}\n--- clone B's first hour:\n${hourOutput().slice(-6000)}`;
     throw err;
   }
 });
@@ -86,15 +88,19 @@ async function firstHourBesideAnother(t: TestContext) {
     SOLANA_EPOCH_MS: "3000",
     FIRST_HOUR_VERBOSE: "1",
   });
+  hourOutput = () => `${hour.out()}\n${hour.err()}`;
   const hourPids = watchTree(hour);
-  const [report, apiB] = await Promise.all([
-    pasteTwice(printedCalls(bannerA)),
-    eventually(() => /first-hour \[[\d.]+ s\] up at (\S+);/.exec(hour.out())?.[1], {
+  // As soon as B is up (its first hour restarts it later): A's staking key asked of B's control plane.
+  const crossedB = (async () => {
+    const apiB = await eventually(() => /first-hour \[[\d.]+ s\] up at (\S+);/.exec(hour.out())?.[1], {
       what: "clone B's first hour to have started npm start",
       timeoutMs: 240_000,
       intervalMs: 250,
-    }),
-  ]);
+    });
+    const res = await fetch(`${apiB}/api/apr`, { headers: { "x-api-key": keysA.staking } });
+    return { apiB, crossed: res.status };
+  })();
+  const [report, { apiB, crossed }] = await Promise.all([pasteTwice(printedCalls(bannerA)), crossedB]);
   t.diagnostic(`clone A's ${report.length} printed calls, pasted twice:\n${report.join("\n")}`);
   assert.ok(report.length >= 15, "the banner prints the calls of every area");
 
@@ -114,15 +120,6 @@ async function firstHourBesideAnother(t: TestContext) {
     headers: { "x-gateway-api-key": keysA.gateway, "idempotency-key": `two-checkouts-${Date.now()}` },
   });
   assert.equal(paid.status, 200, "A's printed gateway key still works");
-  // B's first hour restarts its deployment: a refused connection in that window is not an answer.
-  const crossed = await eventually(
-    () =>
-      fetch(`${apiB}/api/apr`, { headers: { "x-api-key": keysA.staking } }).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    { what: "clone B's control plane to answer", intervalMs: 250 },
-  );
   assert.equal(crossed, 401, "B's deployment does not know A's key: separate data");
 
   const code = await hour.exited;
