@@ -23,10 +23,15 @@ import { build } from "esbuild";
 export const GATEWAY_NODE_FLAGS = ["--max-old-space-size=256", "--max-semi-space-size=32"];
 
 const root = new URL("../", import.meta.url);
-const dist = new URL("gateway/dist/", root);
+const defaultDist = new URL("gateway/dist/", root);
 
-/** Writes `gateway/dist/` afresh; returns the entry's path relative to the repository root. */
-export async function buildGateway(): Promise<string> {
+/**
+ * Writes `gateway/dist/` afresh; returns the entry's path relative to the repository root. `out`, an
+ * absolute folder, builds there instead and returns its entry's absolute path: a bench's own build, so
+ * benches run side by side never remove the bundle another one is starting from.
+ */
+export async function buildGateway(out?: string): Promise<string> {
+  const dist = out ? pathToFileURL(`${out}/`) : defaultDist;
   rmSync(dist, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   await build({
@@ -45,7 +50,7 @@ export async function buildGateway(): Promise<string> {
   });
   // db/src/redis/lua.ts reads `./lua/<name>.lua` next to the module that holds it: in the bundle, main.js.
   cpSync(new URL("db/src/redis/lua/", root), new URL("lua/", dist), { recursive: true });
-  return "gateway/dist/main.js";
+  return out ? new URL("main.js", dist).pathname : "gateway/dist/main.js";
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await buildGateway();

@@ -9,17 +9,15 @@
 //   5. a sign-up through the dashboard's API, Ctrl-C, `npm start` again: it comes up on the same data, the
 //      new user logs in, and the demo keys printed before the restart are printed again and still work.
 //
-// `--quick` stops after step 2. It uses the fixed demo ports of `npm start` (3000, 8080, 8899, …): run it
-// where nothing else holds them (tests/scripts/first-hour.test.ts gives each run a network namespace).
-// SOLANA_EPOCH_MS shortens the wait for rewards (npm start's default is 30 s an epoch).
+// `--quick` stops after step 2. It calls the URLs the banner prints, so it also runs beside another
+// checkout's `npm start` (which moves this one off the default ports; tests/scripts/first-hour.test.ts
+// runs it so). SOLANA_EPOCH_MS shortens the wait for rewards (npm start's default is 30 s an epoch).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const quick = process.argv.includes("--quick");
-const API = `http://127.0.0.1:${process.env.CONTROL_PLANE_PORT ?? 3000}`;
-const GATEWAY = `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}`;
 /** The longest any one step may take; generous, as `npm start` on a busy machine takes its time. */
 const STEP_MS = Number(process.env.FIRST_HOUR_STEP_MS ?? 240_000);
 const started = Date.now();
@@ -118,9 +116,18 @@ async function ok200(name, method, url, opts) {
   return JSON.parse(res.text);
 }
 
+/** The URLs the banner prints: the default ports, or the ones a start beside another checkout moved to. */
+function urlsOf(banner) {
+  const [api] = grab(banner, /control plane\s+(http:\/\/\S+)/, "the control plane");
+  const [gateway] = grab(banner, /\n {2}gateway\s+(http:\/\/\S+)/, "the gateway");
+  const [solana] = grab(banner, /solana-devnet\s+(http:\/\/\S+)/, "the Solana node");
+  return { api, gateway, solana };
+}
+
 say("npm start");
 let deployment = await npmStart();
 const { banner } = deployment;
+let { api: API, gateway: GATEWAY, solana: SOLANA_RPC } = urlsOf(banner);
 const [orgEmail] = grab(banner, /Demo organisation \(approved\): (\S+) \/ \S+/, "the demo organisation");
 const [key] = grab(banner, /Demo staking API key[^:]*: (stk_\S+)/, "the staking key");
 const [gatewayKey] = grab(banner, /Demo gateway key[^:]*: (gwk_\S+)/, "the gateway key");
@@ -140,7 +147,7 @@ const [solanaSeed] = grab(
   /Demo Solana wallet[^:]*: \S+ seed \(hex\) ([0-9a-f]{64})/,
   "the Solana wallet",
 );
-say(`up; demo organisation ${orgEmail}`);
+say(`up at ${API}; demo organisation ${orgEmail}`);
 
 try {
   // The README's five first calls.
@@ -178,7 +185,7 @@ try {
     say("Solana snippet (docs/solana-demo.md): stake, sign, send, confirm, wait for rewards");
     const run = spawnSync(process.execPath, [file], {
       cwd: ROOT,
-      env: { ...process.env, KEY: key, API, SOLANA_SEED: solanaSeed },
+      env: { ...process.env, KEY: key, API, SOLANA_RPC, SOLANA_SEED: solanaSeed },
       encoding: "utf8",
       timeout: STEP_MS,
     });
@@ -211,6 +218,7 @@ try {
     if (code !== 0) throw new Error(`npm start exited with ${code} on Ctrl-C`);
     say("npm start again");
     deployment = await npmStart();
+    ({ api: API, gateway: GATEWAY, solana: SOLANA_RPC } = urlsOf(deployment.banner));
     await ok200("log-in of the user signed up before the restart", "POST", `${API}/api/onboarding/login`, {
       body: { email, password },
     });

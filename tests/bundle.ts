@@ -11,12 +11,17 @@ const OUT = path.join(ROOT, ".data", "test-bundle");
 /**
  * What the tests spawn (scripts/lib/processes.ts's `entryCommand` runs their bundles under
  * STAKE_BUNDLE_DIR): the deployables as the fault stacks and config tests start them, the operator CLI
- * (dozens of times), `npm start`'s script, and the tests' own helper processes.
+ * (dozens of times), `npm start`'s script, the benches' helpers (their smoke runs start dozens) and the
+ * tests' own helper processes.
  */
 const ENTRIES = [
   "control-plane/src/main.ts",
   "control-plane/src/worker.ts",
   "gateway/src/main.ts",
+  "scripts/bench/bare-proxy.ts",
+  "scripts/bench/gateway.ts",
+  "scripts/bench/load.ts",
+  "scripts/bench/upstream.ts",
   "scripts/operator/main.ts",
   "scripts/up.ts",
   "tests/faults/pausing-worker.ts",

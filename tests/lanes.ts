@@ -18,8 +18,8 @@ import { signalGroup, spawnOwned } from "../scripts/lib/owned.ts";
  * 221 s; at five it was no faster (240 s: the files' CPU, not their waits, is then the limit).
  *
  * Longest first: each file's last duration is kept in .data/test-times.json; a clone that never ran a file
- * takes its duration from tests/durations.json (a committed copy of an idle run's, refreshed by copying the
- * first file over the second), and a file in neither runs in the order of `slowOrder` (the slow lane's
+ * takes its duration from tests/durations.json (a committed copy of a whole run's, refreshed by copying the
+ * first file over the second; only the order matters), and a file in neither runs in the order of `slowOrder` (the slow lane's
  * patterns, heaviest first) or first among the fast files. Each file's output is printed whole when it
  * ends, so files never interleave. A file runs in a process group of its own (spawnOwned): whatever it
  * leaves running is killed when it ends, and the whole run with the owner.

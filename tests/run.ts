@@ -27,7 +27,7 @@ import { killFiles, type LaneResult, runLanes, seconds } from "./lanes.ts";
  */
 // Heaviest first: a slow file never timed on this clone starts in this order.
 const SLOW_LANE = [
-  /^tests\/scripts\/(first-hour|two-checkouts)\.test\.ts$/,
+  /^tests\/scripts\/first-hour\.test\.ts$/,
   /^tests\/faults\//,
   /^tests\/polygon\//,
   /^tests\/statements\/polygon\.test\.ts$/,

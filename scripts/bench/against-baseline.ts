@@ -9,6 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { ROOT } from "../lib/infra.ts";
+import { entryCommand } from "../lib/processes.ts";
 import { median } from "./targets.ts";
 
 const BASE = process.env.BENCH_BASELINE_DIR;
@@ -30,7 +31,10 @@ const variants = [
 ] as const;
 
 function bench(cwd: string, env: Record<string, string>): Run {
-  const out = spawnSync(process.execPath, ["--import", "tsx", "scripts/bench/gateway.ts"], {
+  // This tree's bench from its bundle under `npm test`; the baseline's from its own sources.
+  const entry = "scripts/bench/gateway.ts";
+  const command = cwd === ROOT ? entryCommand(entry) : ["--import", "tsx", entry];
+  const out = spawnSync(process.execPath, command, {
     cwd,
     env: {
       ...process.env,

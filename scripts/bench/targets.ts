@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GATEWAY_NODE_FLAGS } from "@stake/gateway/build";
 import { ROOT } from "../lib/infra.ts";
+import { entryCommand } from "../lib/processes.ts";
 
 export function startProcess(
   args: string[],
@@ -22,10 +23,12 @@ export function startProcess(
     process.env.BENCH_PROFILE && /(^|\/)gateway\//.test(args[0] ?? "")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
-  const loader = args[0]?.endsWith(".js")
-    ? (process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? nodeFlags)
-    : ["--import", "tsx"];
-  const child = spawn(process.execPath, [...profile, ...loader, ...args], {
+  // A TypeScript helper (the upstream, the bare proxy) from its bundle under `npm test`, else through tsx.
+  const [entry = "", ...rest] = args;
+  const command = entry.endsWith(".js")
+    ? [...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? nodeFlags), ...args]
+    : [...entryCommand(entry), ...rest];
+  const child = spawn(process.execPath, [...profile, ...command], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
@@ -187,7 +190,7 @@ export async function load(
   const redisStart = redisPid ? cpuMs(redisPid) : 0;
   const args = [url, path, String(connections), String(seconds)];
   if (gatewayKey) args.push(gatewayKey, `b${++loadRuns}`);
-  const command = [process.execPath, "--import", "tsx", "scripts/bench/load.ts", ...args];
+  const command = [process.execPath, ...entryCommand("scripts/bench/load.ts"), ...args];
   if (pinLoad) command.unshift("taskset", "-c", pinLoad);
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,

@@ -1,3 +1,3 @@
 import { isGatewayBench, smokeRuns } from "./benches.ts";
 
-smokeRuns((name) => !isGatewayBench(name));
+smokeRuns((name) => !isGatewayBench(name), 3);

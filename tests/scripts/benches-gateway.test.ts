@@ -1,3 +1,3 @@
 import { isGatewayBench, smokeRuns } from "./benches.ts";
 
-smokeRuns(isGatewayBench);
+smokeRuns(isGatewayBench, 3);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
 import postgres from "postgres";
 import { BENCH_SMOKE, BENCH_SMOKE_DB } from "../../scripts/bench/smoke.ts";
 import { ROOT } from "../../scripts/lib/infra.ts";
@@ -24,7 +24,13 @@ const scripts = Object.keys(
 /** The gateway's three benches (each starts whole gateway stacks) apart from the areas' benches. */
 export const isGatewayBench = (name: string) => name.startsWith("bench:gateway");
 
-export function smokeRuns(which: (name: string) => boolean) {
+/**
+ * Runs the chosen benches' smoke sizes, `concurrency` at a time. A bench spends most of its smoke run
+ * waiting on what it started (a devnet's slots, a server's start-up), with a database, Redis prefix, ports
+ * and gateway build of its own (`bench:gateway` builds under .data/; only side-by-side writes gateway/dist/),
+ * so they run side by side.
+ */
+export function smokeRuns(which: (name: string) => boolean, concurrency = 1) {
   test("every bench script has a smoke size", () => {
     assert.deepEqual(
       scripts.filter((name) => !BENCH_SMOKE[name]),
@@ -32,13 +38,15 @@ export function smokeRuns(which: (name: string) => boolean) {
       "add the new bench to scripts/bench/smoke.ts",
     );
   });
-  for (const name of scripts.filter(which)) {
-    // Generous: on a loaded 2-core machine the baseline bench (three gateway benches) took 144 s.
-    test(`npm run ${name} runs in its smoke size`, { timeout: 480_000 }, async (t) => {
-      const { code, out } = await run(name, BENCH_SMOKE[name] ?? {}, t.signal);
-      assert.equal(code, 0, `${name} exited ${code}:\n${out}`);
-    });
-  }
+  describe("bench smoke runs", { concurrency }, () => {
+    for (const name of scripts.filter(which)) {
+      // Generous: on a loaded 2-core machine the baseline bench (three gateway benches) took 144 s.
+      test(`npm run ${name} runs in its smoke size`, { timeout: 480_000 }, async (t) => {
+        const { code, out } = await run(name, BENCH_SMOKE[name] ?? {}, t.signal);
+        assert.equal(code, 0, `${name} exited ${code}:\n${out}`);
+      });
+    }
+  });
 }
 
 /**

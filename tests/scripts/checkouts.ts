@@ -1,67 +1,67 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
-import { after, before, type TestContext, test } from "node:test";
 import postgres from "postgres";
 import { ROOT } from "../../scripts/lib/infra.ts";
 import { signalGroup, spawnOwned } from "../../scripts/lib/owned.ts";
 import { eventually } from "../helpers/eventually.ts";
 
 /**
- * A newcomer's second pass, on one host and one network (no namespaces): two clones of this repository
- * `npm start`ed one after the other, on the same default ports and the same Postgres and Redis (the
- * system's when they answer, as a newcomer's would be). The second must never touch the first's data: it
- * runs beside it on other ports (or, with a port the user fixed, is refused in one line), with a database
- * and a Redis prefix of its own. Then: SIGINT / SIGTERM to the `npm start` pid (npm's, not the group) stop
- * every process it started within 30 s; every call the banner prints answers 2xx pasted, and pasted again.
- * (A restart keeping the demo keys and calls: scripts/first-hour.mjs, in tests/scripts/first-hour.test.ts.)
- *
- * The clones are `git clone --shared` of the committed HEAD, installed from the pnpm store.
+ * Clones of this repository started as a newcomer starts them (tests/scripts/first-hour.test.ts): `git
+ * clone --shared` of the committed HEAD (what CI tests), installed from the pnpm store, run with a
+ * newcomer's environment, their processes, databases and Redis keys gone when the test ends.
  */
-const WORK = path.join(ROOT, ".data", "two-checkouts-test");
+export const WORK = path.join(ROOT, ".data", "first-hour-test");
 const STOP_WITHIN_MS = 30_000;
 const children: ChildProcess[] = [];
-after(async () => {
+let dirs: string[] = [];
+
+/** Kills what the test started and drops the clones' own databases and Redis keys. */
+export async function cleanUp(): Promise<void> {
   for (const c of children) signalGroup(c, "SIGKILL");
-  // The clones' own databases and Redis keys (named by their checkout ids), on the servers they used.
   await dropClonesData();
-});
+}
 
 /** A newcomer's shell: no variable of ours (the runner's DATABASE_URL, REDIS_PREFIX, …). */
-const ENV = {
+export const ENV = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   LANG: process.env.LANG ?? "C.UTF-8",
-  // A week of Polygon checkpoints built at each start instead of a month (devnet/polygon/main.ts).
+  // A week of Polygon checkpoints built at each start instead of a month (devnet/polygon/main.ts): the
+  // first calls need an APR, not 30 days of it; the build is most of a start's CPU on two cores.
   HISTORY_DAYS: "8",
 } as NodeJS.ProcessEnv;
 
-function clone(name: string): string {
-  const dir = path.join(WORK, name);
-  rmSync(dir, { recursive: true, force: true });
-  const git = spawnSync("git", ["clone", "--quiet", "--shared", ROOT, dir], { encoding: "utf8" });
-  assert.equal(git.status, 0, git.stderr);
-  const pnpm = spawnSync("npx", ["--yes", "pnpm@10", "install", "--offline", "--frozen-lockfile"], {
-    cwd: dir,
-    env: ENV,
-    encoding: "utf8",
+/** Clones of HEAD under WORK, installed side by side from the local pnpm store (no network). */
+export async function clones(...names: string[]): Promise<string[]> {
+  mkdirSync(WORK, { recursive: true });
+  dirs = names.map((name) => {
+    const dir = path.join(WORK, name);
+    rmSync(dir, { recursive: true, force: true });
+    const git = spawnSync("git", ["clone", "--quiet", "--shared", ROOT, dir], { encoding: "utf8" });
+    assert.equal(git.status, 0, git.stderr);
+    return dir;
   });
-  assert.equal(pnpm.status, 0, `pnpm install in ${dir}:\n${pnpm.stdout}${pnpm.stderr}`);
-  return dir;
+  await Promise.all(
+    dirs.map(async (dir) => {
+      const r = await run(dir, "npx", ["--yes", "pnpm@10", "install", "--offline", "--frozen-lockfile"]);
+      assert.equal(await r.exited, 0, `pnpm install in ${dir}:\n${r.out()}${r.err()}`);
+    }),
+  );
+  return dirs;
 }
 
-interface Deployment {
+export interface Deployment {
   npm: ChildProcess;
   out(): string;
   err(): string;
   exited: Promise<number | null>;
 }
 
-/** `npm start` as typed in a shell: npm, its `sh -c`, the bootstrap, the entry and what that starts. */
-function npmStart(dir: string, env: NodeJS.ProcessEnv = {}): Deployment {
-  const npm = spawnOwned("npm", ["start"], {
+/** A command in a clone, as typed in a shell (its own process group, killed when the test ends). */
+export function run(dir: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Deployment {
+  const npm = spawnOwned(cmd, args, {
     cwd: dir,
     env: { ...ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -79,8 +79,11 @@ function npmStart(dir: string, env: NodeJS.ProcessEnv = {}): Deployment {
   return { npm, out: () => out, err: () => err, exited };
 }
 
+/** `npm start` as typed in a shell: npm, its `sh -c`, the bootstrap, the entry and what that starts. */
+export const npmStart = (dir: string, env: NodeJS.ProcessEnv = {}) => run(dir, "npm", ["start"], env);
+
 /** Its banner, once printed; fails at once if it exits first. */
-async function banner(d: Deployment): Promise<string> {
+export async function banner(d: Deployment): Promise<string> {
   let code: number | null | undefined;
   void d.exited.then((c) => {
     code = c;
@@ -101,7 +104,7 @@ const grab = (text: string, re: RegExp, what: string) => {
   assert.ok(m?.[1], `the banner shows ${what}:\n${text}`);
   return m[1];
 };
-const keysOf = (b: string) => ({
+export const keysOf = (b: string) => ({
   staking: grab(b, /Demo staking API key[^:]*: (stk_\S+)/, "the staking key"),
   gateway: grab(b, /Demo gateway key[^:]*: (gwk_\S+)/, "the gateway key"),
   api: grab(b, /control plane\s+(http:\/\/\S+)/, "the control plane"),
@@ -109,7 +112,7 @@ const keysOf = (b: string) => ({
 });
 
 /** Every process under `pid` (the `ps` tree), `pid` included. */
-function tree(pid: number): number[] {
+export function tree(pid: number): number[] {
   const ps = spawnSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" }).stdout;
   const kids = new Map<number, number[]>();
   for (const line of ps.trim().split("\n")) {
@@ -120,7 +123,7 @@ function tree(pid: number): number[] {
   for (let i = 0; i < all.length; i++) all.push(...(kids.get(all[i]!) ?? []));
   return all;
 }
-const alive = (pid: number) => {
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
@@ -130,7 +133,7 @@ const alive = (pid: number) => {
 };
 
 /** Signals npm's pid alone (as a supervisor does) and waits until every process it started is gone. */
-async function stopWith(d: Deployment, signal: NodeJS.Signals): Promise<number> {
+export async function stopWith(d: Deployment, signal: NodeJS.Signals): Promise<number> {
   const pids = tree(d.npm.pid!);
   assert.ok(pids.length > 10, `npm start runs its processes: ${pids.length}`);
   const t0 = Date.now();
@@ -144,7 +147,7 @@ async function stopWith(d: Deployment, signal: NodeJS.Signals): Promise<number> 
 }
 
 /** The banner's calls, each a line starting with `curl` or `X=$(curl`, with its `\` continuations. */
-function printedCalls(text: string): string[] {
+export function printedCalls(text: string): string[] {
   const calls: string[] = [];
   let current: string | null = null;
   for (const line of text.split("\n")) {
@@ -164,7 +167,7 @@ function printedCalls(text: string): string[] {
  * terminal). A 503 (an indexer's first pass, which the banner announces) is pasted again until it passes;
  * both pastes that count must answer 2xx.
  */
-async function pasteTwice(calls: string[]): Promise<string[]> {
+export async function pasteTwice(calls: string[]): Promise<string[]> {
   const sh = spawn("sh", ["-s"], { env: ENV, stdio: ["pipe", "pipe", "pipe"] });
   children.push(sh);
   let err = "";
@@ -209,13 +212,13 @@ async function pasteTwice(calls: string[]): Promise<string[]> {
   return report;
 }
 
-const checkoutOf = (dir: string) =>
+export const checkoutOf = (dir: string) =>
   JSON.parse(readFileSync(path.join(dir, ".data", "checkout.json"), "utf8")) as {
     id: string;
     database: string;
     redisPrefix: string;
   };
-const envOf = (dir: string) =>
+export const envOf = (dir: string) =>
   Object.fromEntries(
     readFileSync(path.join(dir, ".data", "env"), "utf8")
       .split("\n")
@@ -225,7 +228,7 @@ const envOf = (dir: string) =>
   );
 
 /** The demo's keys and accounts as stored: what a second checkout must leave as it found them. */
-async function snapshot(databaseUrl: string) {
+export async function snapshot(databaseUrl: string) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const keys = await sql`select id, revoked_at from api_keys order by id`;
@@ -237,7 +240,6 @@ async function snapshot(databaseUrl: string) {
   }
 }
 
-let dirs: string[] = [];
 async function dropClonesData() {
   for (const dir of dirs) {
     let env: Record<string, string>;
@@ -260,17 +262,8 @@ async function dropClonesData() {
   }
 }
 
-let a: string;
-let b: string;
-before(() => {
-  mkdirSync(WORK, { recursive: true });
-  a = clone("a");
-  b = clone("b");
-  dirs = [a, b];
-});
-
 /** The last lines of each process's log in each clone: what a failure is read from where only its output is kept. */
-function logTails(): string {
+export function logTails(): string {
   const tails: string[] = [];
   for (const dir of dirs) {
     const logs = path.join(dir, ".data", "logs");
@@ -281,71 +274,4 @@ function logTails(): string {
     }
   }
   return tails.join("\n");
-}
-
-test("two checkouts on one host: the second never touches the first's data, and runs on ports of its own or is refused in one line; stop means stop; every printed call pastes twice", async (t) => {
-  try {
-    await twoCheckouts(t);
-  } catch (err) {
-    (err as Error).message += `\n${logTails()}`;
-    throw err;
-  }
-});
-
-async function twoCheckouts(t: TestContext) {
-  const t0 = Date.now();
-  // A port the user set for B that another program holds: B is refused in one line (meanwhile A starts).
-  const holder = net.createServer();
-  await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
-  const held = (holder.address() as net.AddressInfo).port;
-  const first = npmStart(a);
-  const refused = npmStart(b, { CONTROL_PLANE_PORT: String(held) });
-  assert.equal(await refused.exited, 1, refused.err());
-  holder.close();
-  // npm's own lines (its exit report, a warning on its config, an update notice) are not the start's.
-  const lines = refused
-    .err()
-    .split("\n")
-    .filter((l) => l.trim() && !/^npm (error|ERR!|warn|WARN|notice)\b/.test(l));
-  assert.deepEqual(lines, [
-    `npm start: port ${held} (CONTROL_PLANE_PORT, control plane) is in use by another program or checkout: free it or set CONTROL_PLANE_PORT to another port`,
-  ]);
-
-  const bannerA = await banner(first);
-  const keysA = keysOf(bannerA);
-  t.diagnostic(`clone A up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${keysA.api}`);
-  const dataA = envOf(a).DATABASE_URL!;
-  const before = await snapshot(dataA);
-
-  // B on the defaults, A running: up on ports of its own with a database and Redis prefix of its own.
-  // Meanwhile A's printed calls, each pasted twice.
-  const second = npmStart(b);
-  const report = await pasteTwice(printedCalls(bannerA));
-  t.diagnostic(`clone A's ${report.length} printed calls, pasted twice:\n${report.join("\n")}`);
-  assert.ok(report.length >= 15, "the banner prints the calls of every area");
-  const keysB = keysOf(await banner(second));
-  assert.doesNotMatch(second.err(), /EADDRINUSE|\n\s+at /, "no raw error, no stack trace");
-  assert.match(
-    second.err(),
-    /^npm start: default ports in use \(another checkout or program\), this one uses control plane 3000 → \d+/m,
-  );
-  assert.notEqual(keysB.api, keysA.api);
-  assert.notEqual(checkoutOf(b).database, checkoutOf(a).database);
-  assert.notEqual(envOf(b).REDIS_PREFIX, envOf(a).REDIS_PREFIX);
-  assert.equal(await snapshot(dataA), before, "A's keys and accounts as they were");
-  const apr = await fetch(`${keysA.api}/api/apr`, { headers: { "x-api-key": keysA.staking } });
-  assert.equal(apr.status, 200, "A's printed key still works");
-  const paid = await fetch(`${keysA.gatewayUrl}/gateway/demo/hello`, {
-    headers: { "x-gateway-api-key": keysA.gateway, "idempotency-key": `two-checkouts-${Date.now()}` },
-  });
-  assert.equal(paid.status, 200, "A's printed gateway key still works");
-  const crossed = await fetch(`${keysB.api}/api/apr`, { headers: { "x-api-key": keysA.staking } });
-  assert.equal(crossed.status, 401, "B's deployment does not know A's key: separate data");
-
-  // Stop means stop: SIGTERM to B's npm pid, SIGINT to A's.
-  t.diagnostic(`clone B stopped by SIGTERM in ${await stopWith(second, "SIGTERM")} ms`);
-  t.diagnostic(`clone A stopped by SIGINT in ${await stopWith(first, "SIGINT")} ms`);
-  t.diagnostic(`all: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  await dropClonesData();
-  rmSync(WORK, { recursive: true, force: true });
 }
