@@ -16,6 +16,7 @@ import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Client } from "undici";
+import { API_NODE_FLAGS } from "../../control-plane/build.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -28,6 +29,9 @@ const VALIDATORS = Number(process.env.VALIDATORS ?? 1_000);
 const SMALL = Number(process.env.SMALL ?? 100);
 const LARGE = Number(process.env.LARGE ?? 4_000);
 const RUNS = Number(process.env.RUNS ?? 5);
+/** The API process's V8 flags: production's (API_NODE_FLAGS) unless API_FLAGS names others ("" for none). */
+const FLAGS =
+  process.env.API_FLAGS === undefined ? API_NODE_FLAGS : process.env.API_FLAGS.split(" ").filter(Boolean);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -42,7 +46,9 @@ const rssMiB = (pid: number) => {
   return Number(kb) / 1024;
 };
 
-console.log(`statements bench, ${new Date().toISOString()}, load ${load()}`);
+console.log(
+  `statements bench, ${new Date().toISOString()}, load ${load()}, API flags: ${FLAGS.join(" ") || "none"}`,
+);
 const h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "statements" });
 const sizes = [SMALL, VALIDATORS, LARGE];
 const orgs = await Promise.all(sizes.map(() => makeOrganisation(h.db)));
@@ -62,6 +68,7 @@ const logFile = join(".data", `bench-statements-${process.pid}.log`);
 const server = await startProcess({
   name: "control-plane",
   entry: "control-plane/src/main.ts",
+  nodeFlags: FLAGS,
   env: {
     ...process.env,
     DATABASE_URL: h.config.databaseUrl,
