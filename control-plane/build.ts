@@ -20,15 +20,6 @@ import { build } from "esbuild";
  */
 export const WORKER_NODE_FLAGS = ["--max-semi-space-size=32"];
 
-/**
- * The V8 flags the API process (`control-plane/src/main.ts`) runs with (`npm start`, the fault stack, the
- * benches that start it): 32 MB semi-spaces, as the worker's and the gateway's. A statement CSV streams
- * batches of 2,000 rows, each parsed, formatted and written within a few milliseconds; a 16 MB nursery
- * under load is scavenged while a batch is still in use, so its rows are promoted and wait for a full
- * collection, which is the resident peak of a download (docs/benchmarks.md §6).
- */
-export const API_NODE_FLAGS = ["--max-semi-space-size=32"];
-
 /** What `dist/<page>/manifest.json` holds: the hashed file names the HTML shell links. */
 export interface PageManifest {
   script: string;

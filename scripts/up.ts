@@ -7,7 +7,7 @@
 
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
-import { API_NODE_FLAGS, buildDashboard, WORKER_NODE_FLAGS } from "@stake/control-plane/build";
+import { buildDashboard, WORKER_NODE_FLAGS } from "@stake/control-plane/build";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
@@ -291,7 +291,6 @@ try {
     up({
       name: "control-plane",
       entry: CONTROL_PLANE_ENTRY,
-      nodeFlags: API_NODE_FLAGS,
       env: baseEnv,
       readyUrl: `http://127.0.0.1:${ports.controlPlane}`,
     }),

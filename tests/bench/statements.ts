@@ -16,7 +16,6 @@ import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Client } from "undici";
-import { API_NODE_FLAGS } from "../../control-plane/build.ts";
 import { freePort } from "../../scripts/lib/ports.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
@@ -29,9 +28,11 @@ const VALIDATORS = Number(process.env.VALIDATORS ?? 1_000);
 const SMALL = Number(process.env.SMALL ?? 100);
 const LARGE = Number(process.env.LARGE ?? 4_000);
 const RUNS = Number(process.env.RUNS ?? 5);
-/** The API process's V8 flags: production's (API_NODE_FLAGS) unless API_FLAGS names others ("" for none). */
-const FLAGS =
-  process.env.API_FLAGS === undefined ? API_NODE_FLAGS : process.env.API_FLAGS.split(" ").filter(Boolean);
+/**
+ * V8 flags for the API process, space-separated (`API_FLAGS="--max-semi-space-size=32"`): production starts
+ * it with none; this compares a flag side by side (docs/benchmarks.md §6).
+ */
+const FLAGS = (process.env.API_FLAGS ?? "").split(" ").filter(Boolean);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))

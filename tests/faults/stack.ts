@@ -12,7 +12,7 @@ import { createRedisKeys } from "@stake/db/redis/keys";
 import { reservations } from "@stake/db/schema/index";
 import { and, eq } from "drizzle-orm";
 import { Agent, request } from "undici";
-import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from "../../control-plane/build.ts";
+import { WORKER_NODE_FLAGS } from "../../control-plane/build.ts";
 import { createGatewayOperatorService } from "../../control-plane/src/features/gateway-account/operator-service.ts";
 import { readBalance } from "../../control-plane/src/features/gateway-settlement/funding.ts";
 import { type RedisDurability, ROOT, startPostgres, startRedis, stateDir } from "../../scripts/lib/infra.ts";
@@ -167,7 +167,6 @@ export async function startStack(options: { redisFsync?: RedisDurability; reapAf
       const started = await startProcess({
         name: "control-plane",
         entry: path.join(ROOT, "control-plane/src/main.ts"),
-        nodeFlags: API_NODE_FLAGS,
         env: env({ CONTROL_PLANE_PORT: String(port) }),
         readyUrl: `http://127.0.0.1:${port}`,
       });
