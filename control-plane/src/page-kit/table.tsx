@@ -8,19 +8,19 @@ export interface Column {
 }
 
 /**
- * A table as every view writes one: captioned, its column headings scoped, scrolling inside its card
+ * A table as every view writes one: captioned (unless its heading names it), its column headings scoped, scrolling inside its card
  * rather than the page at phone width. The rows (`tbody`'s children) are the caller's.
  */
 export function DataTable(props: {
-  caption: ComponentChildren;
+  caption?: ComponentChildren | undefined;
   columns: readonly Column[];
-  testId?: string;
+  testId?: string | undefined;
   children: ComponentChildren;
 }) {
   return (
     <div class="scroll">
       <table data-testid={props.testId}>
-        <caption>{props.caption}</caption>
+        {props.caption && <caption>{props.caption}</caption>}
         <thead>
           <tr>
             {props.columns.map((c) => (

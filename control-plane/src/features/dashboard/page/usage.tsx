@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ChartFrame } from "../../../page-kit/chart.tsx";
+import { DataTable } from "../../../page-kit/table.tsx";
 import { FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type Usage } from "./api.ts";
 import { fromUnits, toUnits } from "./coins.ts";
@@ -101,35 +102,25 @@ function Breakdown(props: {
 }) {
   if (!props.entries.length) return null;
   return (
-    <div class="scroll">
-      <table data-testid={props.testId}>
-        {props.caption && <caption>{props.caption}</caption>}
-        <thead>
-          <tr>
-            <th scope="col">{props.column}</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Charged (coins)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map(([id, s]) => (
-            <tr key={id}>
-              <td>{props.name ? props.name(id) : id}</td>
-              <td class="num">{s.requests}</td>
-              <td class="num">{s.failed}</td>
-              <td class="num">{fromUnits(s.charged)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={props.caption}
+      testId={props.testId}
+      columns={[
+        { label: props.column },
+        { label: "Requests", num: true },
+        { label: "Failed", num: true },
+        { label: "Charged (coins)", num: true },
+      ]}
+    >
+      {props.entries.map(([id, s]) => (
+        <tr key={id}>
+          <td>{props.name ? props.name(id) : id}</td>
+          <td class="num">{s.requests}</td>
+          <td class="num">{s.failed}</td>
+          <td class="num">{fromUnits(s.charged)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
