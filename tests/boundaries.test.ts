@@ -35,6 +35,7 @@ export const PORTS: Record<string, { file: string; users: string[]; why: string 
     },
     { file: "client.ts", users: ["beacon-provisioning"], why: "the one Beacon API client (add-stake)" },
     { file: "schemas.ts", users: ["console"], why: "the console page reads validators and daily rewards" },
+    { file: "rates-schemas.ts", users: ["console"], why: "the console page's rate against the network" },
   ],
   "beacon-provisioning": [
     { file: "schemas.ts", users: ["console"], why: "the console page's exits and withdrawal requests" },

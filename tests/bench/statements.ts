@@ -28,6 +28,11 @@ const VALIDATORS = Number(process.env.VALIDATORS ?? 1_000);
 const SMALL = Number(process.env.SMALL ?? 100);
 const LARGE = Number(process.env.LARGE ?? 4_000);
 const RUNS = Number(process.env.RUNS ?? 5);
+/**
+ * V8 flags for the API process, space-separated (`API_FLAGS="--max-semi-space-size=32"`): production starts
+ * it with none; this compares a flag side by side (docs/benchmarks.md §6).
+ */
+const FLAGS = (process.env.API_FLAGS ?? "").split(" ").filter(Boolean);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -42,7 +47,9 @@ const rssMiB = (pid: number) => {
   return Number(kb) / 1024;
 };
 
-console.log(`statements bench, ${new Date().toISOString()}, load ${load()}`);
+console.log(
+  `statements bench, ${new Date().toISOString()}, load ${load()}, API flags: ${FLAGS.join(" ") || "none"}`,
+);
 const h = await createControlPlaneHarness({ CONTROL_PLANE_AREAS: "statements" });
 const sizes = [SMALL, VALIDATORS, LARGE];
 const orgs = await Promise.all(sizes.map(() => makeOrganisation(h.db)));
@@ -62,6 +69,7 @@ const logFile = join(".data", `bench-statements-${process.pid}.log`);
 const server = await startProcess({
   name: "control-plane",
   entry: "control-plane/src/main.ts",
+  nodeFlags: FLAGS,
   env: {
     ...process.env,
     DATABASE_URL: h.config.databaseUrl,

@@ -13,16 +13,20 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 import { eventually } from "../helpers/eventually.ts";
 import { startJobs } from "../helpers/jobs.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
-import { seedEthereum } from "../statements/seed.ts";
+import { seedEthereum, seedRollups } from "../statements/seed.ts";
 
 // The organisations' console in a real Chromium over the real control plane (Postgres, Redis, the webhook
-// worker and a receiver): October 2026 of indexed Ethereum data for one organisation, nothing for another.
+// worker and a receiver): October 2026 of indexed Ethereum data for one organisation (and a third one's, so the
+// network is more than it), nothing for another.
 // DASHBOARD_SCREENSHOTS=1 also writes the screenshots of docs/console.md (docs/console/).
 const chromium = ensureChromium();
 if ("missing" in chromium)
   console.error(`\n!!!!! CONSOLE BROWSER TESTS SKIPPED: ${chromium.missing} !!!!!\n`);
 const shot = screenshots("console");
 const MONTH = "2026-10";
+
+type Rates = Record<`${"cl" | "el" | "total"}_${7 | 30}d`, number | null>;
+type RateDay = { date: string; organisation: Rates; network: Rates; validator?: Rates };
 
 describe("organisations' console", { skip: "missing" in chromium && chromium.missing }, () => {
   let h: ControlPlaneHarness;
@@ -46,8 +50,15 @@ describe("organisations' console", { skip: "missing" in chromium && chromium.mis
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     jobs = await startJobs(h, ["webhook-delivery"]);
-    [full, empty] = await Promise.all([makeOrganisation(h.db), makeOrganisation(h.db)]);
-    await seedEthereum(h, 5, Array(5).fill(full.id));
+    let other: TestOrganisation;
+    [full, empty, other] = await Promise.all([
+      makeOrganisation(h.db),
+      makeOrganisation(h.db),
+      makeOrganisation(h.db),
+    ]);
+    // Three validators of a third organisation: the network's rate is not the organisation's own.
+    await seedEthereum(h, 8, [...Array(5).fill(full.id), ...Array(3).fill(other.id)]);
+    await seedRollups(h);
   });
   after(async () => {
     for (const c of contexts) await c.close();
@@ -113,6 +124,13 @@ describe("organisations' console", { skip: "missing" in chromium && chromium.mis
     await view(page, "Rewards", "Rewards over time");
     await page.getByLabel("Month (UTC)").fill(MONTH);
     await page.getByText(`No Ethereum rewards are indexed for your validators in ${MONTH}.`).waitFor();
+    // No rate of its own and nothing to pick: the network's lines alone (the other organisations' validators).
+    await page.getByTestId("rates-no-validators").waitFor();
+    await page.getByTestId("rates-chart").waitFor();
+    assert.equal(await page.locator("[data-testid=rates-chart] [data-series^=mine]").count(), 0);
+    assert.equal(await page.locator("[data-testid=rates-chart] [data-series^=network]").count(), 2);
+    assert.equal(await page.getByLabel("Rates of").count(), 0);
+    await accessible(page, "empty rates");
     await view(page, "Statements", "Statements");
     await page.getByLabel("Month (UTC)").fill(MONTH);
     await page.getByText(`No statement rows for ethereum in ${MONTH}`).waitFor();
@@ -166,9 +184,82 @@ describe("organisations' console", { skip: "missing" in chromium && chromium.mis
     const eth = (g: bigint) => (Number(g) / 1e9).toString();
     assert.equal(first[0], eth(cl));
     assert.equal(first[2], eth(mev));
-    await page.getByTestId("rates-placeholder").waitFor();
     await accessible(page, "rewards");
     await shot(page, "4-rewards-chart");
+
+    // Rates against the network: each line draws exactly the days the API gives a rate for, the others
+    // are gaps said in words (the seed's index starts 2026-09-30: a 7-day window from 10-06, a 30-day one
+    // from 10-29), and the table holds the API's figures as they are.
+    const ratesOf = async (validator?: string) => {
+      const res = await request(h.app)
+        .get("/api/rates")
+        .query({ from: `${MONTH}-01`, to: `${MONTH}-31`, ...(validator ? { validator } : {}) })
+        .set("api-key", full.apiKey);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data as RateDay[];
+    };
+    const org = await ratesOf();
+    const chart = page.getByTestId("rates-chart");
+    await chart.filter({ hasText: `Reward rates, your validators against the network, ${MONTH}` }).waitFor();
+    const drawn = async (series: string) =>
+      Number(await chart.locator(`[data-series=${series}]`).getAttribute("data-drawn"));
+    const having = (pick: (d: RateDay) => number | null) => org.filter((d) => pick(d) !== null).length;
+    assert.equal(
+      having((d) => d.organisation.total_7d),
+      26,
+    );
+    assert.equal(
+      having((d) => d.organisation.total_30d),
+      3,
+    );
+    assert.equal(await drawn("mine-7"), 26);
+    assert.equal(await drawn("mine-30"), 3);
+    assert.equal(
+      await drawn("network-7"),
+      having((d) => d.network.total_7d),
+    );
+    assert.equal(
+      await drawn("network-30"),
+      having((d) => d.network.total_30d),
+    );
+    const gaps = page.getByTestId("rate-gaps");
+    await gaps.getByText(`Not enough data for a 30-day rate yet from ${MONTH}-01 to ${MONTH}-28`).waitFor();
+    await gaps.getByText(`Not enough data for a 7-day rate yet from ${MONTH}-01 to ${MONTH}-05`).waitFor();
+    await page.getByText("Daily rates (percent a year)").click();
+    const table = page.getByTestId("rates-table");
+    const cells = (day: string) =>
+      table
+        .getByRole("row", { name: new RegExp(`^${day}`) })
+        .locator("td")
+        .allTextContents();
+    const shown = (r: Rates) =>
+      [r.total_7d, r.cl_7d, r.el_7d].map((v) => (v === null ? "—not enough data" : String(v)));
+    const last = org.at(-1)!;
+    assert.notEqual(last.network.total_7d, last.organisation.total_7d);
+    assert.deepEqual((await cells(`${MONTH}-31`)).slice(0, 3), shown(last.organisation));
+    assert.equal((await cells(`${MONTH}-31`))[3], String(last.network.total_7d));
+    assert.deepEqual(
+      await cells(`${MONTH}-01`),
+      Array(8).fill("—not enough data"),
+      "nulls are words, not zeros",
+    );
+    await accessible(page, "rates");
+    await shot(page.locator("section[aria-labelledby=rates-title]"), "4b-rates-chart");
+
+    // The picker: one validator's rates in place of the organisation's.
+    const two = (await ratesOf("2")).at(-1)!.validator!;
+    assert.notDeepEqual(two, last.organisation);
+    await page.getByLabel("Rates of").selectOption("2");
+    await chart.filter({ hasText: `Reward rates, validator 2 against the network, ${MONTH}` }).waitFor();
+    await page.getByText("Daily rates (percent a year)").click();
+    await eventually(
+      async () => {
+        const now = (await cells(`${MONTH}-31`)).slice(0, 3);
+        return JSON.stringify(now) === JSON.stringify(shown(two));
+      },
+      { what: "validator 2's rates in the table" },
+    );
+    assert.equal(await drawn("mine-30"), 3);
 
     // Statements: the totals equal the JSON's, the downloaded CSV equals the API's CSV byte for byte.
     await view(page, "Statements", "Statements");

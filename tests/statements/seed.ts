@@ -35,6 +35,27 @@ export async function seedEthereum(h: ControlPlaneHarness, validators: number, o
   return pubkeys;
 }
 
+/**
+ * The organisations' and the network's daily rollups of what `seedEthereum` wrote, summed as the follower
+ * keeps them (each organisation its tracked validators, the network every tracked validator once): what
+ * `GET /api/rates` divides.
+ */
+export async function seedRollups(h: ControlPlaneHarness) {
+  const sums = h.sql`sum(r.cl_reward_gwei), sum(r.el_reward_gwei), sum(r.mev_reward_gwei), sum(r.priority_fee_gwei),
+    sum(r.balance_sum_gwei), sum(r.epochs)`;
+  await h.sql`insert into beacon_rewards_org_daily (organisation_id, day, cl_reward_gwei, el_reward_gwei,
+      mev_reward_gwei, priority_fee_gwei, balance_sum_gwei, epochs)
+    select t.organisation_id, r.day, ${sums}
+    from beacon_tracked_validators t join beacon_validators b on b.pubkey = t.pubkey
+    join beacon_rewards_daily r on r.validator_index = b.validator_index group by 1, 2`;
+  await h.sql`insert into beacon_rewards_network_daily (day, cl_reward_gwei, el_reward_gwei, mev_reward_gwei,
+      priority_fee_gwei, balance_sum_gwei, epochs)
+    select r.day, ${sums} from beacon_rewards_daily r
+    where r.validator_index in (select b.validator_index from beacon_validators b
+                                join beacon_tracked_validators t on t.pubkey = b.pubkey)
+    group by 1`;
+}
+
 /** A consensus-layer withdrawal of `gwei` to `pubkey` at `iso`. */
 export async function seedWithdrawal(h: ControlPlaneHarness, pubkey: string, iso: string, gwei: bigint) {
   const ts = Date.parse(iso) / 1000;

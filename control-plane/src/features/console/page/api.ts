@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ApiError, call, type Method, retryIn, send } from "../../../page-kit/http.ts";
 import type { CreateKeyResponse, ListKeysResponse, OrganisationResponse } from "../../account-v2/schemas.ts";
+import type { RatesResponse } from "../../beacon-data/rates-schemas.ts";
 import type { DateRewardsResponse, ValidatorListResponse } from "../../beacon-data/schemas.ts";
 import type {
   ExitResponse,
@@ -20,6 +21,7 @@ export type NewKey = z.output<typeof CreateKeyResponse>;
 export type ValidatorList = z.output<typeof ValidatorListResponse>;
 export type Provisions = z.output<typeof OrganisationValidatorsResponse>;
 export type DateRewards = z.output<typeof DateRewardsResponse>;
+export type RateSeries = z.output<typeof RatesResponse>;
 export type Statement = z.output<typeof StatementResponse>;
 export type Endpoints = z.output<typeof EndpointListResponse>;
 export type Deliveries = z.output<typeof DeliveriesResponse>;

@@ -1,3 +1,4 @@
+import { ChartFrame } from "../../../page-kit/chart.tsx";
 import { gweiToEth } from "./api.ts";
 
 /** One day of the chart: Gwei per part, exact (bigint). */
@@ -40,63 +41,64 @@ export function RewardsChart(props: { days: DayRewards[]; month: string }) {
   const barW = Math.max(2, slot * 0.7);
   const total = days.reduce((a, d) => a + d.cl + d.priority + d.mev, 0n);
   return (
-    <figure class="chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-labelledby="chart-title chart-desc"
-        preserveAspectRatio="none"
-        data-testid="rewards-chart"
-      >
-        <title id="chart-title">Daily rewards, {props.month}</title>
-        <desc id="chart-desc">
-          Stacked bars of consensus-layer rewards, priority fees and MEV per UTC day;{" "}
-          {gweiToEth(total.toString())} ETH in all. The table below gives each day's figures.
-        </desc>
-        <line class="axis" x1={PAD.left} x2={W - PAD.right} y1={y(0n)} y2={y(0n)} />
-        {days.map((d, i) => {
-          const x = PAD.left + i * slot + (slot - barW) / 2;
-          let base = 0n;
-          const rects = PARTS.map((p) => {
-            const v = d[p.key];
-            if (v === 0n) return null;
-            // Negative CL hangs below zero; the positive parts stack upwards from it or from zero.
-            const from = v < 0n ? 0n : base;
-            const to = v < 0n ? v : base + v;
-            if (v > 0n) base = to;
-            return (
-              <rect
-                key={p.key}
-                class={p.class}
-                x={x}
-                width={barW}
-                y={Math.min(y(from), y(to))}
-                height={Math.max(0.5, Math.abs(y(to) - y(from)))}
-              />
-            );
-          });
+    <ChartFrame
+      id="rewards-chart"
+      width={W}
+      height={H}
+      stretch
+      title={`Daily rewards, ${props.month}`}
+      description={`Stacked bars of consensus-layer rewards, priority fees and MEV per UTC day; ${gweiToEth(total.toString())} ETH in all. The table below gives each day's figures.`}
+      caption={<Legend items={PARTS} />}
+    >
+      <line class="axis" x1={PAD.left} x2={W - PAD.right} y1={y(0n)} y2={y(0n)} />
+      {days.map((d, i) => {
+        const x = PAD.left + i * slot + (slot - barW) / 2;
+        let base = 0n;
+        const rects = PARTS.map((p) => {
+          const v = d[p.key];
+          if (v === 0n) return null;
+          // Negative CL hangs below zero; the positive parts stack upwards from it or from zero.
+          const from = v < 0n ? 0n : base;
+          const to = v < 0n ? v : base + v;
+          if (v > 0n) base = to;
           return (
-            <g key={d.date} data-date={d.date}>
-              {rects}
-              {(i % 5 === 0 || i === days.length - 1) && (
-                <text class="tick" x={x + barW / 2} y={H - 8} text-anchor="middle">
-                  {d.date.slice(8)}
-                </text>
-              )}
-            </g>
+            <rect
+              key={p.key}
+              class={p.class}
+              x={x}
+              width={barW}
+              y={Math.min(y(from), y(to))}
+              height={Math.max(0.5, Math.abs(y(to) - y(from)))}
+            />
           );
-        })}
-      </svg>
-      <figcaption>
-        <ul class="legend">
-          {PARTS.map((p) => (
-            <li key={p.key}>
-              <span class={`swatch ${p.class}`} aria-hidden="true" />
-              {p.label}
-            </li>
-          ))}
-        </ul>
-      </figcaption>
-    </figure>
+        });
+        return (
+          <g key={d.date} data-date={d.date}>
+            {rects}
+            {(i % 5 === 0 || i === days.length - 1) && (
+              <text class="tick" x={x + barW / 2} y={H - 8} text-anchor="middle">
+                {d.date.slice(8)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </ChartFrame>
+  );
+}
+
+/** A chart's key: a swatch in each series' colour (its CSS class) beside its name. */
+export function Legend(props: { items: readonly { key: string; label: string; class: string }[] }) {
+  return (
+    <figcaption>
+      <ul class="legend">
+        {props.items.map((p) => (
+          <li key={p.key}>
+            <span class={`swatch ${p.class}`} aria-hidden="true" />
+            {p.label}
+          </li>
+        ))}
+      </ul>
+    </figcaption>
   );
 }

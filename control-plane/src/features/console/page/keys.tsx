@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { DataTable } from "../../../page-kit/table.tsx";
 import { CopyButton, FormError, formatTime, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type NewKey } from "./api.ts";
 import { Confirm } from "./confirm.tsx";
@@ -84,33 +85,22 @@ export function Keys(props: { api: Api }) {
       )}
       {keys?.length === 0 && <p class="empty">No active API keys.</p>}
       {keys && keys.length > 0 && (
-        <div class="scroll">
-          <table>
-            <caption>{keys.length} active keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.keyId}>
-                  <td>{k.label}</td>
-                  <td>{formatTime(k.createdAt)}</td>
-                  <td>
-                    <button type="button" class="secondary" disabled={busy} onClick={() => setRevoking(k)}>
-                      Revoke<span class="visually-hidden"> {k.label}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`${keys.length} active keys`}
+          columns={[{ label: "Label" }, { label: "Created" }, { label: "Actions", hidden: true }]}
+        >
+          {keys.map((k) => (
+            <tr key={k.keyId}>
+              <td>{k.label}</td>
+              <td>{formatTime(k.createdAt)}</td>
+              <td>
+                <button type="button" class="secondary" disabled={busy} onClick={() => setRevoking(k)}>
+                  Revoke<span class="visually-hidden"> {k.label}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Section>
   );

@@ -3,6 +3,7 @@ import { FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, type DateRewards, explain, gweiToEth } from "./api.ts";
 import { type DayRewards, RewardsChart } from "./chart.tsx";
 import { MonthField, monthRange, thisMonth } from "./month.tsx";
+import { RatesView } from "./rates.tsx";
 
 /** A month of daily Ethereum rewards, all validators of the organisation summed per day. */
 async function readMonth(api: Api, month: string): Promise<DayRewards[]> {
@@ -89,12 +90,7 @@ export function Rewards(props: { api: Api }) {
           </>
         )}
       </Section>
-      {/* Reserved: the rates view reads GET /api/rates, which is being built beside this console. */}
-      <Section title="Rate against the network" id="rates-title">
-        <p class="placeholder" data-testid="rates-placeholder">
-          Coming soon: your 7- and 30-day reward rates beside the network's, from <code>GET /api/rates</code>.
-        </p>
-      </Section>
+      <RatesView api={api} month={month} />
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { DataTable } from "../../../page-kit/table.tsx";
 import { FormError, Pager, Section } from "../../../page-kit/ui.tsx";
 import { type Api, type Download, explain, type Statement } from "./api.ts";
 import { MonthField, thisMonth } from "./month.tsx";
@@ -105,45 +106,31 @@ export function Statements(props: { api: Api; download: Download }) {
             <dt>Month</dt>
             <dd>{statement.closed ? "closed" : "open (rows may still change)"}</dd>
           </dl>
-          <div class="scroll">
-            <table>
-              <caption>
-                {statement.total} rows: one per {chain === "ethereum" ? "validator" : "delegator"} and UTC
-                day, in {statement.token}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col">Account</th>
-                  <th scope="col" class="num">
-                    Earned
-                  </th>
-                  <th scope="col" class="num">
-                    Withdrawn
-                  </th>
-                  <th scope="col" class="num">
-                    Value ({statement.currency})
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {statement.results.map((r) => (
-                  <tr key={`${r.date}${r.account}`}>
-                    <th scope="row">{r.date}</th>
-                    <td>
-                      <code
-                        class="mono"
-                        title={r.account}
-                      >{`${r.account.slice(0, 10)}…${r.account.slice(-6)}`}</code>
-                    </td>
-                    <td class="num">{r.earned_tokens}</td>
-                    <td class="num">{r.withdrawn_tokens}</td>
-                    <td class="num">{r.value ?? "no price"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption={`${statement.total} rows: one per ${chain === "ethereum" ? "validator" : "delegator"} and UTC day, in ${statement.token}`}
+            columns={[
+              { label: "Day" },
+              { label: "Account" },
+              { label: "Earned", num: true },
+              { label: "Withdrawn", num: true },
+              { label: `Value (${statement.currency})`, num: true },
+            ]}
+          >
+            {statement.results.map((r) => (
+              <tr key={`${r.date}${r.account}`}>
+                <th scope="row">{r.date}</th>
+                <td>
+                  <code
+                    class="mono"
+                    title={r.account}
+                  >{`${r.account.slice(0, 10)}…${r.account.slice(-6)}`}</code>
+                </td>
+                <td class="num">{r.earned_tokens}</td>
+                <td class="num">{r.withdrawn_tokens}</td>
+                <td class="num">{r.value ?? "no price"}</td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager
             label="Statement pages"
             page={page}

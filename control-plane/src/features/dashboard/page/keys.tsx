@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { DataTable } from "../../../page-kit/table.tsx";
 import { CopyButton, FormError, formatTime, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type NewKey } from "./api.ts";
 
@@ -90,57 +91,48 @@ export function Keys(props: {
       <FormError message={error} />
       {keys && keys.length === 0 && <p>No keys yet.</p>}
       {keys && keys.length > 0 && (
-        <div class="scroll">
-          <table>
-            <caption>
-              Your keys, newest first. Only the first characters of each are kept for display.
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Key</th>
-                <th scope="col">Key id</th>
-                <th scope="col">Created</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Action</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
-                  <td data-testid="key-label">{k.label ?? "—"}</td>
-                  <td>
-                    <code>{k.start}…</code>
-                  </td>
-                  {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
-                  <td class="wrap">
-                    <code data-testid="key-id">{k.id}</code>{" "}
-                    <CopyButton text={k.id} label="Copy id" context={`of key ${k.label ?? k.start}`} />
-                  </td>
-                  <td>{formatTime(k.createdAt)}</td>
-                  <td>
-                    {k.active ? (
-                      <span class="badge active">active</span>
-                    ) : (
-                      <span class="badge inactive">
-                        deactivated {k.deactivatedAt && formatTime(k.deactivatedAt)}
-                      </span>
-                    )}
-                  </td>
-                  <td>
-                    {k.active && (
-                      <button type="button" class="secondary" onClick={() => setConfirming(k)}>
-                        Deactivate<span class="visually-hidden"> key {k.start}…</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Your keys, newest first. Only the first characters of each are kept for display."
+          columns={[
+            { label: "Label" },
+            { label: "Key" },
+            { label: "Key id" },
+            { label: "Created" },
+            { label: "Status" },
+            { label: "Action", hidden: true },
+          ]}
+        >
+          {keys.map((k) => (
+            <tr key={k.id} data-testid="key-row" data-key-id={k.id}>
+              <td data-testid="key-label">{k.label ?? "—"}</td>
+              <td>
+                <code>{k.start}…</code>
+              </td>
+              {/* What support and the operator CLI name a key by (gateway-keys deactivate <keyId>). */}
+              <td class="wrap">
+                <code data-testid="key-id">{k.id}</code>{" "}
+                <CopyButton text={k.id} label="Copy id" context={`of key ${k.label ?? k.start}`} />
+              </td>
+              <td>{formatTime(k.createdAt)}</td>
+              <td>
+                {k.active ? (
+                  <span class="badge active">active</span>
+                ) : (
+                  <span class="badge inactive">
+                    deactivated {k.deactivatedAt && formatTime(k.deactivatedAt)}
+                  </span>
+                )}
+              </td>
+              <td>
+                {k.active && (
+                  <button type="button" class="secondary" onClick={() => setConfirming(k)}>
+                    Deactivate<span class="visually-hidden"> key {k.start}…</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {confirming && (
         <ConfirmDeactivate

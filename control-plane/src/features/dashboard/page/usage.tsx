@@ -1,4 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
+import { ChartFrame } from "../../../page-kit/chart.tsx";
+import { DataTable } from "../../../page-kit/table.tsx";
 import { FormError, Section } from "../../../page-kit/ui.tsx";
 import { type Api, explain, type KeyList, type Usage } from "./api.ts";
 import { fromUnits, toUnits } from "./coins.ts";
@@ -100,35 +102,25 @@ function Breakdown(props: {
 }) {
   if (!props.entries.length) return null;
   return (
-    <div class="scroll">
-      <table data-testid={props.testId}>
-        {props.caption && <caption>{props.caption}</caption>}
-        <thead>
-          <tr>
-            <th scope="col">{props.column}</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Failed
-            </th>
-            <th scope="col" class="num">
-              Charged (coins)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map(([id, s]) => (
-            <tr key={id}>
-              <td>{props.name ? props.name(id) : id}</td>
-              <td class="num">{s.requests}</td>
-              <td class="num">{s.failed}</td>
-              <td class="num">{fromUnits(s.charged)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={props.caption}
+      testId={props.testId}
+      columns={[
+        { label: props.column },
+        { label: "Requests", num: true },
+        { label: "Failed", num: true },
+        { label: "Charged (coins)", num: true },
+      ]}
+    >
+      {props.entries.map(([id, s]) => (
+        <tr key={id}>
+          <td>{props.name ? props.name(id) : id}</td>
+          <td class="num">{s.requests}</td>
+          <td class="num">{s.failed}</td>
+          <td class="num">{fromUnits(s.charged)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -157,61 +149,60 @@ function Chart(props: { usage: Usage }) {
   const labelEvery = Math.ceil(days.length / 7);
   const peak = days[charged.indexOf(max)];
   return (
-    <figure class="chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-labelledby="chart-title chart-desc"
-        data-testid="usage-chart"
-      >
-        <title id="chart-title">Coins charged per day</title>
-        <desc id="chart-desc">
-          {max === 0n
-            ? `Nothing charged from ${usage.from} to ${usage.to}.`
-            : `${days.length} days from ${usage.from} to ${usage.to}; the most, ${fromUnits(max)} coins, on ${peak}.`}
-        </desc>
-        <line x1={LEFT} x2={W} y1={H - BOTTOM} y2={H - BOTTOM} stroke="#74777f" />
-        {days.map((d, i) => {
-          const h = height(charged[i] ?? 0n);
-          const x = LEFT + i * slot;
-          return (
-            <g key={d}>
-              {h > 0 && (
-                <rect
-                  x={x + slot * 0.15}
-                  y={H - BOTTOM - h}
-                  width={slot * 0.7}
-                  height={h}
-                  fill="#0b57d0"
-                  data-day={d}
-                />
-              )}
-              {i % labelEvery === 0 && (
-                <text x={x + slot / 2} y={H - 5} text-anchor="middle" font-size="13" fill="#1b1b1f">
-                  {d.slice(5)}
-                </text>
-              )}
-            </g>
-          );
-        })}
-        {max === 0n && (
-          <text x={W / 2} y={(H - BOTTOM) / 2} text-anchor="middle" font-size="13" fill="#44474f">
-            Nothing charged in this period
-          </text>
-        )}
-        {max > 0n && (
-          <text x={LEFT} y={11} font-size="13" fill="#1b1b1f">
-            {fromUnits(max)} coins
-          </text>
-        )}
-      </svg>
-      <details>
-        <summary>Daily figures</summary>
-        <Breakdown
-          column="Day (UTC)"
-          entries={days.map((d) => [d, perDay.get(d) ?? { requests: 0, failed: 0, charged: 0n }])}
-        />
-      </details>
-    </figure>
+    <ChartFrame
+      id="usage-chart"
+      width={W}
+      height={H}
+      title="Coins charged per day"
+      description={
+        max === 0n
+          ? `Nothing charged from ${usage.from} to ${usage.to}.`
+          : `${days.length} days from ${usage.from} to ${usage.to}; the most, ${fromUnits(max)} coins, on ${peak}.`
+      }
+      caption={
+        <details>
+          <summary>Daily figures</summary>
+          <Breakdown
+            column="Day (UTC)"
+            entries={days.map((d) => [d, perDay.get(d) ?? { requests: 0, failed: 0, charged: 0n }])}
+          />
+        </details>
+      }
+    >
+      <line x1={LEFT} x2={W} y1={H - BOTTOM} y2={H - BOTTOM} stroke="#74777f" />
+      {days.map((d, i) => {
+        const h = height(charged[i] ?? 0n);
+        const x = LEFT + i * slot;
+        return (
+          <g key={d}>
+            {h > 0 && (
+              <rect
+                x={x + slot * 0.15}
+                y={H - BOTTOM - h}
+                width={slot * 0.7}
+                height={h}
+                fill="#0b57d0"
+                data-day={d}
+              />
+            )}
+            {i % labelEvery === 0 && (
+              <text x={x + slot / 2} y={H - 5} text-anchor="middle" font-size="13" fill="#1b1b1f">
+                {d.slice(5)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+      {max === 0n && (
+        <text x={W / 2} y={(H - BOTTOM) / 2} text-anchor="middle" font-size="13" fill="#44474f">
+          Nothing charged in this period
+        </text>
+      )}
+      {max > 0n && (
+        <text x={LEFT} y={11} font-size="13" fill="#1b1b1f">
+          {fromUnits(max)} coins
+        </text>
+      )}
+    </ChartFrame>
   );
 }
