@@ -15,7 +15,8 @@
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. Rounds run unpinned
  * and pinned (BENCH_PIN), on a Redis server of the bench's own (BENCH_REDIS), whose commands per request
- * are printed (scripts/bench/redis-breakdown.ts).
+ * are printed (scripts/bench/redis-breakdown.ts); the gateway reaches it over TCP loopback, or over its Unix
+ * socket with BENCH_REDIS_SOCKET=unix.
  */
 import { type spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -62,6 +63,9 @@ const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postg
 // BENCH_REDIS=shared runs on REDIS_URL (the shared server); by default a Redis server of the bench's own,
 // in memory like the shared one, so its CPU and its `INFO commandstats` count the gateway's commands only.
 const OWN_REDIS = process.env.BENCH_REDIS !== "shared";
+// BENCH_REDIS_SOCKET=unix: the gateway reaches the bench's own Redis over its Unix socket (REDIS_URL
+// `unix://…`) instead of TCP loopback, what a Redis on the gateway's host allows.
+const REDIS_SOCKET = OWN_REDIS && process.env.BENCH_REDIS_SOCKET === "unix";
 // BENCH_PIN=on pins the load generator to CPU 1 and every server (the target, the upstream, Redis) to CPU
 // 0, so the client's parsing no longer takes CPU from the server measured; off leaves them to the
 // scheduler; both (the default) runs every round both ways.
@@ -86,14 +90,21 @@ async function main() {
   const dbUrl = Object.assign(new URL(PG), { pathname: `/${dbName}` }).toString();
   await runMigrations(dbUrl);
   const pg = createDb(dbUrl, { max: 2 });
+  const redisDir = path.join(stateDir(), "bench-redis", String(process.pid));
+  const redisSocket = path.join(redisDir, "redis.sock");
   const ownRedis = OWN_REDIS
     ? await startRedis({
-        dir: path.join(stateDir(), "bench-redis", String(process.pid)),
+        dir: redisDir,
         port: await freePort(),
-        args: ["--appendonly", "no"],
+        args: [
+          "--appendonly",
+          "no",
+          ...(REDIS_SOCKET ? ["--unixsocket", redisSocket, "--unixsocketperm", "700"] : []),
+        ],
       })
     : undefined;
   const REDIS = ownRedis?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const gatewayRedis = REDIS_SOCKET ? `unix://${redisSocket}` : REDIS;
   const redis = createRedis(REDIS, { name: "bench" });
   const prefix = `bench:${randomBytes(4).toString("hex")}:`;
   const keys = createRedisKeys(prefix);
@@ -122,7 +133,7 @@ async function main() {
         GATEWAY_PROCESSES: String(processes),
         ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
         DATABASE_URL: dbUrl,
-        REDIS_URL: REDIS,
+        REDIS_URL: gatewayRedis,
         REDIS_PREFIX: prefix,
         LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
         // The bench's one party sends thousands per second: the limit's counter runs on every batch (its
@@ -258,9 +269,11 @@ async function main() {
       const times = await scriptTimes(redis, shas, () => (probe ? measure(probe, 1, 2) : Promise.resolve()));
       console.log(`Redis time per script call at c1 (SLOWLOG, every call for 2 s): ${times}`);
       floor = redisPid
-        ? (await roundTripFloor(REDIS, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
+        ? (await roundTripFloor(gatewayRedis, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
         : undefined;
-      console.log(`Redis CPU ms per round trip of a no-op script, c1 (the floor): ${f(floor ?? 0, 3)}`);
+      console.log(
+        `Redis CPU ms per round trip of a no-op script, c1 (the floor; ${REDIS_SOCKET ? "Unix socket" : "TCP loopback"}): ${f(floor ?? 0, 3)}`,
+      );
     }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
