@@ -16,7 +16,7 @@
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. Rounds run unpinned
  * and pinned (BENCH_PIN), on a Redis server of the bench's own (BENCH_REDIS), whose commands per request
  * are printed (scripts/bench/redis-breakdown.ts); the gateway reaches it over TCP loopback, or over its Unix
- * socket with BENCH_REDIS_SOCKET=unix.
+ * socket with BENCH_REDIS_SOCKET=unix (both: a second gateway over the socket, paired in each round).
  */
 import { type spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -64,8 +64,9 @@ const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postg
 // in memory like the shared one, so its CPU and its `INFO commandstats` count the gateway's commands only.
 const OWN_REDIS = process.env.BENCH_REDIS !== "shared";
 // BENCH_REDIS_SOCKET=unix: the gateway reaches the bench's own Redis over its Unix socket (REDIS_URL
-// `unix://…`) instead of TCP loopback, what a Redis on the gateway's host allows.
-const REDIS_SOCKET = OWN_REDIS && process.env.BENCH_REDIS_SOCKET === "unix";
+// `unix://…`) instead of TCP loopback, what a Redis on the gateway's host allows; both: a second gateway
+// does, as a target of its own ("gateway, Redis socket"), so the two are paired within each round.
+const REDIS_SOCKET = OWN_REDIS ? (process.env.BENCH_REDIS_SOCKET ?? "tcp") : "tcp";
 // BENCH_PIN=on pins the load generator to CPU 1 and every server (the target, the upstream, Redis) to CPU
 // 0, so the client's parsing no longer takes CPU from the server measured; off leaves them to the
 // scheduler; both (the default) runs every round both ways.
@@ -99,12 +100,13 @@ async function main() {
         args: [
           "--appendonly",
           "no",
-          ...(REDIS_SOCKET ? ["--unixsocket", redisSocket, "--unixsocketperm", "700"] : []),
+          ...(REDIS_SOCKET !== "tcp" ? ["--unixsocket", redisSocket, "--unixsocketperm", "700"] : []),
         ],
       })
     : undefined;
   const REDIS = ownRedis?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const gatewayRedis = REDIS_SOCKET ? `unix://${redisSocket}` : REDIS;
+  const socketRedis = `unix://${redisSocket}`;
+  const gatewayRedis = REDIS_SOCKET === "unix" ? socketRedis : REDIS;
   const redis = createRedis(REDIS, { name: "bench" });
   const prefix = `bench:${randomBytes(4).toString("hex")}:`;
   const keys = createRedisKeys(prefix);
@@ -125,7 +127,7 @@ async function main() {
 
     // The deployable as `npm start` runs it: the built bundle on plain node, its metrics endpoint on.
     const bundle = await buildGateway();
-    const startGateway = async (processes: number) => {
+    const startGateway = async (processes: number, redisUrl = gatewayRedis) => {
       const metricsPort = METRICS ? String(await freePort()) : undefined;
       const gw = startProcess([bundle], {
         GATEWAY_PORT: "0",
@@ -133,7 +135,7 @@ async function main() {
         GATEWAY_PROCESSES: String(processes),
         ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
         DATABASE_URL: dbUrl,
-        REDIS_URL: gatewayRedis,
+        REDIS_URL: redisUrl,
         REDIS_PREFIX: prefix,
         LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
         // The bench's one party sends thousands per second: the limit's counter runs on every batch (its
@@ -163,6 +165,13 @@ async function main() {
       },
       { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, ...gw },
     ];
+    if (REDIS_SOCKET === "both")
+      targets.push({
+        name: "gateway, Redis socket",
+        path: "/gateway/bench/x",
+        gatewayKey: bench.apiKey,
+        ...(await startGateway(1, socketRedis)),
+      });
     if (PROCESSES > 1) {
       const name = `gateway ×${PROCESSES} processes`;
       targets.push({
@@ -272,8 +281,12 @@ async function main() {
         ? (await roundTripFloor(gatewayRedis, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
         : undefined;
       console.log(
-        `Redis CPU ms per round trip of a no-op script, c1 (the floor; ${REDIS_SOCKET ? "Unix socket" : "TCP loopback"}): ${f(floor ?? 0, 3)}`,
+        `Redis CPU ms per round trip of a no-op script, c1 (the floor; ${REDIS_SOCKET === "unix" ? "Unix socket" : "TCP loopback"}): ${f(floor ?? 0, 3)}`,
       );
+      if (REDIS_SOCKET === "both" && redisPid) {
+        const overSocket = await roundTripFloor(socketRedis, redisPid, Math.min(2000, SECONDS * 1000));
+        console.log(`the same over the Unix socket: ${f(overSocket.cpuMs, 3)}`);
+      }
     }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
