@@ -264,6 +264,11 @@ async function main() {
       console.log(
         `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}${ownRedis ? "" : " (the shared Redis: other clients' commands count too)"}`,
       );
+    const gs = rows["gateway, Redis socket"] as Record<string, Result> | undefined;
+    if (gs && redisPid)
+      console.log(
+        `Redis server CPU ms per request of the gateway over the socket: c1 ${f(gs.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(gs.c100?.redisCpuPerReq ?? 0, 3)}`,
+      );
     const gp = rows["gateway + billing pinned"] as Record<string, Result> | undefined;
     if (gp && redisPid)
       console.log(
@@ -333,6 +338,21 @@ async function main() {
         gw,
       );
       console.log(quickCallsBar(runs, pinned, floor));
+      const sock = n("gateway, Redis socket");
+      if (runs[sock]) {
+        const cpu = (x: Result) => x.cpuPerReq + x.redisCpuPerReq;
+        paired(say("Redis socket − TCP, p50 at c1"), 1, gw, added, " ms", "< 0", sock);
+        paired(
+          say("Redis socket − TCP, gateway + Redis CPU ms a request at c1"),
+          1,
+          gw,
+          (x, y) => cpu(x) - cpu(y),
+          " ms",
+          "< 0",
+          sock,
+        );
+        paired(say("Redis socket / TCP req/s at c100"), 100, gw, ratio, "", "≥ 1", sock);
+      }
     }
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
     const many = `gateway ×${PROCESSES} processes`;
