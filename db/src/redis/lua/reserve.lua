@@ -280,8 +280,8 @@ end
 
 -- One HSET writes what moved (the party's and its keys' fields); a field that would be written with what it
 -- already holds (a window's day or month, a window's end) is left out: each field written is a search and a
--- rewrite of the hash, most of this script's fixed time for a lone request. Amounts and times go as Lua
--- numbers while below 2^53 (written as their exact digits).
+-- rewrite of the hash, and this write was a fifth of a lone request's call (docs/benchmarks.md). Amounts and
+-- times go as Lua numbers while below 2^53 (Redis writes them as their exact digits).
 local dirty, n = {}, 0
 local function put(f, v)
   dirty[n + 1], dirty[n + 2] = f, v
