@@ -65,8 +65,9 @@ function hostPort(node: string) {
 
 /**
  * `unix:///path/to/redis.sock` (optionally `?db=N`): a Redis on the same host over its Unix socket, which
- * its file permissions guard (no password is taken). A round trip there costs the sender and Redis less than over TCP loopback
- * (no TCP stack on either side), and a lone gateway request pays two (docs/benchmarks.md).
+ * its file permissions guard (no password is taken). A lone gateway request makes two round trips, and
+ * the socket is the other transport worth measuring for them (docs/benchmarks.md: cheaper per trip for
+ * Redis, not yet faster for the gateway).
  */
 function unixSocket(url: string): RedisOptions {
   const u = new URL(url);
