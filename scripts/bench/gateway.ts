@@ -15,28 +15,19 @@
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. Rounds run unpinned
  * and pinned (BENCH_PIN), on a Redis server of the bench's own (BENCH_REDIS), whose commands per request
- * are printed (scripts/bench/redis-breakdown.ts); the gateway reaches it over TCP loopback, or over its Unix
- * socket with BENCH_REDIS_SOCKET=unix (both: a second gateway over the socket, paired in each round).
+ * are printed (scripts/bench/redis-breakdown.ts), over TCP or its Unix socket (scripts/bench/redis-socket.ts).
  */
 import { type spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { WORKER_NODE_FLAGS } from "@stake/control-plane/build";
-import {
-  checkParty,
-  createGatewayOperatorService,
-  readBalance,
-  runSettlementPass,
-  scanRecords,
-} from "@stake/control-plane/operator";
+import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { finalizeScript, reserveScript } from "@stake/db/redis/scripts";
 import { buildGateway } from "@stake/gateway/build";
-import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { startRedis, stateDir } from "../lib/infra.ts";
 import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
@@ -48,6 +39,8 @@ import {
   type RunCommands,
   scriptTimes,
 } from "./redis-breakdown.ts";
+import { SOCKET_GATEWAY, socketAgainstTcp, socketArgs, socketMode } from "./redis-socket.ts";
+import { settleAndCheck } from "./settle-books.ts";
 import {
   freePort,
   load,
@@ -63,10 +56,7 @@ const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postg
 // BENCH_REDIS=shared runs on REDIS_URL (the shared server); by default a Redis server of the bench's own,
 // in memory like the shared one, so its CPU and its `INFO commandstats` count the gateway's commands only.
 const OWN_REDIS = process.env.BENCH_REDIS !== "shared";
-// BENCH_REDIS_SOCKET=unix: the gateway reaches the bench's own Redis over its Unix socket (REDIS_URL
-// `unix://…`) instead of TCP loopback, what a Redis on the gateway's host allows; both: a second gateway
-// does, as a target of its own ("gateway, Redis socket"), so the two are paired within each round.
-const REDIS_SOCKET = OWN_REDIS ? (process.env.BENCH_REDIS_SOCKET ?? "tcp") : "tcp";
+const REDIS_SOCKET = socketMode(OWN_REDIS);
 // BENCH_PIN=on pins the load generator to CPU 1 and every server (the target, the upstream, Redis) to CPU
 // 0, so the client's parsing no longer takes CPU from the server measured; off leaves them to the
 // scheduler; both (the default) runs every round both ways.
@@ -97,11 +87,7 @@ async function main() {
     ? await startRedis({
         dir: redisDir,
         port: await freePort(),
-        args: [
-          "--appendonly",
-          "no",
-          ...(REDIS_SOCKET !== "tcp" ? ["--unixsocket", redisSocket, "--unixsocketperm", "700"] : []),
-        ],
+        args: ["--appendonly", "no", ...socketArgs(REDIS_SOCKET, redisSocket)],
       })
     : undefined;
   const REDIS = ownRedis?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -167,7 +153,7 @@ async function main() {
     ];
     if (REDIS_SOCKET === "both")
       targets.push({
-        name: "gateway, Redis socket",
+        name: SOCKET_GATEWAY,
         path: "/gateway/bench/x",
         gatewayKey: bench.apiKey,
         ...(await startGateway(1, socketRedis)),
@@ -264,11 +250,6 @@ async function main() {
       console.log(
         `Redis server CPU ms per gateway request: c1 ${f(g.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(g.c100?.redisCpuPerReq ?? 0, 3)} · c1000 ${f(g.c1000?.redisCpuPerReq ?? 0, 3)}${ownRedis ? "" : " (the shared Redis: other clients' commands count too)"}`,
       );
-    const gs = rows["gateway, Redis socket"] as Record<string, Result> | undefined;
-    if (gs && redisPid)
-      console.log(
-        `Redis server CPU ms per request of the gateway over the socket: c1 ${f(gs.c1?.redisCpuPerReq ?? 0, 3)} · c100 ${f(gs.c100?.redisCpuPerReq ?? 0, 3)}`,
-      );
     const gp = rows["gateway + billing pinned"] as Record<string, Result> | undefined;
     if (gp && redisPid)
       console.log(
@@ -288,10 +269,10 @@ async function main() {
       console.log(
         `Redis CPU ms per round trip of a no-op script, c1 (the floor; ${REDIS_SOCKET === "unix" ? "Unix socket" : "TCP loopback"}): ${f(floor ?? 0, 3)}`,
       );
-      if (REDIS_SOCKET === "both" && redisPid) {
-        const overSocket = await roundTripFloor(socketRedis, redisPid, Math.min(2000, SECONDS * 1000));
-        console.log(`the same over the Unix socket: ${f(overSocket.cpuMs, 3)}`);
-      }
+      if (REDIS_SOCKET === "both" && redisPid)
+        console.log(
+          `the same over the Unix socket: ${f((await roundTripFloor(socketRedis, redisPid)).cpuMs, 3)}`,
+        );
     }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
@@ -338,21 +319,7 @@ async function main() {
         gw,
       );
       console.log(quickCallsBar(runs, pinned, floor));
-      const sock = n("gateway, Redis socket");
-      if (runs[sock]) {
-        const cpu = (x: Result) => x.cpuPerReq + x.redisCpuPerReq;
-        paired(say("Redis socket − TCP, p50 at c1"), 1, gw, added, " ms", "< 0", sock);
-        paired(
-          say("Redis socket − TCP, gateway + Redis CPU ms a request at c1"),
-          1,
-          gw,
-          (x, y) => cpu(x) - cpu(y),
-          " ms",
-          "< 0",
-          sock,
-        );
-        paired(say("Redis socket / TCP req/s at c100"), 100, gw, ratio, "", "≥ 1", sock);
-      }
+      if (REDIS_SOCKET === "both") console.log(socketAgainstTcp(runs, pinned));
     }
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
     const many = `gateway ×${PROCESSES} processes`;
@@ -386,45 +353,14 @@ async function main() {
         !(await reportMetrics(t.name, t.metricsUrl, served.get(t.name) ?? 0, scraped.get(t.name) ?? []))
       )
         process.exitCode = 1;
-    const settleStarted = process.hrtime.bigint();
-    let settledNow = 0;
-    for (let i = 0; i < 100; i++) {
-      const pass = await runSettlementPass(
-        { db: pg.db, redis, keys },
-        { reapAfterMs: 60_000, ttlSeconds: 172_800 },
-      );
-      settledNow += pass.settled;
-      if (!pass.parties || (await readBalance(redis, keys, partyId)).reserved === 0n) break;
-    }
-    const settleMs = Number(process.hrtime.bigint() - settleStarted) / 1e6;
-    const settleRate = (settledNow / settleMs) * 1000;
     const c100 = (runs["gateway + billing"]?.[100] ?? []).map((r) => r.rps);
-    const peak = c100.length ? Math.max(...c100) : 0;
-    const { reserved } = await readBalance(redis, keys, partyId);
-    const differences = await checkParty({ db: pg.db, redis, keys }, partyId);
-    const inFlight = (await scanRecords(redis, keys, partyId)).filter(
-      (r) => r.status === "request_in_flight",
-    ).length;
-    const [table] = await pg.db.execute<{ bytes: string; rows: string }>(
-      // Partitioned by month (migration 0018): the parent holds no rows, its partitions do.
-      sql`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('reservations'))::text as bytes, (select count(*) from reservations)::text as rows`,
+    const books = await settleAndCheck(
+      { db: pg.db, redis, keys },
+      partyId,
+      c100.length ? Math.max(...c100) : 0,
     );
-    const ok = inFlight === 0 && reserved === 0n && differences.length === 0;
-    const asWorker = WORKER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag));
-    console.log(
-      `\nsettlement: ${settledNow} reservations in ${f(settleMs, 0)} ms = ${f(settleRate, 0)}/s (drain, charge, one debit per batch)${asWorker ? "" : `; not with the worker's V8 flags (${WORKER_NODE_FLAGS.join(" ")}): run it as npm run bench:gateway`}`,
-    );
-    if (peak)
-      console.log(
-        `settlement / gateway c100 peak (best round ${f(peak, 0)} req/s): ${f(settleRate / peak, 2)} (target ≥ 2.0)`,
-      );
-    console.log(
-      `reservations table with its indexes: ${f(Number(table?.bytes) / Number(table?.rows), 0)} bytes per reservation (${table?.rows} rows)`,
-    );
-    console.log(
-      `books: ${inFlight} in flight, reserved ${reserved} (must be 0), ledger check ${differences.length ? differences.map((d) => `${d.item}: ${d.detail}`).join("; ") : "clean"}: ${ok ? "OK" : "MISMATCH"}`,
-    );
-    if (!ok) process.exitCode = 1;
+    for (const line of books.lines) console.log(line);
+    if (!books.ok) process.exitCode = 1;
   } finally {
     for (const c of children) c.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 300));
