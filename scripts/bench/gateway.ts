@@ -15,28 +15,20 @@
  * Every run gets a fresh load-generator process (scripts/bench/load.ts): sharing one across runs let the
  * earlier targets' runs leave the later ones a multi-second tail at 1000 connections. Rounds run unpinned
  * and pinned (BENCH_PIN), on a Redis server of the bench's own (BENCH_REDIS), whose commands per request
- * are printed (scripts/bench/redis-breakdown.ts).
+ * are printed (scripts/bench/redis-breakdown.ts), over TCP or its Unix socket (scripts/bench/redis-socket.ts).
  */
 import { type spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { WORKER_NODE_FLAGS } from "@stake/control-plane/build";
-import {
-  checkParty,
-  createGatewayOperatorService,
-  readBalance,
-  runSettlementPass,
-  scanRecords,
-} from "@stake/control-plane/operator";
+import { createGatewayOperatorService } from "@stake/control-plane/operator";
 import { createDb } from "@stake/db/client";
 import { runMigrations } from "@stake/db/migrate";
 import { createRedis } from "@stake/db/redis/client";
 import { createRedisKeys } from "@stake/db/redis/keys";
 import { finalizeScript, reserveScript } from "@stake/db/redis/scripts";
 import { buildGateway } from "@stake/gateway/build";
-import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { startRedis, stateDir } from "../lib/infra.ts";
 import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
@@ -48,6 +40,8 @@ import {
   type RunCommands,
   scriptTimes,
 } from "./redis-breakdown.ts";
+import { SOCKET_GATEWAY, socketAgainstTcp, socketArgs, socketMode } from "./redis-socket.ts";
+import { settleAndCheck } from "./settle-books.ts";
 import {
   freePort,
   load,
@@ -63,6 +57,7 @@ const PG = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postg
 // BENCH_REDIS=shared runs on REDIS_URL (the shared server); by default a Redis server of the bench's own,
 // in memory like the shared one, so its CPU and its `INFO commandstats` count the gateway's commands only.
 const OWN_REDIS = process.env.BENCH_REDIS !== "shared";
+const REDIS_SOCKET = socketMode(OWN_REDIS);
 // BENCH_PIN=on: the load generator on CPU 1, every server (target, upstream, Redis) on CPU 0, so the client's
 // parsing takes no CPU from the server measured; off leaves them to the scheduler; both (default) does both.
 const PIN = process.env.BENCH_PIN ?? "both";
@@ -86,14 +81,18 @@ async function main() {
   const dbUrl = Object.assign(new URL(PG), { pathname: `/${dbName}` }).toString();
   await runMigrations(dbUrl);
   const pg = createDb(dbUrl, { max: 2 });
+  const redisDir = path.join(stateDir(), "bench-redis", String(process.pid));
+  const redisSocket = path.join(redisDir, "redis.sock");
   const ownRedis = OWN_REDIS
     ? await startRedis({
-        dir: path.join(stateDir(), "bench-redis", String(process.pid)),
+        dir: redisDir,
         port: await freePort(),
-        args: ["--appendonly", "no"],
+        args: ["--appendonly", "no", ...socketArgs(REDIS_SOCKET, redisSocket)],
       })
     : undefined;
   const REDIS = ownRedis?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const socketRedis = `unix://${redisSocket}`;
+  const gatewayRedis = REDIS_SOCKET === "unix" ? socketRedis : REDIS;
   const redis = createRedis(REDIS, { name: "bench" });
   const prefix = `bench:${randomBytes(4).toString("hex")}:`;
   const keys = createRedisKeys(prefix);
@@ -115,7 +114,7 @@ async function main() {
     // The deployable as `npm start` runs it (built for this run alone: benches run side by side, and
     // gateway/dist/ is npm start's): the built bundle on plain node, its metrics endpoint on.
     const bundle = await buildGateway(BUILD_DIR);
-    const startGateway = async (processes: number) => {
+    const startGateway = async (processes: number, redisUrl = gatewayRedis) => {
       const metricsPort = METRICS ? String(await freePort()) : undefined;
       const gw = startProcess([bundle], {
         GATEWAY_PORT: "0",
@@ -123,7 +122,7 @@ async function main() {
         GATEWAY_PROCESSES: String(processes),
         ...(metricsPort ? { GATEWAY_METRICS_PORT: metricsPort } : {}),
         DATABASE_URL: dbUrl,
-        REDIS_URL: REDIS,
+        REDIS_URL: redisUrl,
         REDIS_PREFIX: prefix,
         LOG_LEVEL: process.env.BENCH_GATEWAY_LOG ?? "info",
         // The bench's one party sends thousands per second: the limit's counter runs on every batch (its
@@ -153,6 +152,13 @@ async function main() {
       },
       { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, ...gw },
     ];
+    if (REDIS_SOCKET === "both")
+      targets.push({
+        name: SOCKET_GATEWAY,
+        path: "/gateway/bench/x",
+        gatewayKey: bench.apiKey,
+        ...(await startGateway(1, socketRedis)),
+      });
     if (PROCESSES > 1) {
       const name = `gateway ×${PROCESSES} processes`;
       targets.push({
@@ -260,9 +266,15 @@ async function main() {
       const times = await scriptTimes(redis, shas, async () => probe && (await measure(probe, 1, secs)));
       console.log(`Redis time per script call at c1 (SLOWLOG, every call for ${secs} s): ${times}`);
       floor = redisPid
-        ? (await roundTripFloor(REDIS, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
+        ? (await roundTripFloor(gatewayRedis, redisPid, Math.min(2000, SECONDS * 1000))).cpuMs
         : undefined;
-      console.log(`Redis CPU ms per round trip of a no-op script, c1 (the floor): ${f(floor ?? 0, 3)}`);
+      console.log(
+        `Redis CPU ms per round trip of a no-op script, c1 (the floor; ${REDIS_SOCKET === "unix" ? "Unix socket" : "TCP loopback"}): ${f(floor ?? 0, 3)}`,
+      );
+      if (REDIS_SOCKET === "both" && redisPid)
+        console.log(
+          `the same over the Unix socket: ${f((await roundTripFloor(socketRedis, redisPid)).cpuMs, 3)}`,
+        );
     }
     if (!g) return;
     // Paired within each round, then the median round; every round's figure is shown so the spread is too.
@@ -295,6 +307,7 @@ async function main() {
       paired(say("gateway added p50 at c1 over direct"), 1, n("direct"), added, " ms", "≤ 0.3 ms", gw);
       atC100("nginx (1 worker)", "nginx (1 worker)", "≥ 0.30");
       console.log(quickCallsBar(runs, pinned, floor));
+      if (REDIS_SOCKET === "both") console.log(socketAgainstTcp(runs, pinned));
     }
     if (g.c1000) console.log(`gateway peak RSS at c1000: ${f(g.c1000.peakRss, 1)} MB (target ≤ 192)`);
     const many = `gateway ×${PROCESSES} processes`;
@@ -328,45 +341,14 @@ async function main() {
         !(await reportMetrics(t.name, t.metricsUrl, served.get(t.name) ?? 0, scraped.get(t.name) ?? []))
       )
         process.exitCode = 1;
-    const settleStarted = process.hrtime.bigint();
-    let settledNow = 0;
-    for (let i = 0; i < 100; i++) {
-      const pass = await runSettlementPass(
-        { db: pg.db, redis, keys },
-        { reapAfterMs: 60_000, ttlSeconds: 172_800 },
-      );
-      settledNow += pass.settled;
-      if (!pass.parties || (await readBalance(redis, keys, partyId)).reserved === 0n) break;
-    }
-    const settleMs = Number(process.hrtime.bigint() - settleStarted) / 1e6;
-    const settleRate = (settledNow / settleMs) * 1000;
     const c100 = (runs["gateway + billing"]?.[100] ?? []).map((r) => r.rps);
-    const peak = c100.length ? Math.max(...c100) : 0;
-    const { reserved } = await readBalance(redis, keys, partyId);
-    const differences = await checkParty({ db: pg.db, redis, keys }, partyId);
-    const inFlight = (await scanRecords(redis, keys, partyId)).filter(
-      (r) => r.status === "request_in_flight",
-    ).length;
-    const [table] = await pg.db.execute<{ bytes: string; rows: string }>(
-      // Partitioned by month (migration 0018): the parent holds no rows, its partitions do.
-      sql`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('reservations'))::text as bytes, (select count(*) from reservations)::text as rows`,
+    const books = await settleAndCheck(
+      { db: pg.db, redis, keys },
+      partyId,
+      c100.length ? Math.max(...c100) : 0,
     );
-    const ok = inFlight === 0 && reserved === 0n && differences.length === 0;
-    const asWorker = WORKER_NODE_FLAGS.every((flag) => process.execArgv.includes(flag));
-    console.log(
-      `\nsettlement: ${settledNow} reservations in ${f(settleMs, 0)} ms = ${f(settleRate, 0)}/s (drain, charge, one debit per batch)${asWorker ? "" : `; not with the worker's V8 flags (${WORKER_NODE_FLAGS.join(" ")}): run it as npm run bench:gateway`}`,
-    );
-    if (peak)
-      console.log(
-        `settlement / gateway c100 peak (best round ${f(peak, 0)} req/s): ${f(settleRate / peak, 2)} (target ≥ 2.0)`,
-      );
-    console.log(
-      `reservations table with its indexes: ${f(Number(table?.bytes) / Number(table?.rows), 0)} bytes per reservation (${table?.rows} rows)`,
-    );
-    console.log(
-      `books: ${inFlight} in flight, reserved ${reserved} (must be 0), ledger check ${differences.length ? differences.map((d) => `${d.item}: ${d.detail}`).join("; ") : "clean"}: ${ok ? "OK" : "MISMATCH"}`,
-    );
-    if (!ok) process.exitCode = 1;
+    for (const line of books.lines) console.log(line);
+    if (!books.ok) process.exitCode = 1;
   } finally {
     for (const c of children) c.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
+import path from "node:path";
 import { test } from "node:test";
+import { startRedis, stateDir } from "../../../scripts/lib/infra.ts";
+import { freePort } from "../../../scripts/lib/ports.ts";
 import { createRedis } from "./client.ts";
 
 test("a client given a logger reports connection errors to it, with its name", async () => {
@@ -25,5 +30,28 @@ test("a client given a logger reports connection errors to it, with its name", a
     assert.equal(seen[0]?.fields.err?.code, "ECONNREFUSED");
   } finally {
     client.disconnect();
+  }
+});
+
+test("a unix:// URL connects over the Redis server's Unix socket", async () => {
+  const dir = path.join(stateDir(), "redis-socket-test", `${process.pid}-${randomBytes(3).toString("hex")}`);
+  const socket = path.join(dir, "redis.sock");
+  const server = await startRedis({
+    dir,
+    port: await freePort(),
+    args: ["--appendonly", "no", "--unixsocket", socket, "--unixsocketperm", "700"],
+  });
+  const client = createRedis(`unix://${socket}?db=3`, { name: "socket-probe" });
+  try {
+    await client.set("probe", "over the socket");
+    assert.equal(await client.get("probe"), "over the socket");
+    // Redis's own view of the connection: a Unix-socket client (flag U) on db 3.
+    const info = String(await client.call("CLIENT", "INFO"));
+    assert.match(info, / flags=[A-Za-z]*U/);
+    assert.match(info, / db=3 /);
+  } finally {
+    client.disconnect();
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

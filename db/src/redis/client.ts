@@ -50,7 +50,9 @@ export function createRedis(
         // a node answering CLUSTERDOWN is asked again rather than failing the command at once.
         retryDelayOnClusterDown: 200,
       })
-    : new Server(redisUrl, { ...connection, enableAutoPipelining });
+    : redisUrl.startsWith("unix:")
+      ? new Server({ ...unixSocket(redisUrl), ...connection, enableAutoPipelining })
+      : new Server(redisUrl, { ...connection, enableAutoPipelining });
   const { logger } = options;
   if (logger) client.on("error", (err) => logger.warn({ err, redis: name }, "redis connection error"));
   return client;
@@ -61,12 +63,25 @@ function hostPort(node: string) {
   return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
 }
 
+/**
+ * `unix:///path/to/redis.sock` (optionally `?db=N`): a Redis on the same host over its Unix socket, which
+ * its file permissions guard (no password is taken). A lone gateway request makes two round trips, and
+ * the socket is the other transport worth measuring for them (docs/benchmarks.md: cheaper per trip for
+ * Redis, not yet faster for the gateway).
+ */
+function unixSocket(url: string): RedisOptions {
+  const u = new URL(url);
+  return {
+    path: decodeURIComponent(u.pathname),
+    ...(u.searchParams.get("db") ? { db: Number(u.searchParams.get("db")) } : {}),
+  };
+}
+
 /** What a cluster's node connections take from REDIS_URL: its user, password and TLS (its host is not used). */
 function credentials(url: string): RedisOptions {
   const u = new URL(url);
   return {
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.protocol === "rediss:" ? { tls: {} } : {}),
   };
 }

@@ -104,6 +104,9 @@ local function keyOf(k, read)
     s = {
       day = v[1] == dayId and amount(v[2] or "0") or 0,
       month = v[3] == monthId and amount(v[4] or "0") or 0,
+      -- the windows its counters are for, as read (written again only when they change)
+      dayId = v[1],
+      monthId = v[3],
       added = 0,
       spent = false,
     }
@@ -275,37 +278,37 @@ for i = FIRST, #KEYS do
   end
 end
 
-local party = {}
-if reservedMoved then party[#party + 1], party[#party + 2] = "reserved", digits(reserved) end
+-- One HSET writes what moved (the party's and its keys' fields); a field that would be written with what it
+-- already holds (a window's day or month, a window's end) is left out: each field written is a search and a
+-- rewrite of the hash, and this write was a fifth of a lone request's call (docs/benchmarks.md). Amounts and
+-- times go as Lua numbers while below 2^53 (Redis writes them as their exact digits).
+local dirty, n = {}, 0
+local function put(f, v)
+  dirty[n + 1], dirty[n + 2] = f, v
+  n = n + 2
+end
+if reservedMoved then put("reserved", reserved) end
 if spendAdded then
   spentDay, spentMonth = plus(spentDay, batchCost), plus(spentMonth, batchCost)
-  for _, v in ipairs({"d", dayId, "dv", spentDay, "m", monthId, "mv", spentMonth}) do party[#party + 1] = v end
+  if acct[3] ~= dayId then put("d", dayId) end
+  put("dv", spentDay)
+  if acct[5] ~= monthId then put("m", monthId) end
+  put("mv", spentMonth)
 end
 if limit > 0 then
-  for _, v in ipairs({"rn", string.format("%d", acct[7]), "re", string.format("%d", windowEnds)}) do
-    party[#party + 1] = v
-  end
+  put("rn", acct[7])
+  if windowEnds ~= tonumber(acct[8] or "0") then put("re", windowEnds) end
 end
--- The keys' fields join the party's in its one HSET.
-local dirty = party
-for f, v in pairs(limitDirty) do
-  dirty[#dirty + 1] = f
-  dirty[#dirty + 1] = v
-end
+for f, v in pairs(limitDirty) do put(f, v) end
 for k, key in pairs(keys) do
-  dirty[#dirty + 1] = k .. ":u"
-  dirty[#dirty + 1] = now
+  put(k .. ":u", now)
   if key.spent then
-    dirty[#dirty + 1] = k .. ":d"
-    dirty[#dirty + 1] = dayId
-    dirty[#dirty + 1] = k .. ":dv"
-    dirty[#dirty + 1] = plus(key.day, key.added)
-    dirty[#dirty + 1] = k .. ":m"
-    dirty[#dirty + 1] = monthId
-    dirty[#dirty + 1] = k .. ":mv"
-    dirty[#dirty + 1] = plus(key.month, key.added)
+    if key.dayId ~= dayId then put(k .. ":d", dayId) end
+    put(k .. ":dv", plus(key.day, key.added))
+    if key.monthId ~= monthId then put(k .. ":m", monthId) end
+    put(k .. ":mv", plus(key.month, key.added))
   end
 end
-if #dirty > 0 then redis.call("HSET", KEYS[1], unpack(dirty)) end
+if n > 0 then redis.call("HSET", KEYS[1], unpack(dirty)) end
 if wasEmpty and added then replies[#replies + 1] = {"MARK"} end
 return replies
