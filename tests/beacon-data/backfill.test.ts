@@ -1,26 +1,24 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
-import { indexedRows, startBeaconEnv } from "./fixtures.ts";
+import { type BeaconEnv, indexedRows, startBeaconEnv } from "./fixtures.ts";
 
 /**
  * A pubkey registered after the indexer has passed its epochs gets its history from the worker's bounded
  * backfill, and ends with exactly the rows it would have had if it had been registered from the start; a
  * pubkey already tracked by another organisation brings its indexed days into the new one's overview.
  */
-const EARLY = backgroundPubkey(0);
-const LATE = backgroundPubkey(1);
-let devnet: BeaconDevnet;
+let EARLY: string;
+let LATE: string;
+let devnet: BeaconEnv["devnet"];
 let h: ControlPlaneHarness;
-let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
+let env: BeaconEnv | undefined;
 before(async () => {
   env = await startBeaconEnv({
-    backgroundValidators: 4,
+    validators: 8,
     env: {
       BEACON_INDEXER_START_EPOCH: "1",
       BEACON_INDEXER_MAX_EPOCHS: "100",
@@ -28,6 +26,7 @@ before(async () => {
     },
   });
   ({ devnet, h } = env);
+  [EARLY, LATE] = [devnet.pubkeyOf(0), devnet.pubkeyOf(1)];
 });
 after(() => env?.close());
 
@@ -63,7 +62,7 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const list = await supertest(h.app).get("/api/validators/list").set("api-key", b.apiKey);
   const history = list.body.results[0].validator.lifecycle.status_history;
   // First seen ACTIVE at the end of epoch 6 (the backfill's oldest epoch), not of epoch 9.
-  const endOf6 = new Date(devnet.chain.slotTime(6 * 4 + 3) * 1000).toISOString();
+  const endOf6 = new Date(devnet.slotTime(6 * 8 + 7) * 1000).toISOString();
   assert.equal(history.find((s: { status: string }) => s.status === "ACTIVE")?.time, endOf6);
   // An organisation registering a pubkey another one has tracked for ten epochs sees its days at once.
   const c = await makeOrganisation(h.db);

@@ -53,7 +53,18 @@ class HttpError extends Error {
 const ROOT = /^0x[0-9a-f]{64}$/;
 const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
 
-export function consensusApi(chain: ConsensusChain) {
+/** What the node says beside its chain: whether its answers are optimistic, and the requests it served. */
+export interface NodeState {
+  /** `execution_optimistic` in every answer (a node whose execution client has not verified the head). */
+  optimistic: boolean;
+  /** Requests served per path (tests count a client's round trips). */
+  requests: Map<string, number>;
+}
+
+export function consensusApi(
+  chain: ConsensusChain,
+  node: NodeState = { optimistic: false, requests: new Map() },
+) {
   const justifiedSlot = () => computeStartSlotAtEpoch(chain.headState().currentJustifiedCheckpoint.epoch);
   const finalizedSlot = () => computeStartSlotAtEpoch(chain.headState().finalizedCheckpoint.epoch);
   /** A slot for the standard's ids (`head`, `genesis`, `finalized`, `justified`, a slot, a block root). */
@@ -86,7 +97,7 @@ export function consensusApi(chain: ConsensusChain) {
   };
   const envelope = (data: unknown, slot: number, version?: string) => ({
     ...(version ? { version } : {}),
-    execution_optimistic: false,
+    execution_optimistic: node.optimistic,
     finalized: slot <= finalizedSlot(),
     data,
   });
@@ -276,6 +287,7 @@ export function consensusApi(chain: ConsensusChain) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://x");
+    node.requests.set(url.pathname, (node.requests.get(url.pathname) ?? 0) + 1);
     try {
       const { status = 200, body, version } = await route(req, url);
       res.writeHead(status, {

@@ -1,7 +1,7 @@
 import "./preset.ts";
 import { createHash } from "node:crypto";
 import { ssz } from "@lodestar/types";
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import type { ElPayment } from "../chain-types.ts";
 import { BUILDERS, type ExecutionNode } from "../execution.ts";
 import { requestsFromLogs } from "../requests.ts";
@@ -46,14 +46,34 @@ export function anvilPayloads(
     builderShare?: number;
     feeRecipient: (proposerIndex: number) => Address;
     pubkey: (proposerIndex: number) => string;
+    /** A builder block (true), a local one (false), or by `builderShare` (undefined) for this proposal. */
+    builder?: (proposerIndex: number) => boolean | undefined;
   },
-): { build: PayloadBuilder; payments: Map<number, ElPayment> } {
+): {
+  build: PayloadBuilder;
+  payments: Map<number, ElPayment>;
+  rewind: (slot: number) => Promise<void>;
+} {
   const payments = new Map<number, ElPayment>();
+  /** anvil's snapshot before each slot's block, for a re-org (evm_revert drops the later ones too). */
+  const snapshots = new Map<number, Hex>();
+  const rewind = async (slot: number) => {
+    const after = [...snapshots.keys()].filter((s) => s > slot).sort((a, b) => a - b);
+    const first = after[0];
+    if (first === undefined) return;
+    await ex.revert(snapshots.get(first) as Hex);
+    for (const s of after) {
+      snapshots.delete(s);
+      payments.delete(s);
+    }
+  };
   const build: PayloadBuilder = async (input) => {
+    snapshots.set(input.slot, await ex.snapshot());
     for (const w of input.withdrawals)
       await ex.credit(hex(w.address) as Address, BigInt(w.amount) * 10n ** 9n);
     const feeRecipient = opts.feeRecipient(input.proposerIndex);
-    const builder = unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
+    const builder =
+      opts.builder?.(input.proposerIndex) ?? unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
     const el = await ex.produceBlock({
       timestamp: input.timestamp,
       feeRecipient,
@@ -87,5 +107,5 @@ export function anvilPayloads(
     payload.withdrawals = input.withdrawals;
     return { payload, requests: ssz.electra.ExecutionRequests.fromJson(requestsFromLogs(el.logs as never)) };
   };
-  return { build, payments };
+  return { build, payments, rewind };
 }

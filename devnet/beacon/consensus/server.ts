@@ -1,9 +1,10 @@
 import "./preset.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SLOTS_PER_EPOCH } from "@lodestar/params";
 import type { Address } from "viem";
 import { type ExecutionNode, startExecutionNode } from "../execution.ts";
-import { consensusApi } from "./api.ts";
+import { consensusApi, type NodeState } from "./api.ts";
 import { createConsensusChain, defaultWithdrawalCredentials } from "./chain.ts";
 import type { DevnetNetwork } from "./config.ts";
 import { anvilPayloads } from "./payload.ts";
@@ -36,6 +37,12 @@ export interface ConsensusDevnetOptions {
   /** Make slots at their wall-clock time (npm start); tests call `advance` instead. */
   realTime?: boolean;
   builderShare?: number;
+  /**
+   * A custom genesis (as a devnet's genesis file sets it): validator `i`'s balance in gwei (default 32 ETH)
+   * and withdrawal credentials (default 0x01 with the address `defaultWithdrawalCredentials` gives).
+   */
+  genesisBalance?: (index: number) => number;
+  withdrawalCredentials?: (index: number) => Uint8Array;
 }
 
 /**
@@ -53,14 +60,20 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
   const elHead = execution ? await execution.public.getBlock() : undefined;
   const secondsPerSlot = opts.secondsPerSlot ?? 2;
   const genesisTime = elHead ? Number(elHead.timestamp) + 1 : Math.floor(Date.now() / 1000);
-  const withdrawalAddress = (i: number) =>
-    `0x${Buffer.from(defaultWithdrawalCredentials(i).subarray(12)).toString("hex")}` as Address;
+  const credentials = opts.withdrawalCredentials ?? defaultWithdrawalCredentials;
+  // A validator client's fee recipient: its withdrawal address unless the test configured another.
+  const feeRecipients = new Map<number, Address>();
+  const feeRecipient = (i: number) =>
+    feeRecipients.get(i) ?? (`0x${Buffer.from(credentials(i).subarray(12)).toString("hex")}` as Address);
   let pubkeyOf = (_: number) => "";
+  /** The next proposals' builder choice (`advance`'s `builder`), else `builderShare` decides. */
+  let builderChoice: (proposerIndex: number) => boolean | undefined = () => undefined;
   const el = execution
     ? anvilPayloads(execution, {
         ...(opts.builderShare !== undefined ? { builderShare: opts.builderShare } : {}),
-        feeRecipient: withdrawalAddress,
+        feeRecipient,
         pubkey: (i) => pubkeyOf(i),
+        builder: (i) => builderChoice(i),
       })
     : undefined;
   const chain = createConsensusChain({
@@ -69,7 +82,9 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
     genesisTime,
     validators: opts.validators ?? 64,
     offline: opts.offline ?? [],
-    ...(el ? { payloads: el.build } : {}),
+    withdrawalCredentials: credentials,
+    ...(opts.genesisBalance ? { genesisBalance: opts.genesisBalance } : {}),
+    ...(el ? { payloads: el.build, rewindPayloads: el.rewind } : {}),
     ...(elHead
       ? {
           executionGenesis: {
@@ -81,7 +96,8 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
       : {}),
   });
   pubkeyOf = (i) => `0x${Buffer.from(chain.pubkeyCache.getPubkeyBytesOrThrow(i)).toString("hex")}`;
-  const server = createServer(consensusApi(chain));
+  const node: NodeState = { optimistic: false, requests: new Map() };
+  const server = createServer(consensusApi(chain, node));
   // Longer than a client's pause between requests while slots are made (seconds under load): Node's 5 s
   // default closes idle keep-alive sockets, and a request the client sends on one as it closes is reset.
   server.keepAliveTimeout = 65_000;
@@ -94,10 +110,53 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
     execution,
     /** What each proposer received on the execution layer, by slot (with an execution node). */
     payments: el?.payments,
-    /** Makes the next `n` slots now (tests). */
-    async advance(n = 1) {
-      for (let i = 0; i < n; i++) await chain.produceSlot();
+    /** Validator `index`'s pubkey, 0x-hex. */
+    pubkeyOf: (index: number) => pubkeyOf(index),
+    /** Requests served per path. */
+    requests: node.requests,
+    setOptimistic(on: boolean) {
+      node.optimistic = on;
     },
+    /** Unix time of `slot`. */
+    slotTime: (slot: number) => genesisTime + slot * secondsPerSlot,
+    finalizedEpoch: () => chain.headState().finalizedCheckpoint.epoch,
+    /** The fee recipient validator `index`'s client puts in its payloads from now on. */
+    setFeeRecipient(index: number, address: Address) {
+      feeRecipients.set(index, address);
+    },
+    /**
+     * Makes the next `n` slots now (tests); `builder` makes their blocks builder (MEV-boost) or local ones,
+     * as a proposer choosing whether to take a relay's bid.
+     */
+    async advance(n = 1, o: { builder?: boolean } = {}) {
+      builderChoice = () => o.builder;
+      try {
+        for (let i = 0; i < n; i++) await chain.produceSlot();
+      } finally {
+        builderChoice = () => undefined;
+      }
+    },
+    /** Makes slots up to the last slot of `epoch`. */
+    async advanceToEndOfEpoch(epoch: number) {
+      while (chain.head < (epoch + 1) * SLOTS_PER_EPOCH - 1) await chain.produceSlot();
+    },
+    /**
+     * Makes slots until validator `index` has proposed a block (its proposer duty comes by the chain's
+     * shuffling, as on any chain); returns the block's slot.
+     */
+    async advanceUntilProposal(index: number, o: { builder?: boolean } = {}) {
+      builderChoice = (i) => (i === index ? o.builder : undefined);
+      try {
+        for (let i = 0; i < 64 * SLOTS_PER_EPOCH; i++) {
+          const block = await chain.produceSlot();
+          if (block?.message.proposerIndex === index) return block.message.slot;
+        }
+      } finally {
+        builderChoice = () => undefined;
+      }
+      throw new Error(`validator ${index} proposed no block in 64 epochs`);
+    },
+    reorg: (depth: number) => chain.reorg(depth),
     async close() {
       await chain.stop();
       server.closeAllConnections();
