@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import type { ElPayment } from "../../devnet/beacon/chain-types.ts";
+import type { ElPayment } from "../../devnet/beacon/consensus/payload.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
 import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
