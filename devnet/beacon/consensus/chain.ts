@@ -110,6 +110,8 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   let attestationPool: electra.Attestation[] = [];
   const exitPool: phase0.SignedVoluntaryExit[] = [];
   const slashingPool: phase0.ProposerSlashing[] = [];
+  /** Keys a validator client imported whose validators the registry does not hold yet, by pubkey. */
+  const imported = new Map<string, SecretKey>();
   /** Re-orgs so far: each one's blocks carry it as graffiti, so a replaced slot's block has another root. */
   let fork = 0;
 
@@ -122,6 +124,12 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   async function produceSlot(slot = head + 1) {
     if (slot <= head) throw new Error(`slot ${slot} is not after the head ${head}`);
     const pre = advance(headState(), slot);
+    for (const [pubkey, key] of imported) {
+      const index = pre.epochCtx.getValidatorIndex(key.toPublicKey().toBytes());
+      if (index === null || index === undefined) continue;
+      keys[index] = key;
+      imported.delete(pubkey);
+    }
     const proposer = pre.epochCtx.getBeaconProposer(slot);
     const record: SlotRecord = { post: pre };
     // An offline proposer's slot stays empty, and so does a slashed one's (its block would be invalid).
@@ -174,7 +182,7 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   /**
    * Replaces the last `depth` slots by other blocks, as a fork choice that switched to a competing branch
    * does: the states and blocks after the branch point are dropped (with their execution blocks, and the
-   * attestations that voted for them), and `depth` slots are made again on the older head.
+   * attestations that voted for them), and the slots up to the old head are made again on the older head.
    */
   async function reorg(depth: number) {
     const target = head - depth;
@@ -190,7 +198,10 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     headRoot = latestRoot(target);
     attestationPool = attestationPool.filter((a) => a.data.slot <= target);
     fork++;
-    for (let i = 0; i < depth; i++) await produceSlot();
+    // The branch taken skipped the first replaced slot, as when a late block is re-orged out by the next
+    // proposer building on its parent: that block's rewards and payment are gone, the rest is made again.
+    await produceSlot(target + Math.min(2, depth));
+    while (head < target + depth) await produceSlot();
   }
   /** The root of the latest block at or before `slot` (genesis when there is none). */
   const latestRoot = (slot: number) => {
@@ -274,6 +285,13 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
       const key = keys[index];
       if (!key) throw new Error(`validator ${index} has no key on this devnet`);
       slashingPool.push(doubleProposal(advance(headState(), head + 1), index, key));
+    },
+    /**
+     * The validator client takes `key` (an operator's exported keystore): its validator does its duties from
+     * the first slot its deposit has put it in the registry.
+     */
+    importKey(key: SecretKey) {
+      imported.set(hexOf(key.toPublicKey().toBytes()), key);
     },
     setOffline(index: number, offline: boolean) {
       if (offline) duties.offline.add(index);

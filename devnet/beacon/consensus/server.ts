@@ -1,6 +1,7 @@
 import "./preset.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SecretKey } from "@chainsafe/lodestar-z/blst";
 import { SLOTS_PER_EPOCH } from "@lodestar/params";
 import type { Address } from "viem";
 import { type ExecutionNode, startExecutionNode } from "../execution.ts";
@@ -62,9 +63,10 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
   const genesisTime = elHead ? Number(elHead.timestamp) + 1 : Math.floor(Date.now() / 1000);
   const credentials = opts.withdrawalCredentials ?? defaultWithdrawalCredentials;
   // A validator client's fee recipient: its withdrawal address unless the test configured another.
-  const feeRecipients = new Map<number, Address>();
+  const feeRecipients = new Map<string, Address>();
   const feeRecipient = (i: number) =>
-    feeRecipients.get(i) ?? (`0x${Buffer.from(credentials(i).subarray(12)).toString("hex")}` as Address);
+    feeRecipients.get(pubkeyOf(i)) ??
+    (`0x${Buffer.from(chain.headState().validators.getReadonly(i).withdrawalCredentials.subarray(12)).toString("hex")}` as Address);
   let pubkeyOf = (_: number) => "";
   /** The next proposals' builder choice (`advance`'s `builder`), else `builderShare` decides. */
   let builderChoice: (proposerIndex: number) => boolean | undefined = () => undefined;
@@ -120,10 +122,16 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
     /** Unix time of `slot`. */
     slotTime: (slot: number) => genesisTime + slot * secondsPerSlot,
     finalizedEpoch: () => chain.headState().finalizedCheckpoint.epoch,
-    /** The fee recipient validator `index`'s client puts in its payloads from now on. */
-    setFeeRecipient(index: number, address: Address) {
-      feeRecipients.set(index, address);
+    /** The fee recipient the validator of `pubkey` puts in its payloads from now on. */
+    setFeeRecipient(pubkey: string, address: Address) {
+      feeRecipients.set(pubkey.toLowerCase(), address);
     },
+    /** The validator client imports a key (32 bytes, an EIP-2335 keystore's secret). */
+    importKey: (secret: Uint8Array) => chain.importKey(SecretKey.fromBytes(secret)),
+    /** The registry index of `pubkey` in the head state (undefined: not deposited yet). */
+    indexOf: (pubkey: string) =>
+      chain.headState().epochCtx.getValidatorIndex(Buffer.from(pubkey.replace(/^0x/, ""), "hex")) ??
+      undefined,
     /**
      * Makes the next `n` slots now (tests); `builder` makes their blocks builder (MEV-boost) or local ones,
      * as a proposer choosing whether to take a relay's bid.
