@@ -2,10 +2,12 @@ import "./preset.ts";
 import type { PubkeyCache } from "@chainsafe/lodestar-z/pubkeys";
 import type { ChainForkConfig } from "@lodestar/config";
 import {
+  COMPOUNDING_WITHDRAWAL_PREFIX,
   EFFECTIVE_BALANCE_INCREMENT,
   EPOCHS_PER_HISTORICAL_VECTOR,
   ForkSeq,
   MAX_EFFECTIVE_BALANCE,
+  MAX_EFFECTIVE_BALANCE_ELECTRA,
   UNSET_DEPOSIT_REQUESTS_START_INDEX,
 } from "@lodestar/params";
 import {
@@ -22,7 +24,7 @@ export interface GenesisValidator {
   pubkey: Uint8Array;
   /** 32 bytes: 0x01 or 0x02 and the withdrawal address. */
   withdrawalCredentials: Uint8Array;
-  /** Gwei; at least 32 ETH, so active from genesis. */
+  /** Gwei; active from genesis whatever it is (a custom genesis sets it). */
   balance: number;
 }
 
@@ -69,7 +71,12 @@ export function createGenesisState(opts: GenesisOptions): CachedBeaconStateElect
     Array.from({ length: EPOCHS_PER_HISTORICAL_VECTOR }, () => opts.executionGenesis.blockHash),
   );
   for (const v of opts.validators) {
-    const effectiveBalance = Math.min(v.balance - (v.balance % 1e9), MAX_EFFECTIVE_BALANCE);
+    // `get_max_effective_balance`: compounding (0x02) credentials take up to 2,048 ETH, others 32.
+    const max =
+      v.withdrawalCredentials[0] === COMPOUNDING_WITHDRAWAL_PREFIX
+        ? MAX_EFFECTIVE_BALANCE_ELECTRA
+        : MAX_EFFECTIVE_BALANCE;
+    const effectiveBalance = Math.min(v.balance - (v.balance % EFFECTIVE_BALANCE_INCREMENT), max);
     state.validators.push(
       ssz.phase0.Validator.toViewDU({
         pubkey: v.pubkey,
