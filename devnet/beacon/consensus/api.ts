@@ -17,7 +17,8 @@ import type { ConsensusChain } from "./chain.ts";
  * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
  * endpoints from Lodestar's own reward accounting. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
- * `POST /devnet/offline/{index}?offline=true|false` and `POST /devnet/advance?to_epoch=E`.
+ * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E` and
+ * `GET /devnet/execution` (the execution node's URL).
  */
 
 const FAR_FUTURE = Number.POSITIVE_INFINITY;
@@ -59,6 +60,8 @@ export interface NodeState {
   optimistic: boolean;
   /** Requests served per path (tests count a client's round trips). */
   requests: Map<string, number>;
+  /** The execution node's JSON-RPC URL (`GET /devnet/execution`, for a driver in another process). */
+  executionUrl?: string;
 }
 
 export function consensusApi(
@@ -166,6 +169,7 @@ export function consensusApi(
       while (chain.head < (to + 1) * SLOTS_PER_EPOCH - 1) await chain.produceSlot();
       return { body: { data: { head: String(chain.head) } } };
     }
+    if (p === "/devnet/execution") return { body: { data: { url: node.executionUrl ?? null } } };
     m = /^\/devnet\/offline\/(\d+)$/.exec(p);
     if (m && post) {
       chain.setOffline(Number(m[1]), url.searchParams.get("offline") !== "false");

@@ -98,7 +98,11 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
       : {}),
   });
   pubkeyOf = (i) => `0x${Buffer.from(chain.pubkeyCache.getPubkeyBytesOrThrow(i)).toString("hex")}`;
-  const node: NodeState = { optimistic: false, requests: new Map() };
+  const node: NodeState = {
+    optimistic: false,
+    requests: new Map(),
+    ...(execution ? { executionUrl: execution.url } : {}),
+  };
   const server = createServer(consensusApi(chain, node));
   // Longer than a client's pause between requests while slots are made (seconds under load): Node's 5 s
   // default closes idle keep-alive sockets, and a request the client sends on one as it closes is reset.
