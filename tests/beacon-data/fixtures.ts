@@ -50,3 +50,12 @@ export async function indexedRows(sql: ControlPlaneHarness["sql"]) {
     validators: await sql`select * from beacon_validators order by pubkey`,
   };
 }
+
+/** How many times the node served each state's pending deposits, as [slot, requests] by slot. */
+export const depositQueueReads = (requests: Map<string, number>) =>
+  [...requests.entries()]
+    .flatMap(([path, n]) => {
+      const m = /\/states\/(\d+)\/pending_deposits$/.exec(path);
+      return m ? [[Number(m[1]), n] as [number, number]] : [];
+    })
+    .sort((a, b) => a[0] - b[0]);

@@ -7,6 +7,7 @@ import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
+import { depositQueueReads } from "./fixtures.ts";
 
 /**
  * An index that starts before the Electra fork, as one of mainnet's history does: no pending queue is read
@@ -54,12 +55,9 @@ test("a start before the Electra fork is indexed (no pending queues before it), 
   assert.deepEqual(await indexer.runOnce(), [0, 1, 2, 3, 4]);
   await devnet.advanceToEndOfEpoch(6);
   assert.deepEqual(await indexer.runOnce(), [5, 6]);
-  const queueReads = [...devnet.requests.entries()].filter(([p]) =>
-    /\/states\/\d+\/pending_deposits$/.test(p),
-  );
   // Electra's states only (the last slots of epochs 2–6), each once.
   assert.deepEqual(
-    queueReads.map(([p, n]) => [Number(/states\/(\d+)/.exec(p)?.[1]), n]).sort((a, b) => a[0]! - b[0]!),
+    depositQueueReads(devnet.requests),
     [2, 3, 4, 5, 6].map((e) => [e * S + S - 1, 1]),
   );
   const epochs = await supertest(h.app)

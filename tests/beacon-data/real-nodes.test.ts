@@ -8,7 +8,7 @@ import { makeOrganisation } from "../helpers/accounts.ts";
 import { CL_BREAKDOWN_FIELDS } from "../helpers/cl-breakdown.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
-import { type BeaconEnv, startBeaconEnv } from "./fixtures.ts";
+import { type BeaconEnv, depositQueueReads, startBeaconEnv } from "./fixtures.ts";
 
 const { depositCall, getClient, interopSecretKey, SLOTS_PER_EPOCH } = await loadLodestar();
 
@@ -114,12 +114,9 @@ test("each state's deposit queue is read once, however many epochs read it", asy
   assert.deepEqual(await indexer.runOnce(), [0, 1, 2, 3, 4]);
   await devnet.advanceToEndOfEpoch(6);
   assert.deepEqual(await indexer.runOnce(), [5, 6]);
-  const queueReads = [...devnet.requests.entries()].filter(([p]) =>
-    /\/states\/\d+\/pending_deposits$/.test(p),
-  );
   // The last slots of epochs 0–6, each once.
   assert.deepEqual(
-    queueReads.map(([p, n]) => [Number(/states\/(\d+)/.exec(p)?.[1]), n]).sort((a, b) => a[0]! - b[0]!),
+    depositQueueReads(devnet.requests),
     [0, 1, 2, 3, 4, 5, 6].map((e) => [last(e), 1]),
   );
 });
