@@ -58,18 +58,18 @@ test("registrations are capped per organisation (409) and rate-limited per organ
 test("late registrations of every organisation share one backfill budget per indexer step", async () => {
   const [a, b] = [await makeOrganisation(h.db), await makeOrganisation(h.db)];
   const { indexer } = await areaOf(h, "beacon-data");
-  await devnet.advanceToEndOfEpoch(8);
+  await devnet.advanceToEndOfEpoch(4);
   await indexer.runOnce();
   assert.equal((await register(a.apiKey, [devnet.pubkeyOf(2)])).status, 200);
   assert.equal((await register(b.apiKey, [devnet.pubkeyOf(3)])).status, 200);
-  await devnet.advanceToEndOfEpoch(10);
+  await devnet.advanceToEndOfEpoch(6);
   const from = async () =>
     (
       await h.sql`select indexed_from from beacon_validators where pubkey in ${h.sql([devnet.pubkeyOf(2), devnet.pubkeyOf(3)])} order by pubkey`
     ).map((r) => r.indexed_from);
   await indexer.runOnce();
-  // Both organisations' pubkeys start at epoch 9: one epoch (8) read for both together, not 6-8.
-  assert.deepEqual(await from(), [8, 8]);
+  // Both organisations' pubkeys start at epoch 5: one epoch (4) read for both together, not 2–4.
+  assert.deepEqual(await from(), [4, 4]);
   await indexer.runOnce();
-  assert.deepEqual(await from(), [7, 7]);
+  assert.deepEqual(await from(), [3, 3]);
 });

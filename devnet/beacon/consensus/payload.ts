@@ -82,8 +82,13 @@ export function anvilPayloads(
   };
   const build: PayloadBuilder = async (input) => {
     snapshots.set(input.slot, await ex.snapshot());
-    for (const w of input.withdrawals)
-      await ex.credit(hex(w.address) as Address, BigInt(w.amount) * 10n ** 9n);
+    // One credit an address (the sweep pays most validators a little every block), all at once.
+    const credits = new Map<string, bigint>();
+    for (const w of input.withdrawals) {
+      const to = hex(w.address);
+      credits.set(to, (credits.get(to) ?? 0n) + BigInt(w.amount) * 10n ** 9n);
+    }
+    await Promise.all([...credits].map(([to, wei]) => ex.credit(to as Address, wei)));
     const feeRecipient = opts.feeRecipient(input.proposerIndex);
     const builder =
       opts.builder?.(input.proposerIndex) ?? unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
