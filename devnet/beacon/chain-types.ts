@@ -52,7 +52,7 @@ export interface Withdrawal {
   amount: string;
 }
 
-export type { ElPayment } from "./consensus/payload.ts";
+export type { ElPayment } from "./payments.ts";
 
 export interface Block {
   slot: number;

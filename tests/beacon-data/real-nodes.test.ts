@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import type { ElPayment } from "../../devnet/beacon/consensus/payload.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
+import type { ElPayment } from "../../devnet/beacon/payments.ts";
 import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { CL_BREAKDOWN_FIELDS } from "../helpers/cl-breakdown.ts";
@@ -211,33 +211,33 @@ test("answers marked execution_optimistic are not indexed, and their finality is
   const cursor = async () => (await h.sql`select epoch, finalized_epoch from beacon_indexer_cursor`)[0];
   const before = await cursor();
   devnet.setOptimistic(true);
-  await devnet.advanceToEndOfEpoch(11);
+  await devnet.advanceToEndOfEpoch(10);
   assert.deepEqual(await indexer.runOnce(), []);
   assert.deepEqual(await cursor(), before);
   assert.equal((await h.sql`select count(*)::int as n from beacon_rewards where epoch > 8`)[0]?.n, 0);
   devnet.setOptimistic(false);
-  assert.deepEqual(await indexer.runOnce(), [9, 10, 11]);
+  assert.deepEqual(await indexer.runOnce(), [9, 10]);
   assert.equal((await cursor())?.finalized_epoch, devnet.finalizedEpoch());
 });
 
 test("the backfill reaches down to the index's first epoch even when no pubkey was tracked from it", async () => {
-  // A fresh index of the same chain from epoch 13, with nobody tracked until epoch 16.
+  // A fresh index of the same chain from epoch 11, with nobody tracked until epoch 13.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_rewards_network_daily, beacon_transactions,
     beacon_status_history, beacon_validators, beacon_indexed_slots, beacon_indexer_cursor, beacon_tracked_validators`;
   const { indexer: fresh } = await areaOf(h, "beacon-data", {
     ...h.config,
-    beaconData: { ...h.config.beaconData, startEpoch: 13 },
+    beaconData: { ...h.config.beaconData, startEpoch: 11 },
   });
-  await devnet.advanceToEndOfEpoch(15);
-  assert.deepEqual(await fresh.runOnce(), [13, 14, 15]);
+  await devnet.advanceToEndOfEpoch(12);
+  assert.deepEqual(await fresh.runOnce(), [11, 12]);
   const orgC = await makeOrganisation(h.db);
   await register(orgC.apiKey, [V2]);
-  await devnet.advanceToEndOfEpoch(16);
-  assert.deepEqual(await fresh.runOnce(), [16]);
+  await devnet.advanceToEndOfEpoch(13);
+  assert.deepEqual(await fresh.runOnce(), [13]);
   const rows = await h.sql`select epoch from beacon_rewards where validator_index = 2 order by epoch`;
   assert.deepEqual(
     rows.map((r) => r.epoch),
-    [13, 14, 15, 16],
+    [11, 12, 13],
   );
 });
 

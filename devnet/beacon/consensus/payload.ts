@@ -3,22 +3,9 @@ import { createHash } from "node:crypto";
 import { ssz } from "@lodestar/types";
 import type { Address, Hex } from "viem";
 import { BUILDERS, type ExecutionNode } from "../execution.ts";
+import type { ElPayment } from "../payments.ts";
 import { requestsFromLogs } from "../requests.ts";
 import type { BuiltPayload, PayloadInput } from "./producer.ts";
-
-/** What the proposer of a slot's block received on the execution layer: the devnet's own record. */
-export interface ElPayment {
-  slot: number;
-  blockNumber: number;
-  proposerIndex: number;
-  pubkey: string;
-  /** The proposer's fee recipient (lower case): where the payment or the priority fees went. */
-  feeRecipient: string;
-  /** The builder (the payload's fee recipient) of a builder block; null for a block built locally. */
-  builder: string | null;
-  mevWei: bigint;
-  priorityFeeWei: bigint;
-}
 
 /** Makes a slot's execution payload and its requests (the execution layer's part of a block). */
 export type PayloadBuilder = (input: PayloadInput) => Promise<BuiltPayload>;
