@@ -43,7 +43,7 @@ const FEE_RECIPIENT = "0x00000000000000000000000000000000000fee01" as Address;
 let lastEpoch: number;
 
 before(async () => {
-  devnet = await startConsensusDevnet({ execution: true, validators: 8 });
+  devnet = await startConsensusDevnet({ execution: true, validators: 8, reorgs: true });
   const ex = devnet.execution;
   if (!ex) throw new Error("no execution node");
   env = {

@@ -46,6 +46,8 @@ export function anvilPayloads(
     builderShare?: number;
     feeRecipient: (proposerIndex: number) => Address;
     pubkey: (proposerIndex: number) => string;
+    /** Keep anvil's snapshot before each slot's block, so that a re-org can revert them (a round trip a slot). */
+    reorgs?: boolean;
     /** A builder block (true), a local one (false), or by `builderShare` (undefined) for this proposal. */
     builder?: (proposerIndex: number) => boolean | undefined;
   },
@@ -60,7 +62,11 @@ export function anvilPayloads(
   const rewind = async (slot: number) => {
     const after = [...snapshots.keys()].filter((s) => s > slot).sort((a, b) => a - b);
     const first = after[0];
-    if (first === undefined) return;
+    if (first === undefined) {
+      if ([...payments.keys()].some((s) => s > slot))
+        throw new Error("the devnet keeps no execution snapshots to re-org: start it with reorgs: true");
+      return;
+    }
     await ex.revert(snapshots.get(first) as Hex);
     for (const s of after) {
       snapshots.delete(s);
@@ -68,7 +74,7 @@ export function anvilPayloads(
     }
   };
   const build: PayloadBuilder = async (input) => {
-    snapshots.set(input.slot, await ex.snapshot());
+    if (opts.reorgs) snapshots.set(input.slot, await ex.snapshot());
     // One credit an address (the sweep pays most validators a little every block), all at once.
     const credits = new Map<string, bigint>();
     for (const w of input.withdrawals) {
@@ -84,7 +90,7 @@ export function anvilPayloads(
       feeRecipient,
       builderPaymentWei: builder ? BigInt(1 + Math.floor(unit(input.slot, "bid") * 50)) * 10n ** 15n : 0n,
       builder: BUILDERS[Math.floor(unit(input.slot, "which") * BUILDERS.length)] as Address,
-      trafficTxs: 2,
+      trafficTxs: 1,
       tipGwei: 1 + Math.floor(unit(input.slot, "tip") * 3),
     });
     payments.set(input.slot, {

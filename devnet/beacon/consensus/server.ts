@@ -38,6 +38,8 @@ export interface ConsensusDevnetOptions {
   /** Make slots at their wall-clock time (npm start); tests call `advance` instead. */
   realTime?: boolean;
   builderShare?: number;
+  /** Whether `reorg` may replace slots with an execution node (it keeps an anvil snapshot a slot). */
+  reorgs?: boolean;
   /**
    * A custom genesis (as a devnet's genesis file sets it): validator `i`'s balance in gwei (default 32 ETH)
    * and withdrawal credentials (default 0x01 with the address `defaultWithdrawalCredentials` gives).
@@ -76,6 +78,7 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
         feeRecipient,
         pubkey: (i) => pubkeyOf(i),
         builder: (i) => builderChoice(i),
+        ...(opts.reorgs ? { reorgs: true } : {}),
       })
     : undefined;
   const chain = createConsensusChain({
