@@ -1,33 +1,32 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
-import { indexedRows, startBeaconEnv } from "./fixtures.ts";
+import { type BeaconEnv, indexedRows, startBeaconEnv } from "./fixtures.ts";
 
 /**
  * A pubkey registered after the indexer has passed its epochs gets its history from the worker's bounded
  * backfill, and ends with exactly the rows it would have had if it had been registered from the start; a
  * pubkey already tracked by another organisation brings its indexed days into the new one's overview.
  */
-const EARLY = backgroundPubkey(0);
-const LATE = backgroundPubkey(1);
-let devnet: BeaconDevnet;
+let EARLY: string;
+let LATE: string;
+let devnet: BeaconEnv["devnet"];
 let h: ControlPlaneHarness;
-let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
+let env: BeaconEnv | undefined;
 before(async () => {
   env = await startBeaconEnv({
-    backgroundValidators: 4,
+    validators: 8,
     env: {
       BEACON_INDEXER_START_EPOCH: "1",
       BEACON_INDEXER_MAX_EPOCHS: "100",
-      BEACON_BACKFILL_EPOCHS: "5",
+      BEACON_BACKFILL_EPOCHS: "3",
     },
   });
   ({ devnet, h } = env);
+  [EARLY, LATE] = [devnet.pubkeyOf(0), devnet.pubkeyOf(1)];
 });
 after(() => env?.close());
 
@@ -44,28 +43,28 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   const a = await makeOrganisation(h.db);
   const b = await makeOrganisation(h.db);
   await register(a.apiKey, EARLY);
-  await devnet.advanceToEndOfEpoch(8);
+  await devnet.advanceToEndOfEpoch(4);
   await (await indexer()).runOnce();
   await register(b.apiKey, LATE);
-  await devnet.advanceToEndOfEpoch(10);
+  await devnet.advanceToEndOfEpoch(6);
   await (await indexer()).runOnce();
 
-  // Epochs 9–10 by the step itself, 6–8 by the backfill (5 epochs up to the cursor), none before.
+  // Epochs 5–6 by the step itself, 4 by the backfill (3 epochs up to the cursor), none before.
   const epochs = await supertest(h.app)
     .get("/api/rewards/epoch")
     .set("api-key", b.apiKey)
-    .query({ start_epoch: 1, end_epoch: 10, per_page: 100 });
+    .query({ start_epoch: 1, end_epoch: 6, per_page: 100 });
   assert.equal(epochs.status, 200, JSON.stringify(epochs.body));
   const seen = epochs.body.interval_summary
     .filter((e: { validators: unknown[] }) => e.validators.length > 0)
     .map((e: { epoch: number }) => e.epoch);
-  assert.deepEqual(seen, [6, 7, 8, 9, 10]);
+  assert.deepEqual(seen, [4, 5, 6]);
   const list = await supertest(h.app).get("/api/validators/list").set("api-key", b.apiKey);
   const history = list.body.results[0].validator.lifecycle.status_history;
-  // First seen ACTIVE at the end of epoch 6 (the backfill's oldest epoch), not of epoch 9.
-  const endOf6 = new Date(devnet.chain.slotTime(6 * 4 + 3) * 1000).toISOString();
-  assert.equal(history.find((s: { status: string }) => s.status === "ACTIVE")?.time, endOf6);
-  // An organisation registering a pubkey another one has tracked for ten epochs sees its days at once.
+  // First seen ACTIVE at the end of epoch 4 (the backfill's oldest epoch), not of epoch 5.
+  const endOf4 = new Date(devnet.slotTime(4 * 8 + 7) * 1000).toISOString();
+  assert.equal(history.find((s: { status: string }) => s.status === "ACTIVE")?.time, endOf4);
+  // An organisation registering a pubkey another one has tracked for six epochs sees its days at once.
   const c = await makeOrganisation(h.db);
   await register(c.apiKey, EARLY);
   const overview = (key: string) => supertest(h.app).get("/api/rewards/overview").set("api-key", key);
@@ -75,13 +74,13 @@ test("a pubkey registered late is backfilled for the last BEACON_BACKFILL_EPOCHS
   assert.deepEqual(ofC.body, ofA.body);
   const backfilled = await indexedRows(h.sql);
 
-  // The same rows as an index where both pubkeys were tracked from epoch 6 on; EARLY's from epoch 1.
+  // The same rows as an index where both pubkeys were tracked from epoch 4 on; EARLY's from epoch 1.
   await h.sql`truncate beacon_rewards, beacon_rewards_daily, beacon_rewards_org_daily, beacon_rewards_network_daily, beacon_transactions, beacon_status_history,
     beacon_validators, beacon_indexed_slots, beacon_indexer_cursor`;
   await h.sql`delete from beacon_tracked_validators where pubkey = ${LATE} and source = 'registered'`;
   const { indexer: fresh } = await areaOf(h, "beacon-data", {
     ...h.config,
-    beaconData: { ...h.config.beaconData, maxEpochsPerStep: 5, backfillEpochs: 0 },
+    beaconData: { ...h.config.beaconData, maxEpochsPerStep: 3, backfillEpochs: 0 },
   });
   await fresh.runOnce();
   await register(b.apiKey, LATE);

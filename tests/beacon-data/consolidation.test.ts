@@ -3,38 +3,46 @@ import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex } from "viem";
 import { QUEUES } from "../../control-plane/src/queues.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { CONSOLIDATION_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
 
+const { SLOTS_PER_EPOCH, startConsensusDevnet } = await loadLodestar();
+
 /**
- * EIP-7251 on real anvil and the beacon devnet: the target switches to compounding credentials, then the
- * source consolidates into it. The devnet moves the source's effective balance (32 ETH) to the target at
- * the epoch transition where the source becomes withdrawable; the indexer must count that as neither a
- * reward of the target nor a loss of the source.
+ * EIP-7251 on real anvil and the consensus devnet (Lodestar's state transition): the target switches to
+ * compounding credentials, then the source consolidates into it. The state transition moves the source's
+ * effective balance (32 ETH) to the target at the epoch transition where the source becomes withdrawable;
+ * the indexer must count that as neither a reward of the target nor a loss of the source. Three compounding
+ * genesis validators of 2,048 ETH make the stake large enough for a consolidation churn (the balance churn
+ * above the activation-exit churn must exceed 32 ETH, else Electra ignores the request).
  */
 const GWEI = 1_000_000_000n;
-const SOURCE = `0x${"a1".repeat(48)}`;
-const TARGET = `0x${"b2".repeat(48)}`;
-const CREDENTIALS = `0x01${"00".repeat(11)}${DEV_ACCOUNTS.user.slice(2)}`;
-let devnet: BeaconDevnet;
+const S = SLOTS_PER_EPOCH;
+const [SOURCE_INDEX, TARGET_INDEX] = [0, 1];
+const WHALES = [2, 3, 4];
+const address = DEV_ACCOUNTS.user.slice(2).toLowerCase();
+const credentials = (prefix: number) =>
+  Uint8Array.from(Buffer.from(`0${prefix}${"00".repeat(11)}${address}`, "hex"));
+let SOURCE: string;
+let TARGET: string;
+let devnet: ConsensusDevnet;
 let h: ControlPlaneHarness;
 let key: string;
 
 let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
-  for (const pubkey of [SOURCE, TARGET]) {
-    devnet.setValidator({
-      pubkey,
-      withdrawal_credentials: CREDENTIALS,
-      balance: 32n * GWEI,
-      status: "active_ongoing",
-    });
-  }
+  devnet = await startConsensusDevnet({
+    execution: true,
+    validators: 8,
+    withdrawalCredentials: (i) => credentials(WHALES.includes(i) ? 2 : 1),
+    genesisBalance: (i) => (WHALES.includes(i) ? 2048 : 32) * 1e9,
+  });
+  [SOURCE, TARGET] = [devnet.pubkeyOf(SOURCE_INDEX), devnet.pubkeyOf(TARGET_INDEX)];
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,
@@ -80,7 +88,17 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   await indexer.runOnce();
   await request(TARGET, TARGET);
   await request(SOURCE, TARGET);
-  await devnet.advanceToEndOfEpoch(8);
+  // Until the source's stake has moved and the sweep has paid out what was left of it.
+  const head = () => devnet.chain.headState();
+  const credentialsPrefix = (i: number) => head().validators.getReadonly(i).withdrawalCredentials[0];
+  assert.equal(credentialsPrefix(TARGET_INDEX), 2, "the target switched to compounding");
+  assert.equal(head().pendingConsolidations.length, 1, "the consolidation was accepted");
+  for (let i = 0; head().pendingConsolidations.length > 0 || head().balances.get(SOURCE_INDEX) > 0; i++) {
+    if (i > 20 * S) throw new Error("the consolidation never completed");
+    await devnet.advance(1);
+  }
+  const last = Math.floor(devnet.chain.head / S) + 1;
+  await devnet.advanceToEndOfEpoch(last);
   await indexer.runOnce();
 
   const list = await get("/api/validators/list", { pubkeys: `${SOURCE},${TARGET}` });
@@ -93,7 +111,7 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   const txs = (await get("/api/transactions", { pubkeys: SOURCE, per_page: 100 })).body.results;
   assert.ok(txs.some((t: { type: string }) => t.type === "CONSOLIDATE"));
 
-  const rewards = await get("/api/rewards/epoch", { start_epoch: 1, end_epoch: 8, per_page: 100 });
+  const rewards = await get("/api/rewards/epoch", { start_epoch: 1, end_epoch: last, per_page: 100 });
   assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
   const cl = new Map<string, bigint>();
   for (const e of rewards.body.interval_summary) {
@@ -104,7 +122,9 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
     }
   }
   // Σ CL rewards of the pair = their balance change + what the sweep paid them (the move is internal).
-  const start = devnet.chain.stateAt(3)!.validators.filter((v) => v.pubkey === SOURCE || v.pubkey === TARGET);
+  // The balances at the end of epoch 0, which epoch 1's rewards start from.
+  const endOf0 = devnet.chain.stateAt(S - 1)!;
+  const start = [SOURCE_INDEX, TARGET_INDEX].map((i) => BigInt(endOf0.balances.get(i)));
   const paid = async (pubkey: string) =>
     (await get("/api/transactions", { pubkeys: pubkey, per_page: 100 })).body.results
       .filter((t: { layer: string }) => t.layer === "CONSENSUS_LAYER")
@@ -112,6 +132,6 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   const end = [...state.values()].reduce((a, v) => a + BigInt(v.balances.current_staked), 0n);
   assert.equal(
     (cl.get(SOURCE) ?? 0n) + (cl.get(TARGET) ?? 0n),
-    end - start.reduce((a, v) => a + v.balance, 0n) + (await paid(SOURCE)) + (await paid(TARGET)),
+    end - start.reduce((a, b) => a + b, 0n) + (await paid(SOURCE)) + (await paid(TARGET)),
   );
 });

@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { eventually } from "../helpers/eventually.ts";
+
+const { startConsensusDevnet } = await loadLodestar();
 
 // A real chain's slot n is at genesis + n × SECONDS_PER_SLOT whatever its nodes do: a slot no block was
 // made for in time is empty, and the head never runs behind the clock. The devnet of `npm start` must too,
 // or every time the platform reads from it (deposit block times beside wall-clock steps) runs backwards.
 test("the devnet keeps real time: slots it could not make in time are skipped, never made late", async (t) => {
-  const devnet = await startBeaconDevnet({ secondsPerSlot: 1, backgroundValidators: 2, realTime: true });
+  const devnet = await startConsensusDevnet({ secondsPerSlot: 1, validators: 8, realTime: true });
   t.after(() => devnet.close());
-  const clock = () => Date.now() / 1000 - devnet.chain.slotTime(0);
+  const clock = () => Date.now() / 1000 - devnet.slotTime(0);
   await eventually(() => devnet.chain.head >= 1, { what: "the first slot" });
 
   // The node busy for 3.5 slots (the event loop held, as a long pause or an overloaded machine would).

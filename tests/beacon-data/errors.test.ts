@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import supertest from "supertest";
 import { QUEUES } from "../../control-plane/src/queues.ts";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { notBrokenDown } from "../helpers/cl-breakdown.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -13,13 +13,14 @@ import { startJobs } from "../helpers/jobs.ts";
 let h: ControlPlaneHarness;
 let key: string;
 let scopedKey: string;
-// A pubkey the beacon node knows: only those can be registered.
-const PK = backgroundPubkey(0);
-let devnet: BeaconDevnet;
+const { interopSecretKey, startConsensusDevnet } = await loadLodestar();
+// A pubkey the devnet's chain knows (its genesis validator 0's): only those can be registered.
+const PK = `0x${Buffer.from(interopSecretKey(0).toPublicKey().toBytes()).toString("hex")}`;
+let devnet: ConsensusDevnet;
 
 let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 before(async () => {
-  devnet = await startBeaconDevnet({ backgroundValidators: 1 });
+  devnet = await startConsensusDevnet({ validators: 8 });
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,

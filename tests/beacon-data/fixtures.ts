@@ -1,24 +1,23 @@
 import { QUEUES } from "../../control-plane/src/queues.ts";
-import { startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import type { ConsensusDevnetOptions } from "../../devnet/beacon/consensus/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { startJobs } from "../helpers/jobs.ts";
 
 /**
- * A beacon devnet (4 slots an epoch) with a real execution node, the control plane pointed at both, and the
- * worker's roll-up of registrations (POST /api/validators/register waits for it). `env` sets the rest.
+ * The consensus devnet (Lodestar's state transition, minimal preset: 8 slots an epoch) with anvil as its
+ * execution node, the control plane pointed at both, and the worker's roll-up of registrations (POST
+ * /api/validators/register waits for it). `validators` genesis validators (few: each signs every slot);
+ * `devnet` sets the rest of the chain (a custom genesis), `env` the control plane's.
  */
 export async function startBeaconEnv(opts: {
-  backgroundValidators: number;
+  validators: number;
   env: Record<string, string>;
-  /** The devnet's first Electra epoch (default 0). */
-  electraForkEpoch?: number;
+  devnet?: ConsensusDevnetOptions;
 }) {
-  const devnet = await startBeaconDevnet({
-    execution: true,
-    backgroundValidators: opts.backgroundValidators,
-    slotsPerEpoch: 4,
-    ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
-  });
+  // The preset is set before any @lodestar module loads (load.ts): the devnet is imported dynamically.
+  const { startConsensusDevnet } = await loadLodestar();
+  const devnet = await startConsensusDevnet({ execution: true, validators: opts.validators, ...opts.devnet });
   const h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-data",
     ETH_BEACON_URL: devnet.url,
@@ -36,6 +35,7 @@ export async function startBeaconEnv(opts: {
     },
   };
 }
+export type BeaconEnv = Awaited<ReturnType<typeof startBeaconEnv>>;
 
 /** Every row the beacon-data indexer writes, in a fixed order: two indexes of one chain compare equal. */
 export async function indexedRows(sql: ControlPlaneHarness["sql"]) {
@@ -50,3 +50,12 @@ export async function indexedRows(sql: ControlPlaneHarness["sql"]) {
     validators: await sql`select * from beacon_validators order by pubkey`,
   };
 }
+
+/** How many times the node served each state's pending deposits, as [slot, requests] by slot. */
+export const depositQueueReads = (requests: Map<string, number>) =>
+  [...requests.entries()]
+    .flatMap(([path, n]) => {
+      const m = /\/states\/(\d+)\/pending_deposits$/.exec(path);
+      return m ? [[Number(m[1]), n] as [number, number]] : [];
+    })
+    .sort((a, b) => a[0] - b[0]);

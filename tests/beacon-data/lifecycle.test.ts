@@ -3,10 +3,13 @@ import { after, before, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex, pad, toHex } from "viem";
+import { decryptKeystore } from "../../control-plane/src/features/beacon-provisioning/keystore.ts";
+import { createKeystoreExport } from "../../control-plane/src/features/beacon-provisioning/keystore-export.ts";
 import { createLogger } from "../../control-plane/src/log.ts";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import { WITHDRAWAL_REQUEST_CONTRACT } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { startWorker, waitForProvision } from "../beacon-provisioning/fixtures.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
@@ -15,15 +18,20 @@ import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 import { indexedRows } from "./fixtures.ts";
 
+const { SLOTS_PER_EPOCH, startConsensusDevnet } = await loadLodestar();
+
 /**
- * A validator's whole life on real Postgres, Redis, anvil and the beacon devnet: provision → deposits sent
- * on the EVM (per validator, and batched through the batch depositor) → DEPOSITED → PENDING → ACTIVE →
- * rewards → EIP-7002 exit → EXITED → WITHDRAWAL_DONE, with a top-up and the sweep's partial withdrawals on
- * the way; then a crash mid-step and a re-org, each compared with a fresh index of the same chain.
+ * A validator's whole life on real Postgres, Redis, anvil and the consensus devnet (Lodestar's state
+ * transition): provision → deposits sent on the EVM (per validator, and batched through the batch
+ * depositor) → DEPOSITED → PENDING → ACTIVE → rewards and a proposal (the operator's exported keystores in
+ * the devnet's validator client) → EIP-7002 exit → EXITED → WITHDRAWAL_DONE, with a top-up and the sweep's
+ * partial withdrawals on the way; then a crash mid-step and a re-org, each compared with a fresh index of
+ * the same chain. Each step waits for the chain to reach it: the real rules set when.
  */
 const GWEI = 1_000_000_000n;
+const S = SLOTS_PER_EPOCH;
 const _logger = createLogger({ level: "silent", service: "test" });
-let devnet: BeaconDevnet;
+let devnet: ConsensusDevnet;
 let h: ControlPlaneHarness;
 let org: Awaited<ReturnType<typeof makeOrganisation>>;
 let other: Awaited<ReturnType<typeof makeOrganisation>>;
@@ -31,9 +39,11 @@ let env: Record<string, string>;
 let receiver: Receiver;
 let webhooks: Awaited<ReturnType<typeof startJobs>>;
 const FEE_RECIPIENT = "0x00000000000000000000000000000000000fee01" as Address;
+/** The epoch the first test's walk ends in (the validator's withdrawal done). */
+let lastEpoch: number;
 
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 4, slotsPerEpoch: 4 });
+  devnet = await startConsensusDevnet({ execution: true, validators: 8, reorgs: true });
   const ex = devnet.execution;
   if (!ex) throw new Error("no execution node");
   env = {
@@ -76,6 +86,19 @@ async function send(tx: { to: Address; data: Hex; value: bigint }, from: Address
 }
 
 const get = (path: string, key = org.apiKey) => supertest(h.app).get(path).set("api-key", key);
+/** The head state's view of `pubkey`'s validator (undefined before its deposit is processed). */
+const validator = (pubkey: string) => {
+  const i = devnet.indexOf(pubkey);
+  return i === undefined ? undefined : devnet.chain.headState().validators.getReadonly(i);
+};
+const epochOfHead = () => Math.floor(devnet.chain.head / S);
+/** Makes slots until `done` holds (at most 40 epochs: a step the chain refused would never come). */
+async function advanceUntil(done: () => boolean, what: string) {
+  for (let i = 0; !done(); i++) {
+    if (i > 40 * S) throw new Error(`the chain never reached: ${what}`);
+    await devnet.advance(1);
+  }
+}
 
 test("provision → deposits on anvil → indexed lifecycle, rewards and transactions", async () => {
   // The organisation's webhook endpoint hears every step (checked at the end).
@@ -103,6 +126,14 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   const single = await provision(false, 1);
   const batch = await provision(true, 2);
   await worker.close();
+  // The operator hands the keys to the validator client (`keystores export`), which imports them.
+  const exportKeystores = createKeystoreExport({ db: h.db, keyEncryptionKey: h.config.eth.keyEncryptionKey });
+  for (const provisionId of [single.provisionId, batch.provisionId]) {
+    const exported = await exportKeystores({ provisionId, password: "pw", iterations: 16 });
+    assert.equal(exported.outcome, "OK");
+    if (exported.outcome !== "OK") return;
+    for (const { keystore } of exported.keystores) devnet.importKey(decryptKeystore(keystore, "pw"));
+  }
   const v = single.results[0];
   await send({ to: v.to, data: v.depositInput, value: BigInt(v.value) });
   await send({ to: batch.to, data: batch.depositInput, value: BigInt(batch.value) });
@@ -141,21 +172,39 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   const provisioned = await get("/api/validators").query({ provisionId: batch.provisionId });
   assert.ok(provisioned.body.results.every((r: { status: string }) => r.status === "DEPOSITED"));
 
-  // Active, with a proposal, then a top-up deposit (the same signed deposit again) and the sweep's partials.
-  await devnet.advanceToEndOfEpoch(5);
-  const before = await devnet.execution!.public.getBalance({ address: FEE_RECIPIENT });
-  await devnet.advance(1, { proposer: pubkey });
-  const after1 = await devnet.execution!.public.getBalance({ address: FEE_RECIPIENT });
-  const proposedEpoch = Math.floor(devnet.chain.head / 4);
+  // Active (the deposit waits for finality and the churn, then the activation queue), with a proposal,
+  // then a top-up deposit (the same signed deposit again) and the sweep's partials.
+  await advanceUntil(() => (validator(pubkey)?.activationEpoch ?? Infinity) <= epochOfHead(), "active");
+  const index = devnet.indexOf(pubkey) as number;
+  const proposedSlot = await devnet.advanceUntilProposal(index);
+  const proposedEpoch = Math.floor(proposedSlot / S);
   await send({ to: v.to, data: v.depositInput, value: BigInt(v.value) });
-  await devnet.advanceToEndOfEpoch(10);
-  // EIP-7002 full exit from the withdrawal address (fee 1 wei with an empty queue).
+  // EIP-7002 full exit from the withdrawal address (fee 1 wei with an empty queue), once
+  // SHARD_COMMITTEE_PERIOD has passed since the activation and the top-up has been swept.
+  const period = devnet.chain.config.SHARD_COMMITTEE_PERIOD;
+  const activation = validator(pubkey)!.activationEpoch;
+  const key = Buffer.from(pubkey.slice(2), "hex");
+  const head = () => devnet.chain.headState();
+  const topUpPending = () =>
+    head()
+      .pendingDeposits.getAllReadonly()
+      .some((d) => key.equals(d.pubkey));
+  await advanceUntil(
+    () => epochOfHead() >= activation + period && !topUpPending() && head().balances.get(index) < 33e9,
+    "the exit allowed, the top-up applied and its excess swept",
+  );
   await send({
     to: WITHDRAWAL_REQUEST_CONTRACT as Address,
     data: concatHex([pubkey as Hex, pad(toHex(0), { size: 8 })]),
     value: 1n,
   });
-  await devnet.advanceToEndOfEpoch(18);
+  // Exited, withdrawable, and swept to zero.
+  await advanceUntil(
+    () => validator(pubkey)!.withdrawableEpoch <= epochOfHead() && head().balances.get(index) === 0,
+    "the validator exited and its balance withdrawn",
+  );
+  lastEpoch = epochOfHead();
+  await devnet.advanceToEndOfEpoch(lastEpoch);
   await idx.runOnce();
 
   list = await get("/api/validators/list").query({ pubkeys: pubkey });
@@ -200,7 +249,11 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
     [single.provisionId, batch.provisionId].sort(),
   );
 
-  const rewards = await get("/api/rewards/epoch").query({ start_epoch: 0, end_epoch: 18, per_page: 100 });
+  const rewards = await get("/api/rewards/epoch").query({
+    start_epoch: 0,
+    end_epoch: lastEpoch,
+    per_page: 100,
+  });
   assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
   const mine = rewards.body.interval_summary.flatMap(
     (e: { epoch: number; validators: { pubkey: string; cl_reward: string; el_reward: string }[] }) =>
@@ -235,10 +288,19 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
     cl.reduce((a: bigint, b: bigint) => a + b, 0n),
     sum(/PARTIAL_EXIT|FULL_WITHDRAWAL/) - sum(/DEPOSIT/),
   );
-  // EL reward of the proposed block = the fee recipient's balance change in it.
+  // The epoch's EL reward = the fee recipient's balance change in each block the validator proposed in it
+  // (it may propose more than once an epoch), each truncated to gwei.
   const el = mine.find((x: { epoch: number }) => x.epoch === proposedEpoch);
-  assert.equal(BigInt(el?.el_reward ?? -1), (after1 - before) / GWEI);
-  assert.ok(after1 > before);
+  const ex = devnet.execution!.public;
+  const balanceAt = (blockNumber: number) =>
+    ex.getBalance({ address: FEE_RECIPIENT, blockNumber: BigInt(blockNumber) });
+  let received = 0n;
+  for (const p of devnet.payments!.values()) {
+    if (p.pubkey !== pubkey || Math.floor(p.slot / S) !== proposedEpoch) continue;
+    received += ((await balanceAt(p.blockNumber)) - (await balanceAt(p.blockNumber - 1))) / GWEI;
+  }
+  assert.ok(received > 0n, "the proposal paid the fee recipient");
+  assert.equal(BigInt(el?.el_reward ?? -1), received);
 
   const overview = await get("/api/rewards/overview");
   assert.equal(overview.status, 200, JSON.stringify(overview.body));
@@ -256,25 +318,26 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   assert.equal((await get("/api/validators/list", other.apiKey)).body.total, 0);
   assert.equal((await get("/api/transactions", other.apiKey)).body.total, 0);
   assert.equal(
-    (await get("/api/rewards/epoch", other.apiKey).query({ start_epoch: 0, end_epoch: 18 })).body
+    (await get("/api/rewards/epoch", other.apiKey).query({ start_epoch: 0, end_epoch: lastEpoch })).body
       .total_cl_rewards,
     "0",
   );
 });
 
 test("a crash mid-step and a re-org both end with exactly the rows of a fresh index", async () => {
-  await devnet.advanceToEndOfEpoch(22);
+  const end = lastEpoch + 4;
+  await devnet.advanceToEndOfEpoch(end);
   // Crash: the execution node goes away in the middle of a step (after the beacon reads); nothing is half
   // written and the next step resumes from the cursor.
   await assert.rejects((await indexer("http://127.0.0.1:1")).runOnce());
   await (await indexer()).runOnce();
   const beforeReorg =
-    await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
+    await h.sql`select epoch, validator_index, cl_reward_gwei, el_reward_gwei from beacon_rewards where epoch >= ${end - 1} order by 1, 2`;
   await devnet.reorg(5);
   await devnet.advance(1);
   await (await indexer()).runOnce();
   const afterReorg =
-    await h.sql`select epoch, cl_reward_gwei from beacon_rewards where epoch >= 21 order by 1`;
+    await h.sql`select epoch, validator_index, cl_reward_gwei, el_reward_gwei from beacon_rewards where epoch >= ${end - 1} order by 1, 2`;
   assert.notDeepEqual(afterReorg, beforeReorg, "the re-org changed the rewards of the replaced epochs");
   const resumed = await indexedRows(h.sql);
   assert.ok(resumed.rewards.length > 0);

@@ -2,46 +2,44 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex, numberToHex } from "viem";
+import type { ConsensusDevnet } from "../../devnet/beacon/consensus/server.ts";
 import {
   CONSOLIDATION_REQUEST_CONTRACT,
   WITHDRAWAL_REQUEST_CONTRACT,
 } from "../../devnet/beacon/contracts.ts";
 import { DEV_ACCOUNTS } from "../../devnet/beacon/execution.ts";
-import { type BeaconDevnet, startBeaconDevnet } from "../../devnet/beacon/server.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
+
+const { depositCall, interopSecretKey, startConsensusDevnet } = await loadLodestar();
 
 /**
  * GET /api/network/ethereum recomputed here from the node's raw answers (the Beacon API's validators, pending
  * deposits and pending partial withdrawals of the head state, its spec) with the Electra functions written
  * out as the consensus specs do, and the EIP-7002/7251 fees read twice from anvil: the contracts' fee getter
- * (eth_call, empty calldata) and the EIPs' formula over the excess in the contracts' storage slot 0.
+ * (eth_call, empty calldata) and the EIPs' formula over the excess in the contracts' storage slot 0. The
+ * chain is the consensus devnet's (Lodestar's state transition): the queues are filled by real requests, the
+ * exits and the partial withdrawal through the EIP-7002 contract, the deposits through the deposit contract.
  */
 const GWEI = 1_000_000_000n;
 const FAR_FUTURE = 2n ** 64n - 1n;
-const CREDENTIALS = `0x01${"00".repeat(11)}${DEV_ACCOUNTS.user.slice(2)}`;
-const COMPOUNDING = `0x02${"00".repeat(11)}${DEV_ACCOUNTS.user.slice(2)}`;
-const pk = (i: number) => `0x${(0xa0 + i).toString(16).repeat(48)}`;
-const EXITERS = [pk(0), pk(1), pk(2)];
-const PARTIAL = pk(3);
-let devnet: BeaconDevnet;
+const address = DEV_ACCOUNTS.user.slice(2).toLowerCase();
+const credentials = (prefix: number) =>
+  Uint8Array.from(Buffer.from(`0${prefix}${"00".repeat(11)}${address}`, "hex"));
+/** Genesis validators 0–2 exit, 3 (compounding, 40 ETH) withdraws 1 ETH; all withdraw to DEV_ACCOUNTS.user. */
+const EXITERS = [0, 1, 2];
+const PARTIAL = 3;
+let devnet: ConsensusDevnet;
 let h: ControlPlaneHarness;
 let key: string;
 
 before(async () => {
-  devnet = await startBeaconDevnet({ execution: true, backgroundValidators: 6, slotsPerEpoch: 4 });
-  for (const pubkey of EXITERS)
-    devnet.setValidator({
-      pubkey,
-      withdrawal_credentials: CREDENTIALS,
-      balance: 32n * GWEI,
-      status: "active_ongoing",
-    });
-  devnet.setValidator({
-    pubkey: PARTIAL,
-    withdrawal_credentials: COMPOUNDING,
-    balance: 40n * GWEI,
-    status: "active_ongoing",
+  devnet = await startConsensusDevnet({
+    execution: true,
+    validators: 8,
+    withdrawalCredentials: (i) => credentials(i === PARTIAL ? 2 : 1),
+    genesisBalance: (i) => (i === PARTIAL ? 40 : 32) * 1e9,
   });
   h = await createControlPlaneHarness({
     CONTROL_PLANE_AREAS: "beacon-data",
@@ -55,20 +53,12 @@ after(async () => {
   await devnet?.close();
 });
 
-/** Requests to a system contract from the withdrawal address, all in the next block (1 wei each: the fee then). */
-async function send(to: string, calldata: Hex[]) {
+/** Transactions from the withdrawal address, all in the next block (1 wei a request: the fee then). */
+async function send(txs: { to: Address; data: Hex; value: bigint }[]) {
   const ex = devnet.execution!;
   const hashes: Hex[] = [];
-  for (const data of calldata)
-    hashes.push(
-      await ex.wallet.sendTransaction({
-        chain: null,
-        account: DEV_ACCOUNTS.user,
-        to: to as Address,
-        data,
-        value: 1n,
-      }),
-    );
+  for (const tx of txs)
+    hashes.push(await ex.wallet.sendTransaction({ chain: null, account: DEV_ACCOUNTS.user, ...tx }));
   await devnet.advance(1);
   for (const hash of hashes)
     assert.equal((await ex.public.getTransactionReceipt({ hash })).status, "success");
@@ -112,27 +102,22 @@ async function beacon<T>(path: string): Promise<T> {
 test("the network figures equal the Electra churn rules over the node's raw state, and the fees the contracts'", async () => {
   await devnet.advanceToEndOfEpoch(3);
   // Three full exits and a 1 ETH partial withdrawal.
-  await send(WITHDRAWAL_REQUEST_CONTRACT, [
-    ...EXITERS.map((p) => concatHex([p as Hex, amount8(0n)])),
-    concatHex([PARTIAL as Hex, amount8(GWEI)]),
+  const pubkey = (i: number) => devnet.pubkeyOf(i) as Hex;
+  const request = (data: Hex) => ({ to: WITHDRAWAL_REQUEST_CONTRACT as Address, data, value: 1n });
+  await send([
+    ...EXITERS.map((i) => request(concatHex([pubkey(i), amount8(0n)]))),
+    request(concatHex([pubkey(PARTIAL), amount8(GWEI)])),
   ]);
   // Anvil runs no end-of-block system call, which is what moves a contract's excess: put there what busy
   // blocks would leave (40 and 25 requests above target), so that the fees are not the 1 wei floor.
   await setExcess(WITHDRAWAL_REQUEST_CONTRACT, 40n);
   await setExcess(CONSOLIDATION_REQUEST_CONTRACT, 25n);
-  await devnet.advance(1);
-  devnet.chain.addPendingDeposit({
-    pubkey: pk(9),
-    withdrawal_credentials: CREDENTIALS,
-    amount: 32n * GWEI,
-    signature: `0x${"00".repeat(96)}`,
-  });
-  devnet.chain.addPendingDeposit({
-    pubkey: pk(10),
-    withdrawal_credentials: CREDENTIALS,
-    amount: 1000n * GWEI,
-    signature: `0x${"00".repeat(96)}`,
-  });
+  // Two new validators' deposits (32 and 1,000 ETH), waiting in the queue for finality and the churn.
+  await send(
+    [32, 1000].map((eth, i) =>
+      depositCall(interopSecretKey(100 + i), credentials(1), eth * 1e9, devnet.chain.config),
+    ),
+  );
 
   const res = await supertest(h.app).get("/api/network/ethereum").set("api-key", key);
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -227,9 +212,10 @@ test("the network figures equal the Electra churn rules over the node's raw stat
   assert.equal(got.exit_queue.pending_partial_withdrawals, 1, JSON.stringify(got.exit_queue));
   assert.ok(BigInt(got.request_fees.withdrawal_request) > 1n, JSON.stringify(got.request_fees));
   assert.ok(BigInt(got.request_fees.consolidation_request) > 1n, JSON.stringify(got.request_fees));
-  // 1,032 ETH at 64 ETH an epoch (the devnet's MAX_PER_EPOCH_ACTIVATION_EXIT_CHURN_LIMIT).
+  // 1,032 ETH at 64 ETH an epoch (the minimal preset's MIN_PER_EPOCH_CHURN_LIMIT_ELECTRA, above a
+  // 256 ETH stake's quotient), then the activation delay.
   assert.equal(got.activation_exit_churn_limit, String(64n * GWEI));
-  assert.equal(got.entry_queue.wait_epochs, 17 + 1);
+  assert.equal(got.entry_queue.wait_epochs, 17 + 1 + Number(c("MAX_SEED_LOOKAHEAD")));
 });
 
 test("the answer is shared briefly: a second call within the cache does not ask the node again", async () => {

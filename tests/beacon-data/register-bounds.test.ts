@@ -1,21 +1,19 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import supertest from "supertest";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
-import type { BeaconDevnet } from "../../devnet/beacon/server.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import type { ControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
-import { startBeaconEnv } from "./fixtures.ts";
+import { type BeaconEnv, startBeaconEnv } from "./fixtures.ts";
 
 // Any well-formed pubkey was registered, without a cap or a rate limit, and each
 // organisation's late registrations were backfilled without one budget for all.
-let devnet: BeaconDevnet;
+let devnet: BeaconEnv["devnet"];
 let h: ControlPlaneHarness;
-let env: Awaited<ReturnType<typeof startBeaconEnv>> | undefined;
+let env: BeaconEnv | undefined;
 before(async () => {
   env = await startBeaconEnv({
-    backgroundValidators: 4,
+    validators: 8,
     env: {
       BEACON_INDEXER_START_EPOCH: "1",
       BEACON_INDEXER_MAX_EPOCHS: "100",
@@ -35,7 +33,7 @@ const register = (key: string, pubkeys: string[]) =>
 test("a pubkey the beacon chain does not know is refused (422 VALIDATOR_UNKNOWN), nothing stored", async () => {
   const org = await makeOrganisation(h.db);
   const unknown = `0x${"ab".repeat(48)}`;
-  const res = await register(org.apiKey, [backgroundPubkey(0), unknown]);
+  const res = await register(org.apiKey, [devnet.pubkeyOf(0), unknown]);
   assert.equal(res.status, 422, JSON.stringify(res.body));
   assert.equal(res.body.code, "VALIDATOR_UNKNOWN");
   const [row] =
@@ -45,14 +43,14 @@ test("a pubkey the beacon chain does not know is refused (422 VALIDATOR_UNKNOWN)
 
 test("registrations are capped per organisation (409) and rate-limited per organisation (429)", async () => {
   const org = await makeOrganisation(h.db);
-  const two = await register(org.apiKey, [backgroundPubkey(0), backgroundPubkey(1)]);
+  const two = await register(org.apiKey, [devnet.pubkeyOf(0), devnet.pubkeyOf(1)]);
   assert.equal(two.status, 200, JSON.stringify(two.body));
-  const third = await register(org.apiKey, [backgroundPubkey(2)]);
+  const third = await register(org.apiKey, [devnet.pubkeyOf(2)]);
   assert.equal(third.status, 409, JSON.stringify(third.body));
   assert.equal(third.body.code, "REGISTRATION_LIMIT_REACHED");
   // Registering again what is registered is no new pubkey: still 200.
-  assert.equal((await register(org.apiKey, [backgroundPubkey(0)])).status, 200);
-  const limited = await register(org.apiKey, [backgroundPubkey(0)]);
+  assert.equal((await register(org.apiKey, [devnet.pubkeyOf(0)])).status, 200);
+  const limited = await register(org.apiKey, [devnet.pubkeyOf(0)]);
   assert.equal(limited.status, 429, JSON.stringify(limited.body));
   assert.ok(Number(limited.headers["retry-after"]) >= 1);
 });
@@ -60,18 +58,18 @@ test("registrations are capped per organisation (409) and rate-limited per organ
 test("late registrations of every organisation share one backfill budget per indexer step", async () => {
   const [a, b] = [await makeOrganisation(h.db), await makeOrganisation(h.db)];
   const { indexer } = await areaOf(h, "beacon-data");
-  await devnet.advanceToEndOfEpoch(8);
+  await devnet.advanceToEndOfEpoch(4);
   await indexer.runOnce();
-  assert.equal((await register(a.apiKey, [backgroundPubkey(2)])).status, 200);
-  assert.equal((await register(b.apiKey, [backgroundPubkey(3)])).status, 200);
-  await devnet.advanceToEndOfEpoch(10);
+  assert.equal((await register(a.apiKey, [devnet.pubkeyOf(2)])).status, 200);
+  assert.equal((await register(b.apiKey, [devnet.pubkeyOf(3)])).status, 200);
+  await devnet.advanceToEndOfEpoch(6);
   const from = async () =>
     (
-      await h.sql`select indexed_from from beacon_validators where pubkey in ${h.sql([backgroundPubkey(2), backgroundPubkey(3)])} order by pubkey`
+      await h.sql`select indexed_from from beacon_validators where pubkey in ${h.sql([devnet.pubkeyOf(2), devnet.pubkeyOf(3)])} order by pubkey`
     ).map((r) => r.indexed_from);
   await indexer.runOnce();
-  // Both organisations' pubkeys start at epoch 9: one epoch (8) read for both together, not 6-8.
-  assert.deepEqual(await from(), [8, 8]);
+  // Both organisations' pubkeys start at epoch 5: one epoch (4) read for both together, not 2–4.
+  assert.deepEqual(await from(), [4, 4]);
   await indexer.runOnce();
-  assert.deepEqual(await from(), [7, 7]);
+  assert.deepEqual(await from(), [3, 3]);
 });

@@ -1,8 +1,9 @@
 /**
  * Benchmark (not part of `npm test`): `npm run bench:beacon-data`.
- * 1. Indexing (a fresh test database): the beacon devnet with VALIDATORS validators (anvil execution node,
- *    32 slots an epoch), all tracked; the wall time of one indexer step writing one epoch, over INDEX_EPOCHS
- *    epochs, split into its Postgres calls and the rest (node round trips and computing).
+ * 1. Indexing (a fresh test database): the consensus devnet (Lodestar's state transition, the minimal
+ *    preset's 8 slots an epoch, anvil execution node) with VALIDATORS genesis validators, all tracked; the
+ *    wall time of one indexer step writing one epoch, over INDEX_EPOCHS epochs, split into its Postgres
+ *    calls and the rest (node round trips, the node's rewards endpoints, and computing).
  * 2. Queries (a persistent database, `staking_bench_beacon`, seeded once and reused: BENCH_RESEED=1 seeds it
  *    again): EPOCHS epochs × VALIDATORS validators of reward rows (one day at 225 epochs) with their daily
  *    rollup. The control plane runs as `npm start` runs it (its own process, `control-plane/src/main.ts`,
@@ -26,8 +27,8 @@ import postgres from "postgres";
 import { Client } from "undici";
 import { createIndexer } from "../../control-plane/src/features/beacon-data/indexer.ts";
 import { createAccountsRepo } from "../../control-plane/src/platform/accounts-repo.ts";
-import { backgroundPubkey } from "../../devnet/beacon/chain.ts";
 import { startProcess, stopAll } from "../../scripts/lib/processes.ts";
+import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
@@ -40,6 +41,14 @@ const INDEX_EPOCHS = Number(process.env.INDEX_EPOCHS ?? 3);
 const RUNS = Number(process.env.RUNS ?? 200);
 const WARMUP = Number(process.env.WARMUP ?? 20);
 const PART = process.env.BENCH_PART ?? "all";
+const { interopSecretKey, SLOTS_PER_EPOCH } = await loadLodestar();
+/** The devnet's validators' pubkeys: the interop keys' (the consensus devnet's genesis validators). */
+const pubkeysOf = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `0x${Buffer.from(interopSecretKey(i).toPublicKey().toBytes()).toString("hex")}`,
+  );
+/** Mainnet's epoch for the query database's rows; the devnet's chain runs the minimal preset's. */
 const S = 32;
 const SECONDS_PER_SLOT = 12;
 const load = () =>
@@ -52,7 +61,8 @@ console.log(`beacon-data bench, ${new Date().toISOString()}, ${load()}`);
 
 // 1. Indexing one epoch of VALIDATORS tracked validators (every proposer is tracked: EL reads per block).
 async function benchIndexing() {
-  // The simulated node in its own process, as a real node would be: its JSON work is not the indexer's.
+  // The consensus devnet (Lodestar's state transition, VALIDATORS genesis validators) in its own process, as
+  // a real node would be: its state transition and JSON work are not the indexer's.
   const devnet = await startProcess({
     name: "beacon-devnet",
     entry: "devnet/beacon/main.ts",
@@ -61,9 +71,8 @@ async function benchIndexing() {
       PORT: "0",
       EXECUTION_PORT: "0",
       SLOT_MS: "0",
-      SLOTS_PER_EPOCH: String(S),
       SECONDS_PER_SLOT: String(SECONDS_PER_SLOT),
-      BACKGROUND_VALIDATORS: String(VALIDATORS),
+      VALIDATORS: String(VALIDATORS),
     },
   });
   const h = await createControlPlaneHarness({
@@ -78,7 +87,7 @@ async function benchIndexing() {
   });
   try {
     const org = await makeOrganisation(h.db);
-    const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
+    const pubkeys = pubkeysOf(VALIDATORS);
     await h.sql`insert into beacon_tracked_validators (organisation_id, source, pubkey)
       select ${org.id}, 'registered', unnest(${pubkeys}::text[])`;
     const deps = (await areaOf(h, "beacon-data")).indexerDeps;
@@ -124,7 +133,7 @@ async function benchIndexing() {
       if (written.length !== 1) throw new Error(`step wrote ${written.length} epochs`);
     }
     console.log(
-      `indexing one epoch of ${VALIDATORS} validators (${S} blocks, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; load):`,
+      `indexing one epoch of ${VALIDATORS} validators (${SLOTS_PER_EPOCH} slots, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; load):`,
     );
     for (const [e, s] of steps.entries()) console.log(`  epoch ${e}: ${s}`);
     console.log("  (epoch 0 has no previous state; the node runs in its own process)");
@@ -193,7 +202,7 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   const t = performance.now();
   const small = await makeOrganisation(db, { email: SMALL });
   const large = await makeOrganisation(db, { email: LARGE });
-  const pubkeys = Array.from({ length: VALIDATORS }, (_, i) => backgroundPubkey(i));
+  const pubkeys = pubkeysOf(VALIDATORS);
   await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${large.id}, 'registered', unnest(${pubkeys}::text[])`;
   await sql`insert into beacon_tracked_validators (organisation_id, source, pubkey) select ${small.id}, 'registered', unnest(${pubkeys.slice(0, 100)}::text[])`;
   const spread = await makeOrganisation(db, { email: SPREAD });

@@ -17,7 +17,8 @@ import type { ConsensusChain } from "./chain.ts";
  * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
  * endpoints from Lodestar's own reward accounting. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
- * `POST /devnet/offline/{index}?offline=true|false` and `POST /devnet/advance?to_epoch=E`.
+ * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E` and
+ * `GET /devnet/execution` (the execution node's URL).
  */
 
 const FAR_FUTURE = Number.POSITIVE_INFINITY;
@@ -53,7 +54,20 @@ class HttpError extends Error {
 const ROOT = /^0x[0-9a-f]{64}$/;
 const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
 
-export function consensusApi(chain: ConsensusChain) {
+/** What the node says beside its chain: whether its answers are optimistic, and the requests it served. */
+export interface NodeState {
+  /** `execution_optimistic` in every answer (a node whose execution client has not verified the head). */
+  optimistic: boolean;
+  /** Requests served per path (tests count a client's round trips). */
+  requests: Map<string, number>;
+  /** The execution node's JSON-RPC URL (`GET /devnet/execution`, for a driver in another process). */
+  executionUrl?: string;
+}
+
+export function consensusApi(
+  chain: ConsensusChain,
+  node: NodeState = { optimistic: false, requests: new Map() },
+) {
   const justifiedSlot = () => computeStartSlotAtEpoch(chain.headState().currentJustifiedCheckpoint.epoch);
   const finalizedSlot = () => computeStartSlotAtEpoch(chain.headState().finalizedCheckpoint.epoch);
   /** A slot for the standard's ids (`head`, `genesis`, `finalized`, `justified`, a slot, a block root). */
@@ -86,7 +100,7 @@ export function consensusApi(chain: ConsensusChain) {
   };
   const envelope = (data: unknown, slot: number, version?: string) => ({
     ...(version ? { version } : {}),
-    execution_optimistic: false,
+    execution_optimistic: node.optimistic,
     finalized: slot <= finalizedSlot(),
     data,
   });
@@ -155,6 +169,7 @@ export function consensusApi(chain: ConsensusChain) {
       while (chain.head < (to + 1) * SLOTS_PER_EPOCH - 1) await chain.produceSlot();
       return { body: { data: { head: String(chain.head) } } };
     }
+    if (p === "/devnet/execution") return { body: { data: { url: node.executionUrl ?? null } } };
     m = /^\/devnet\/offline\/(\d+)$/.exec(p);
     if (m && post) {
       chain.setOffline(Number(m[1]), url.searchParams.get("offline") !== "false");
@@ -276,6 +291,7 @@ export function consensusApi(chain: ConsensusChain) {
 
   return async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://x");
+    node.requests.set(url.pathname, (node.requests.get(url.pathname) ?? 0) + 1);
     try {
       const { status = 200, body, version } = await route(req, url);
       res.writeHead(status, {

@@ -37,7 +37,11 @@ export interface ConsensusChainOptions {
   offline?: number[];
   /** Withdrawal credentials (32 bytes, 0x01 or 0x02 with an address) of genesis validator `i`. */
   withdrawalCredentials?: (index: number) => Uint8Array;
+  /** Genesis balance of validator `i` in gwei (default 32 ETH), as a devnet's custom genesis sets it. */
+  genesisBalance?: (index: number) => number;
   payloads?: PayloadBuilder;
+  /** Drops the execution blocks made for the slots after `slot` (a re-org replaces them). */
+  rewindPayloads?: (slot: number) => Promise<void>;
   executionGenesis?: { blockHash: Uint8Array; blockNumber: number; timestamp: number };
   /** Slots of states kept for the Beacon API (default 4 epochs of the minimal preset and more). */
   history?: number;
@@ -73,6 +77,13 @@ export function defaultWithdrawalCredentials(index: number): Uint8Array {
   return wc;
 }
 
+/** 32 bytes of graffiti naming the branch a block was made on (zero before any re-org). */
+const graffitiOf = (fork: number) => {
+  const g = new Uint8Array(32);
+  if (fork > 0) Buffer.from(`reorg ${fork}`).copy(g);
+  return g;
+};
+
 export function createConsensusChain(opts: ConsensusChainOptions) {
   const config = devnetChainConfig(opts.network, { secondsPerSlot: opts.secondsPerSlot });
   const keys: (SecretKey | undefined)[] = devnetSecretKeys(opts.validators);
@@ -81,7 +92,7 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   const interop = keys.map((k, i) => ({
     pubkey: (k as SecretKey).toPublicKey().toBytes(),
     withdrawalCredentials: wc(i),
-    balance: 32e9,
+    balance: opts.genesisBalance?.(i) ?? 32e9,
   }));
   const extra = opts.extraGenesis ?? [];
   keys.push(...extra.map((v) => v.secretKey));
@@ -112,6 +123,10 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   let attestationPool: electra.Attestation[] = [];
   const exitPool: phase0.SignedVoluntaryExit[] = [];
   const slashingPool: phase0.ProposerSlashing[] = [];
+  /** Keys a validator client imported whose validators the registry does not hold yet, by pubkey. */
+  const imported = new Map<string, SecretKey>();
+  /** Re-orgs so far: each one's blocks carry it as graffiti, so a replaced slot's block has another root. */
+  let fork = 0;
 
   const headState = () => (slots.get(head) as SlotRecord).post;
 
@@ -122,6 +137,12 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   async function produceSlot(slot = head + 1) {
     if (slot <= head) throw new Error(`slot ${slot} is not after the head ${head}`);
     const pre = advance(headState(), slot);
+    for (const [pubkey, key] of imported) {
+      const index = pre.epochCtx.getValidatorIndex(key.toPublicKey().toBytes());
+      if (index === null || index === undefined) continue;
+      keys[index] = key;
+      imported.delete(pubkey);
+    }
     const proposer = pre.epochCtx.getBeaconProposer(slot);
     const record: SlotRecord = { post: pre };
     // An offline proposer's slot stays empty, and so does a slashed one's (its block would be invalid).
@@ -138,6 +159,7 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
         duties,
         { attestations, voluntaryExits, proposerSlashings },
         payloads,
+        graffitiOf(fork),
       );
       attestationPool = attestationPool.filter((a) => !attestations.includes(a));
       headRoot = ssz.electra.BeaconBlock.hashTreeRoot(block.message);
@@ -170,10 +192,49 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     return undefined;
   };
 
+  /**
+   * Replaces the last `depth` slots by other blocks, as a fork choice that switched to a competing branch
+   * does: the states and blocks after the branch point are dropped (with their execution blocks, and the
+   * attestations that voted for them), and the slots up to the old head are made again on the older head.
+   */
+  async function reorg(depth: number) {
+    const target = head - depth;
+    const finalized = headState().finalizedCheckpoint.epoch * SLOTS_PER_EPOCH;
+    if (depth < 1 || target < finalized) throw new Error(`cannot re-org to slot ${target}: finalized`);
+    await opts.rewindPayloads?.(target);
+    for (const [s, r] of slots) {
+      if (s <= target) continue;
+      slots.delete(s);
+      if (r.root) byRoot.delete(hexOf(r.root));
+    }
+    head = target;
+    headRoot = latestRoot(target);
+    attestationPool = attestationPool.filter((a) => a.data.slot <= target);
+    fork++;
+    // The branch taken skipped the first replaced slot, as when a late block is re-orged out by the next
+    // proposer building on its parent: that block's rewards and payment are gone, the rest is made again.
+    await produceSlot(target + Math.min(2, depth));
+    while (head < target + depth) await produceSlot();
+  }
+  /** The root of the latest block at or before `slot` (genesis when there is none). */
+  const latestRoot = (slot: number) => {
+    for (let s = slot; s > 0; s--) {
+      const root = slots.get(s)?.root;
+      if (root) return root;
+    }
+    return genesisRoot;
+  };
+
   let timer: NodeJS.Timeout | undefined;
   /** Slots left empty by `start()` because their time had passed before the devnet got to them. */
   let late = 0;
   let running: Promise<unknown> = Promise.resolve();
+  /** Slots are made one at a time, whoever asks (the clock, a test, the advance endpoint). */
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = running.then(fn);
+    running = run.catch(() => {});
+    return run;
+  };
   const wallSlot = () => Math.floor((Date.now() / 1000 - opts.genesisTime) / opts.secondsPerSlot);
 
   return {
@@ -190,11 +251,8 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     get headRoot() {
       return headRoot;
     },
-    produceSlot: (slot?: number) => {
-      const run = running.then(() => produceSlot(slot));
-      running = run.catch(() => {});
-      return run;
-    },
+    produceSlot: (slot?: number) => serial(() => produceSlot(slot)),
+    reorg: (depth: number) => serial(() => reorg(depth)),
     /** Makes each slot at its time; a slot whose time has passed when the devnet gets to it stays empty. */
     start() {
       const tick = () => {
@@ -240,6 +298,13 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
       const key = keys[index];
       if (!key) throw new Error(`validator ${index} has no key on this devnet`);
       slashingPool.push(doubleProposal(advance(headState(), head + 1), index, key));
+    },
+    /**
+     * The validator client takes `key` (an operator's exported keystore): its validator does its duties from
+     * the first slot its deposit has put it in the registry.
+     */
+    importKey(key: SecretKey) {
+      imported.set(hexOf(key.toPublicKey().toBytes()), key);
     },
     setOffline(index: number, offline: boolean) {
       if (offline) duties.offline.add(index);

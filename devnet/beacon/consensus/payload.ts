@@ -1,9 +1,9 @@
 import "./preset.ts";
 import { createHash } from "node:crypto";
 import { ssz } from "@lodestar/types";
-import type { Address } from "viem";
-import type { ElPayment } from "../chain-types.ts";
+import type { Address, Hex } from "viem";
 import { BUILDERS, type ExecutionNode } from "../execution.ts";
+import type { ElPayment } from "../payments.ts";
 import { requestsFromLogs } from "../requests.ts";
 import type { BuiltPayload, PayloadInput } from "./producer.ts";
 
@@ -46,20 +46,51 @@ export function anvilPayloads(
     builderShare?: number;
     feeRecipient: (proposerIndex: number) => Address;
     pubkey: (proposerIndex: number) => string;
+    /** Keep anvil's snapshot before each slot's block, so that a re-org can revert them (a round trip a slot). */
+    reorgs?: boolean;
+    /** A builder block (true), a local one (false), or by `builderShare` (undefined) for this proposal. */
+    builder?: (proposerIndex: number) => boolean | undefined;
   },
-): { build: PayloadBuilder; payments: Map<number, ElPayment> } {
+): {
+  build: PayloadBuilder;
+  payments: Map<number, ElPayment>;
+  rewind: (slot: number) => Promise<void>;
+} {
   const payments = new Map<number, ElPayment>();
+  /** anvil's snapshot before each slot's block, for a re-org (evm_revert drops the later ones too). */
+  const snapshots = new Map<number, Hex>();
+  const rewind = async (slot: number) => {
+    const after = [...snapshots.keys()].filter((s) => s > slot).sort((a, b) => a - b);
+    const first = after[0];
+    if (first === undefined) {
+      if ([...payments.keys()].some((s) => s > slot))
+        throw new Error("the devnet keeps no execution snapshots to re-org: start it with reorgs: true");
+      return;
+    }
+    await ex.revert(snapshots.get(first) as Hex);
+    for (const s of after) {
+      snapshots.delete(s);
+      payments.delete(s);
+    }
+  };
   const build: PayloadBuilder = async (input) => {
-    for (const w of input.withdrawals)
-      await ex.credit(hex(w.address) as Address, BigInt(w.amount) * 10n ** 9n);
+    if (opts.reorgs) snapshots.set(input.slot, await ex.snapshot());
+    // One credit an address (the sweep pays most validators a little every block), all at once.
+    const credits = new Map<string, bigint>();
+    for (const w of input.withdrawals) {
+      const to = hex(w.address);
+      credits.set(to, (credits.get(to) ?? 0n) + BigInt(w.amount) * 10n ** 9n);
+    }
+    await Promise.all([...credits].map(([to, wei]) => ex.credit(to as Address, wei)));
     const feeRecipient = opts.feeRecipient(input.proposerIndex);
-    const builder = unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
+    const builder =
+      opts.builder?.(input.proposerIndex) ?? unit(input.slot, "builder") < (opts.builderShare ?? 0.4);
     const el = await ex.produceBlock({
       timestamp: input.timestamp,
       feeRecipient,
       builderPaymentWei: builder ? BigInt(1 + Math.floor(unit(input.slot, "bid") * 50)) * 10n ** 15n : 0n,
       builder: BUILDERS[Math.floor(unit(input.slot, "which") * BUILDERS.length)] as Address,
-      trafficTxs: 2,
+      trafficTxs: 1,
       tipGwei: 1 + Math.floor(unit(input.slot, "tip") * 3),
     });
     payments.set(input.slot, {
@@ -87,5 +118,5 @@ export function anvilPayloads(
     payload.withdrawals = input.withdrawals;
     return { payload, requests: ssz.electra.ExecutionRequests.fromJson(requestsFromLogs(el.logs as never)) };
   };
-  return { build, payments };
+  return { build, payments, rewind };
 }
