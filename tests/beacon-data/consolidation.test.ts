@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { CachedBeaconStateElectra } from "@lodestar/state-transition";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex } from "viem";
 import { QUEUES } from "../../control-plane/src/queues.ts";
@@ -89,7 +90,8 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   await request(TARGET, TARGET);
   await request(SOURCE, TARGET);
   // Until the source's stake has moved and the sweep has paid out what was left of it.
-  const head = () => devnet.chain.headState();
+  // Electra from genesis (the devnet's default).
+  const head = () => devnet.chain.headState() as CachedBeaconStateElectra;
   const credentialsPrefix = (i: number) => head().validators.getReadonly(i).withdrawalCredentials[0];
   assert.equal(credentialsPrefix(TARGET_INDEX), 2, "the target switched to compounding");
   assert.equal(head().pendingConsolidations.length, 1, "the consolidation was accepted");

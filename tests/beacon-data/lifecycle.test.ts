@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { CachedBeaconStateElectra } from "@lodestar/state-transition";
 import { Webhook } from "standardwebhooks";
 import supertest from "supertest";
 import { type Address, concatHex, type Hex, pad, toHex } from "viem";
@@ -184,7 +185,8 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   const period = devnet.chain.config.SHARD_COMMITTEE_PERIOD;
   const activation = validator(pubkey)!.activationEpoch;
   const key = Buffer.from(pubkey.slice(2), "hex");
-  const head = () => devnet.chain.headState();
+  // Electra from genesis (the devnet's default).
+  const head = () => devnet.chain.headState() as CachedBeaconStateElectra;
   const topUpPending = () =>
     head()
       .pendingDeposits.getAllReadonly()

@@ -10,12 +10,15 @@ import {
 } from "@lodestar/state-transition";
 import { type phase0, rewards, ssz } from "@lodestar/types";
 import type { ConsensusChain } from "./chain.ts";
+import { type DevnetSignedBlock, type DevnetState, isElectra, typesAt } from "./fork.ts";
 
 /**
  * The Beacon API over the consensus devnet's chain (ethereum/beacon-APIs), every object serialised by
  * `@lodestar/types`: genesis, spec, headers, blocks (v2), finality checkpoints, validators (GET with ids
  * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
- * endpoints from Lodestar's own reward accounting. Devnet routes beside them (our addition):
+ * endpoints from Lodestar's own reward accounting. Each block and state answers in its own fork (Deneb's or
+ * Electra's types, `version`, `Eth-Consensus-Version`); a state before Electra has no pending queues, and
+ * its queue endpoints answer 400 as Lodestar's do. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
  * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E` and
  * `GET /devnet/execution` (the execution node's URL).
@@ -52,6 +55,24 @@ class HttpError extends Error {
 }
 
 const ROOT = /^0x[0-9a-f]{64}$/;
+
+/** The Electra pending queues (EIP-7251, EIP-7002): what each endpoint reads from a state, as JSON. */
+const PENDING_QUEUES = {
+  pending_deposits: {
+    name: "pending deposits",
+    json: (st: CachedBeaconStateElectra) => ssz.electra.PendingDeposits.toJson(st.pendingDeposits.toValue()),
+  },
+  pending_partial_withdrawals: {
+    name: "pending partial withdrawals",
+    json: (st: CachedBeaconStateElectra) =>
+      ssz.electra.PendingPartialWithdrawals.toJson(st.pendingPartialWithdrawals.toValue()),
+  },
+  pending_consolidations: {
+    name: "pending consolidations",
+    json: (st: CachedBeaconStateElectra) =>
+      ssz.electra.PendingConsolidations.toJson(st.pendingConsolidations.toValue()),
+  },
+};
 const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString("hex")}`;
 
 /** What the node says beside its chain: whether its answers are optimistic, and the requests it served. */
@@ -87,12 +108,12 @@ export function consensusApi(
     }
     throw new HttpError(400, `Invalid id: ${id}`);
   };
-  const stateOf = (id: string): CachedBeaconStateElectra => {
+  const stateOf = (id: string): DevnetState => {
     const st = chain.stateAt(slotOf(id));
     if (!st) throw new HttpError(404, "State not found");
     return st;
   };
-  const blockOf = (id: string) => {
+  const blockOf = (id: string): DevnetSignedBlock => {
     const slot = slotOf(id);
     const block = /^\d+$/.test(id) || id.startsWith("0x") ? chain.blockAt(slot) : chain.latestBlock(slot);
     if (!block) throw new HttpError(404, "Block not found");
@@ -104,12 +125,12 @@ export function consensusApi(
     finalized: slot <= finalizedSlot(),
     data,
   });
-  const validatorIndex = (st: CachedBeaconStateElectra, id: string) => {
+  const validatorIndex = (st: DevnetState, id: string) => {
     if (/^\d+$/.test(id)) return Number(id);
     const i = st.epochCtx.getValidatorIndex(Uint8Array.from(Buffer.from(id.replace(/^0x/, ""), "hex")));
     return i ?? -1;
   };
-  const validatorsView = (st: CachedBeaconStateElectra, ids: string[], statuses: string[]) => {
+  const validatorsView = (st: DevnetState, ids: string[], statuses: string[]) => {
     const epoch = computeEpochAtSlot(st.slot);
     const all = st.validators.getAllReadonlyValues();
     const balances = st.balances.getAll();
@@ -142,7 +163,7 @@ export function consensusApi(
     const p = url.pathname;
     const post = req.method === "POST";
     if (p === "/eth/v1/beacon/genesis") {
-      const st = chain.stateAt(0) as CachedBeaconStateElectra;
+      const st = chain.stateAt(0) as DevnetState;
       return {
         body: envelope(
           {
@@ -190,12 +211,13 @@ export function consensusApi(
     m = /^\/eth\/v1\/beacon\/headers\/([^/]+)$/.exec(p);
     if (m) {
       const block = blockOf(m[1] ?? "");
+      const types = typesAt(chain.config, block.message.slot);
       const { body, ...header } = block.message;
-      const bodyRoot = ssz.electra.BeaconBlockBody.hashTreeRoot(body);
+      const bodyRoot = types.BeaconBlockBody.hashTreeRoot(body);
       return {
         body: envelope(
           {
-            root: hex(ssz.electra.BeaconBlock.hashTreeRoot(block.message)),
+            root: hex(types.BeaconBlock.hashTreeRoot(block.message)),
             canonical: true,
             header: ssz.phase0.SignedBeaconBlockHeader.toJson({
               message: { ...header, bodyRoot },
@@ -209,10 +231,10 @@ export function consensusApi(
     m = /^\/eth\/v2\/beacon\/blocks\/([^/]+)$/.exec(p);
     if (m) {
       const block = blockOf(m[1] ?? "");
-      return {
-        body: envelope(ssz.electra.SignedBeaconBlock.toJson(block), block.message.slot, "electra"),
-        version: "electra",
-      };
+      const { slot } = block.message;
+      const version = chain.config.getForkName(slot);
+      const data = typesAt(chain.config, slot).SignedBeaconBlock.toJson(block);
+      return { body: envelope(data, slot, version), version };
     }
     m = /^\/eth\/v1\/beacon\/rewards\/(attestations|blocks|sync_committee)\/([^/]+)$/.exec(p);
     if (m) {
@@ -255,19 +277,16 @@ export function consensusApi(
         ),
       };
     }
-    if (what === "pending_deposits") {
-      return {
-        body: envelope(ssz.electra.PendingDeposits.toJson(st.pendingDeposits.toValue()), slot, "electra"),
-        version: "electra",
-      };
-    }
-    if (what === "pending_partial_withdrawals") {
-      const data = ssz.electra.PendingPartialWithdrawals.toJson(st.pendingPartialWithdrawals.toValue());
-      return { body: envelope(data, slot, "electra"), version: "electra" };
-    }
-    if (what === "pending_consolidations") {
-      const data = ssz.electra.PendingConsolidations.toJson(st.pendingConsolidations.toValue());
-      return { body: envelope(data, slot, "electra"), version: "electra" };
+    const queue = Object.hasOwn(PENDING_QUEUES, what ?? "")
+      ? PENDING_QUEUES[what as keyof typeof PENDING_QUEUES]
+      : undefined;
+    if (queue) {
+      if (!isElectra(st)) {
+        const fork = chain.config.getForkName(slot);
+        throw new HttpError(400, `Cannot retrieve ${queue.name} for pre-electra state fork=${fork}`);
+      }
+      const version = chain.config.getForkName(slot);
+      return { body: envelope(queue.json(st), slot, version), version };
     }
     if (what === "validators" && sub) {
       const [v] = validatorsView(st, [sub], []);

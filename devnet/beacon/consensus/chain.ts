@@ -1,17 +1,17 @@
 import "./preset.ts";
 import type { SecretKey } from "@chainsafe/lodestar-z/blst";
 import type { PubkeyCache } from "@chainsafe/lodestar-z/pubkeys";
-import { ForkSeq, SLOTS_PER_EPOCH } from "@lodestar/params";
+import { SLOTS_PER_EPOCH } from "@lodestar/params";
 import {
-  type CachedBeaconStateElectra,
   computeBlockRewards,
   computeEpochAtSlot,
   computeSyncCommitteeRewards,
   getVoluntaryExitValidity,
   VoluntaryExitValidity,
 } from "@lodestar/state-transition";
-import { type electra, type phase0, ssz } from "@lodestar/types";
+import { type phase0, ssz } from "@lodestar/types";
 import { type DevnetNetwork, devnetChainConfig } from "./config.ts";
+import { type DevnetAttestation, type DevnetSignedBlock, type DevnetState, typesAt } from "./fork.ts";
 import { createGenesisState, type GenesisValidator } from "./genesis.ts";
 import { devnetSecretKeys, freshPubkeyCache } from "./keys.ts";
 import { type PayloadBuilder, syntheticPayloads } from "./payload.ts";
@@ -19,7 +19,8 @@ import { advance, attest, doubleProposal, includable, propose } from "./producer
 import { exactAttestationsRewards } from "./rewards.ts";
 
 /**
- * The beacon devnet's chain made by Lodestar's state transition (Electra, minimal preset): `validators`
+ * The beacon devnet's chain made by Lodestar's state transition (Electra, or Deneb up to `electraForkEpoch`;
+ * minimal preset): `validators`
  * interop-keyed validators active from genesis, those in `offline` never doing their duties (so their
  * attestation and sync-committee penalties, and the inactivity rules when many are offline, show). Every
  * slot's state is Lodestar's; the devnet keeps the recent ones for the Beacon API and its rewards endpoints,
@@ -47,6 +48,8 @@ export interface ConsensusChainOptions {
   history?: number;
   /** Genesis validators after the interop ones, as a devnet's custom genesis lists them. */
   extraGenesis?: ExtraGenesisValidator[];
+  /** The first Electra epoch (default 0); the chain is Deneb's before it (config.ts). */
+  electraForkEpoch?: number;
 }
 
 /**
@@ -59,10 +62,10 @@ export interface ExtraGenesisValidator extends GenesisValidator {
 
 interface SlotRecord {
   /** The state after the slot (its block's post-state, or the empty slot's). */
-  post: CachedBeaconStateElectra;
+  post: DevnetState;
   /** The block's pre-state (the parent's state advanced to the slot), for the block's rewards. */
-  pre?: CachedBeaconStateElectra;
-  block?: electra.SignedBeaconBlock;
+  pre?: DevnetState;
+  block?: DevnetSignedBlock;
   root?: Uint8Array;
 }
 
@@ -85,7 +88,10 @@ const graffitiOf = (fork: number) => {
 };
 
 export function createConsensusChain(opts: ConsensusChainOptions) {
-  const config = devnetChainConfig(opts.network, { secondsPerSlot: opts.secondsPerSlot });
+  const config = devnetChainConfig(opts.network, {
+    secondsPerSlot: opts.secondsPerSlot,
+    ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
+  });
   const keys: (SecretKey | undefined)[] = devnetSecretKeys(opts.validators);
   const pubkeyCache: PubkeyCache = freshPubkeyCache();
   const wc = opts.withdrawalCredentials ?? defaultWithdrawalCredentials;
@@ -120,7 +126,7 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
   const byRoot = new Map<string, number>([[hexOf(genesisRoot), 0]]);
   let head = 0;
   let headRoot = genesisRoot;
-  let attestationPool: electra.Attestation[] = [];
+  let attestationPool: DevnetAttestation[] = [];
   const exitPool: phase0.SignedVoluntaryExit[] = [];
   const slashingPool: phase0.ProposerSlashing[] = [];
   /** Keys a validator client imported whose validators the registry does not hold yet, by pubkey. */
@@ -147,11 +153,12 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     const record: SlotRecord = { post: pre };
     // An offline proposer's slot stays empty, and so does a slashed one's (its block would be invalid).
     if (!duties.offline.has(proposer) && keys[proposer] && !pre.validators.getReadonly(proposer).slashed) {
-      const attestations = includable(attestationPool, slot);
+      const attestations = includable(pre, attestationPool, slot);
       const voluntaryExits = exitPool
         .splice(0, 16)
         .filter(
-          (x) => getVoluntaryExitValidity(ForkSeq.electra, pre, x, false) === VoluntaryExitValidity.valid,
+          (x) =>
+            getVoluntaryExitValidity(config.getForkSeq(slot), pre, x, false) === VoluntaryExitValidity.valid,
         );
       const proposerSlashings = slashingPool.splice(0, 16);
       const { block, post } = await propose(
@@ -162,14 +169,13 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
         graffitiOf(fork),
       );
       attestationPool = attestationPool.filter((a) => !attestations.includes(a));
-      headRoot = ssz.electra.BeaconBlock.hashTreeRoot(block.message);
+      headRoot = typesAt(config, slot).BeaconBlock.hashTreeRoot(block.message);
       Object.assign(record, { post, pre, block, root: headRoot });
       byRoot.set(hexOf(headRoot), slot);
     }
     slots.set(slot, record);
     head = slot;
-    const att = attest(record.post, slot, headRoot, duties);
-    if (att) attestationPool.push(att);
+    attestationPool.push(...attest(record.post, slot, headRoot, duties));
     attestationPool = attestationPool.filter((a) => a.data.slot >= slot - 2 * SLOTS_PER_EPOCH);
     for (const [s, r] of slots) {
       if (s === 0 || s >= slot - history) continue;
@@ -289,7 +295,7 @@ export function createConsensusChain(opts: ConsensusChainOptions) {
     /** POST /eth/v1/beacon/pool/voluntary_exits: checked against the head state by the real rules. */
     submitVoluntaryExit(exit: phase0.SignedVoluntaryExit): VoluntaryExitValidity {
       const state = advance(headState(), head + 1);
-      const validity = getVoluntaryExitValidity(ForkSeq.electra, state, exit, true);
+      const validity = getVoluntaryExitValidity(config.getForkSeq(state.slot), state, exit, true);
       if (validity === VoluntaryExitValidity.valid) exitPool.push(exit);
       return validity;
     },

@@ -25,14 +25,21 @@ export interface DevnetNetwork {
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ""), "hex"));
 
 /**
- * The devnet's chain config: Lodestar's minimal config with every fork through Electra at genesis, the
- * network's genesis and Capella fork versions (deposit and voluntary-exit domains), `secondsPerSlot`, and
- * the exit delays shortened so a validator walks from exit to withdrawal in minutes (`shardCommitteePeriod`
- * epochs before it may exit, `withdrawabilityDelay` epochs from exit to withdrawable).
+ * The devnet's chain config: Lodestar's minimal config with every fork through Deneb at genesis and Electra
+ * from `electraForkEpoch` (default 0: at genesis; above 0 the chain starts as Deneb and Lodestar's
+ * `processSlots` upgrades its state at that epoch), the network's genesis and Capella fork versions
+ * (deposit and voluntary-exit domains), `secondsPerSlot`, and the exit delays shortened so a validator
+ * walks from exit to withdrawal in minutes (`shardCommitteePeriod` epochs before it may exit,
+ * `withdrawabilityDelay` epochs from exit to withdrawable).
  */
 export function devnetChainConfig(
   network: DevnetNetwork,
-  opts: { secondsPerSlot: number; shardCommitteePeriod?: number; withdrawabilityDelay?: number },
+  opts: {
+    secondsPerSlot: number;
+    shardCommitteePeriod?: number;
+    withdrawabilityDelay?: number;
+    electraForkEpoch?: number;
+  },
 ): ChainForkConfig {
   return createChainForkConfig({
     ...minimalChainConfig,
@@ -47,7 +54,7 @@ export function devnetChainConfig(
     BELLATRIX_FORK_EPOCH: 0,
     CAPELLA_FORK_EPOCH: 0,
     DENEB_FORK_EPOCH: 0,
-    ELECTRA_FORK_EPOCH: 0,
+    ELECTRA_FORK_EPOCH: opts.electraForkEpoch ?? 0,
     SHARD_COMMITTEE_PERIOD: opts.shardCommitteePeriod ?? 2,
     MIN_VALIDATOR_WITHDRAWABILITY_DELAY: opts.withdrawabilityDelay ?? 2,
   });

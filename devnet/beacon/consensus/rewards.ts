@@ -13,7 +13,6 @@ import {
 import {
   beforeProcessEpoch,
   type CachedBeaconStateAltair,
-  type CachedBeaconStateElectra,
   computeAttestationsRewards,
 } from "@lodestar/state-transition";
 import {
@@ -22,6 +21,7 @@ import {
   processJustificationAndFinalization,
 } from "@lodestar/state-transition/epoch";
 import type { rewards } from "@lodestar/types";
+import type { DevnetState } from "./fork.ts";
 
 /**
  * The attestation rewards an epoch's processing pays, per validator and per component, exactly as the state
@@ -41,13 +41,13 @@ import type { rewards } from "@lodestar/types";
 export async function exactAttestationsRewards(
   config: BeaconConfig,
   pubkeyCache: PubkeyCache,
-  stateIn: CachedBeaconStateElectra,
+  stateIn: DevnetState,
   ids?: (number | string)[],
 ): Promise<rewards.AttestationsRewards> {
   const state = stateIn.clone();
   const cache = beforeProcessEpoch(state);
   processJustificationAndFinalization(state, cache);
-  // Electra's state is a superset of Altair's, which the step is typed with.
+  // Deneb's and Electra's states are supersets of Altair's, which the step is typed with.
   processInactivityUpdates(state as unknown as CachedBeaconStateAltair, cache);
   const report = await computeAttestationsRewards(config, pubkeyCache, state, ids);
   const [credits, debits] = getRewardsAndPenalties(state, cache);

@@ -48,6 +48,11 @@ export interface ConsensusDevnetOptions {
    */
   genesisBalance?: (index: number) => number;
   withdrawalCredentials?: (index: number) => Uint8Array;
+  /**
+   * The first Electra epoch (default 0: Electra from genesis). Above 0 the chain starts as Deneb, as a
+   * network's history before the fork does; Lodestar's `processSlots` upgrades its state at that epoch.
+   */
+  electraForkEpoch?: number;
 }
 
 /**
@@ -92,6 +97,7 @@ export async function startConsensusDevnet(opts: ConsensusDevnetOptions = {}) {
     withdrawalCredentials: credentials,
     ...(opts.genesisBalance ? { genesisBalance: opts.genesisBalance } : {}),
     ...(opts.extraGenesis ? { extraGenesis: opts.extraGenesis } : {}),
+    ...(opts.electraForkEpoch !== undefined ? { electraForkEpoch: opts.electraForkEpoch } : {}),
     ...(el ? { payloads: el.build, rewindPayloads: el.rewind } : {}),
     ...(elHead
       ? {
