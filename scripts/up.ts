@@ -263,7 +263,7 @@ try {
     // the head, would hold the demo's APR an hour behind.
     if (d.urlEnv === "POLYGON_L1_RPC_URL") baseEnv.POLYGON_SNAPSHOT_DEPTH ??= "0";
     if (d.urlEnv === "ETH_BEACON_URL") {
-      // The simulated chain: its anvil at ETH_EXECUTION_URL, indexed from genesis.
+      // The beacon devnet: its anvil at ETH_EXECUTION_URL, indexed from genesis.
       baseEnv.ETH_BATCH_DEPOSITOR ??= DEVNET_BATCH_DEPOSITOR;
       baseEnv.BEACON_INDEXER_START_EPOCH ??= "0";
       baseEnv.BEACON_INDEXER_INTERVAL_MS ??= "2000";

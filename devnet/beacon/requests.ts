@@ -1,5 +1,4 @@
 import { decodeEventLog, type Hex, parseAbi } from "viem";
-import type { Block } from "./chain-types.ts";
 import {
   CONSOLIDATION_REQUEST_CONTRACT,
   DEPOSIT_CONTRACT,
@@ -11,13 +10,28 @@ const DEPOSIT_EVENT = parseAbi([
 ]);
 const le64 = (h: Hex) => Buffer.from(h.slice(2), "hex").readBigUInt64LE(0);
 
+/** A block's `execution_requests` in the Beacon API's JSON (what `ssz.electra.ExecutionRequests` reads). */
+export interface ExecutionRequestsJson {
+  deposits: {
+    pubkey: string;
+    withdrawal_credentials: string;
+    amount: string;
+    signature: string;
+    index: string;
+  }[];
+  withdrawals: { source_address: string; validator_pubkey: string; amount: string }[];
+  consolidations: { source_address: string; source_pubkey: string; target_pubkey: string }[];
+}
+
 /**
  * An execution block's requests as its logs carry them (EIP-6110 deposit events of the deposit contract,
  * EIP-7002 and EIP-7251 request records of their system contracts), in the Beacon API's JSON for
  * `execution_requests`, in log order.
  */
-export function requestsFromLogs(logs: { address: string; data: Hex; topics: Hex[] }[]): Block["requests"] {
-  const req: Block["requests"] = { deposits: [], withdrawals: [], consolidations: [] };
+export function requestsFromLogs(
+  logs: { address: string; data: Hex; topics: Hex[] }[],
+): ExecutionRequestsJson {
+  const req: ExecutionRequestsJson = { deposits: [], withdrawals: [], consolidations: [] };
   for (const log of logs) {
     const address = log.address.toLowerCase();
     if (address === DEPOSIT_CONTRACT) {

@@ -183,7 +183,7 @@ export function consensusApi(
       chain.slash(Number(m[1]));
       return { body: { data: { validator_index: m[1] } } };
     }
-    // As the simplified devnet's: a driver in another process (a benchmark) makes slots up to an epoch's end.
+    // A driver in another process (a benchmark) makes slots up to an epoch's end.
     if (p === "/devnet/advance" && post) {
       const to = Number(url.searchParams.get("to_epoch"));
       if (!Number.isSafeInteger(to) || to < 0) throw new HttpError(400, "to_epoch must be an epoch");
