@@ -20,11 +20,10 @@ import { exactAttestationsRewards } from "./rewards.ts";
 
 /**
  * The beacon devnet's chain made by Lodestar's state transition (Electra, or Deneb up to `electraForkEpoch`;
- * minimal preset): `validators`
- * interop-keyed validators active from genesis, those in `offline` never doing their duties (so their
- * attestation and sync-committee penalties, and the inactivity rules when many are offline, show). Every
- * slot's state is Lodestar's; the devnet keeps the recent ones for the Beacon API and its rewards endpoints,
- * which call Lodestar's own reward accounting on them.
+ * minimal preset): `validators` interop-keyed validators active from genesis, those in `offline` never doing
+ * their duties (so their attestation and sync-committee penalties, and the inactivity rules when many are
+ * offline, show). Every slot's state is Lodestar's; the devnet keeps the recent ones for the Beacon API and
+ * its rewards endpoints, which call Lodestar's own reward accounting on them.
  *
  * Time: `start()` makes each slot at its wall-clock time from genesis; a slot the devnet could not make in
  * time is left empty (the next block's state transition processes it), never made late. Tests drive slots

@@ -38,9 +38,9 @@ import {
 /**
  * What the devnet's validators do each slot, as a validator client would, over Lodestar's state transition:
  * attest to the head (Electra: one aggregate per slot, every committee of the slot; Deneb: one aggregate per
- * committee, its index in the data), sign the previous block root in
- * the sync committee, and propose: RANDAO reveal, the pool's attestations, the sync aggregate, exits and
- * slashings, the execution payload and its requests. The block's state root comes from running the block
+ * committee, its index in the data), sign the previous block root in the sync committee, and propose: RANDAO
+ * reveal, the pool's attestations, the sync aggregate, exits and slashings, the execution payload and its
+ * requests (from Electra). The block's state root comes from running the block
  * through `stateTransition` with every signature verified. Validators in `offline` do none of it.
  */
 
