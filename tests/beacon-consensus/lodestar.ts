@@ -15,6 +15,7 @@ import { DEPOSIT_CONTRACT } from "../../devnet/beacon/contracts.ts";
 export { type ApiClient, getClient } from "@lodestar/api";
 export {
   DOMAIN_DEPOSIT,
+  MIN_SLASHING_PENALTY_QUOTIENT_BELLATRIX,
   MIN_SLASHING_PENALTY_QUOTIENT_ELECTRA,
   SLOTS_PER_EPOCH,
 } from "@lodestar/params";

@@ -14,9 +14,9 @@ import { type DevnetSignedBlock, type DevnetState, isElectra, typesAt } from "./
 
 /**
  * The Beacon API over the consensus devnet's chain (ethereum/beacon-APIs), every object serialised by
- * `@lodestar/types`: genesis, spec, headers, blocks (v2), finality checkpoints, validators (GET with ids
- * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
- * endpoints from Lodestar's own reward accounting. Each block and state answers in its own fork (Deneb's or
+ * `@lodestar/types`: genesis, spec, headers, blocks (v2), a state's fork, finality checkpoints, validators
+ * (GET with ids and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the
+ * three rewards endpoints from Lodestar's own reward accounting. Each block and state answers in its own fork (Deneb's or
  * Electra's types, `version`, `Eth-Consensus-Version`); a state before Electra has no pending queues, and
  * its queue endpoints answer 400 as Lodestar's do. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
@@ -265,6 +265,7 @@ export function consensusApi(
     const [, id = "", what, sub] = m;
     const st = stateOf(id);
     const slot = st.slot;
+    if (what === "fork") return { body: envelope(ssz.phase0.Fork.toJson(st.fork.toValue()), slot) };
     if (what === "finality_checkpoints") {
       return {
         body: envelope(
