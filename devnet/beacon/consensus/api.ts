@@ -17,8 +17,8 @@ import type { ConsensusChain } from "./chain.ts";
  * and statuses, POST), balances, the Electra pending queues, the voluntary-exit pool, and the three rewards
  * endpoints from Lodestar's own reward accounting. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
- * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E` and
- * `GET /devnet/execution` (the execution node's URL).
+ * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E`,
+ * `GET /devnet/execution` (the execution node's URL) and `GET /devnet/served` (time and bytes per answer).
  */
 
 const FAR_FUTURE = Number.POSITIVE_INFINITY;
@@ -289,20 +289,39 @@ export function consensusApi(
     throw new HttpError(404, "Not found");
   }
 
+  // Each kind of answer's count, milliseconds from request to the body's end, and bytes, for a benchmark in
+  // another process (`GET /devnet/served`, which also starts the count again): how long the node itself took.
+  let served = new Map<string, { count: number; ms: number; bytes: number }>();
+  const answered = (path: string, ms: number, bytes: number) => {
+    const kind = path.replace(/\/(\d+|0x[0-9a-fA-F]+|head|genesis|finalized|justified)(?=\/|$)/g, "/{id}");
+    const k = served.get(kind) ?? { count: 0, ms: 0, bytes: 0 };
+    served.set(kind, { count: k.count + 1, ms: k.ms + ms, bytes: k.bytes + bytes });
+  };
+
   return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const t0 = performance.now();
     const url = new URL(req.url ?? "/", "http://x");
     node.requests.set(url.pathname, (node.requests.get(url.pathname) ?? 0) + 1);
+    if (url.pathname === "/devnet/served") {
+      const data = Object.fromEntries(served);
+      served = new Map();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data }));
+      return;
+    }
+    let text: string | undefined;
     try {
       const { status = 200, body, version } = await route(req, url);
       res.writeHead(status, {
         "content-type": "application/json",
         ...(version ? { "eth-consensus-version": version } : {}),
       });
-      res.end(body === undefined ? undefined : JSON.stringify(body));
+      text = body === undefined ? undefined : JSON.stringify(body);
     } catch (err) {
       const status = err instanceof HttpError ? err.status : 500;
       res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: status, message: (err as Error).message }));
+      text = JSON.stringify({ code: status, message: (err as Error).message });
     }
+    res.end(text, () => answered(url.pathname, performance.now() - t0, Buffer.byteLength(text ?? "")));
   };
 }
