@@ -10,7 +10,6 @@ import {
 import { WEI_PER_GWEI } from "../../chains/evm.ts";
 import { mapConcurrent } from "../../http/upstream.ts";
 import type {
-  ApiBlock,
   ApiPendingConsolidation,
   ApiPendingDeposit,
   ApiValidator,
@@ -27,13 +26,7 @@ import {
   type SlotInput,
   type TrackedValidator,
 } from "./epoch-rewards.ts";
-import {
-  attestationRewards,
-  type BlockParts,
-  blockRewards,
-  fetchNodeParts,
-  withBreakdown,
-} from "./reward-breakdown.ts";
+import { attestationRewards, fetchNodeParts, withBreakdown } from "./reward-breakdown.ts";
 
 /** The beacon reads of an epoch: answers the node marks optimistic throw (client.ts `OptimisticAnswer`). */
 type BeaconReads = BeaconApi["verified"];
@@ -83,10 +76,9 @@ export type StateQueues = ReturnType<typeof createStateQueues>;
  * Reads epoch `epoch` from the nodes (every input of `computeEpoch`, the node round trips of all slots a
  * few at a time), computes what it means for the tracked validators, and breaks their CL rewards down as
  * the node's rewards endpoints report them (reward-breakdown.ts). `unserved`: which rewards answer the node
- * did not serve (the rows then have no breakdown). The rewards answers need only the tracked validators'
- * indices (the epoch's last state, read once through the queues), so they are asked for beside the slots'
- * reads, not after them: the attestation rewards once the state is read, a block's sync-committee and
- * proposer rewards once the block is. Every row's validator is among those asked.
+ * did not serve (the rows then have no breakdown). The attestation rewards need only the tracked
+ * validators' indices (the epoch's last state, read once through the queues), so they are asked for beside
+ * the slots' reads, not after them: every row's validator is among those asked.
  */
 export async function readEpoch(
   deps: EpochReadDeps,
@@ -94,27 +86,29 @@ export async function readEpoch(
   tracked: TrackedValidator[],
 ): Promise<{ data: EpochData; unserved: string | null }> {
   const last = (epoch + 1) * deps.spec.slotsPerEpoch - 1;
-  const indices = tracked.length
-    ? deps.queues
-        .validators(
-          last,
-          tracked.map((t) => t.pubkey),
-        )
-        .then((after) => after.map((v) => Number(v.index)))
-    : Promise.resolve([]);
-  const blocks = new Map<number, BlockParts>();
   const [input, attestations] = await Promise.all([
-    fetchEpoch(deps, epoch, tracked, async (slot, block) => {
-      blocks.set(slot, await blockRewards(deps.beacon.rewards, slot, block, await indices));
-    }),
-    indices.then((ix) => attestationRewards(deps.beacon.rewards, epoch, ix)),
+    fetchEpoch(deps, epoch, tracked),
+    tracked.length
+      ? deps.queues
+          .validators(
+            last,
+            tracked.map((t) => t.pubkey),
+          )
+          .then((after) =>
+            attestationRewards(
+              deps.beacon.rewards,
+              epoch,
+              after.map((v) => Number(v.index)),
+            ),
+          )
+      : undefined,
   ]);
   const data = computeEpoch(input);
-  const node = fetchNodeParts(
+  const node = await fetchNodeParts(
+    deps.beacon.rewards,
     input,
     data.rewards.map((r) => r.validatorIndex),
     attestations,
-    blocks,
   );
   return { data: withBreakdown(data, input, node), unserved: "unserved" in node ? node.unserved : null };
 }
@@ -124,8 +118,6 @@ export async function fetchEpoch(
   deps: EpochReadDeps,
   epoch: number,
   tracked: TrackedValidator[],
-  /** Reads more of a block (its rewards) beside its EL reads, within the same bound. */
-  onBlock?: (slot: number, block: ApiBlock) => Promise<unknown>,
 ): Promise<EpochInput> {
   const { beacon, execution, spec, queues } = deps;
   const first = epoch * spec.slotsPerEpoch;
@@ -166,7 +158,6 @@ export async function fetchEpoch(
       const [el, logs] = await Promise.all([
         proposer ? Promise.all([execution.block(hash), execution.receipts(hash)]) : null,
         execution.logs(hash, addresses),
-        onBlock?.(slot, block),
       ]);
       const requests: RequestRow[] = [];
       for (const log of logs) {

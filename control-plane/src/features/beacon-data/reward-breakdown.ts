@@ -1,6 +1,6 @@
-import { NodeAnswerRefused } from "../../http/upstream.ts";
+import { mapConcurrent, NodeAnswerRefused } from "../../http/upstream.ts";
 import type { ClBreakdown } from "./cl-breakdown.ts";
-import type { ApiBlock, BeaconApi } from "./client.ts";
+import type { BeaconApi } from "./client.ts";
 import type { EpochData, EpochInput } from "./epoch-rewards.ts";
 
 type Rewards = BeaconApi["verified"]["rewards"];
@@ -49,58 +49,22 @@ export async function attestationRewards(rewards: Rewards, epoch: number, indice
   return att;
 }
 
-/** A block's sync-committee rewards and its proposer's (undefined: not a tracked proposer), or what the node did not serve. */
-export type BlockParts =
-  | { sync: { validator_index: string; reward: bigint }[]; proposed: { total: bigint } | undefined }
-  | string;
-
-/**
- * The sync-committee rewards of the block at `slot` for the validators `indices`, and its proposer's
- * reward when the proposer is among them. The node's answers are checked here: a validator not asked
- * about or named twice, or block rewards of another proposer than the block's, are refused.
- */
-export async function blockRewards(
-  rewards: Rewards,
-  slot: number,
-  block: ApiBlock,
-  indices: number[],
-): Promise<BlockParts> {
-  if (!indices.length) return { sync: [], proposed: undefined };
-  const asked = new Set(indices);
-  const proposer = Number(block.message.proposer_index);
-  const [sync, proposed] = await Promise.all([
-    rewards.syncCommittee(slot, indices),
-    asked.has(proposer) ? rewards.block(slot) : undefined,
-  ]);
-  if (!sync) return `sync committee rewards of slot ${slot}`;
-  if (proposed === null) return `block rewards of slot ${slot}`;
-  checkIndices(
-    sync.map((s) => s.validator_index),
-    asked,
-    `sync committee rewards of slot ${slot}`,
-  );
-  if (proposed && Number(proposed.proposer_index) !== proposer)
-    throw new NodeAnswerRefused(
-      `Beacon node answered block rewards of slot ${slot} for proposer ${proposed.proposer_index}, the block's is ${proposer}`,
-    );
-  return { sync, proposed };
-}
-
 /**
  * The tracked validators' CL reward parts of epoch `input.epoch` from the node's standard rewards endpoints:
- * the attestation rewards (`attestationRewards`) and the sync-committee and proposer rewards of the epoch's
- * blocks (`blockRewards`, by slot), each asked for every validator in `indices` or more. `unserved` names
- * the first answer the node did not serve (a node without the endpoints, a pruned state): the epoch then
- * has no breakdown at all, never a partial one.
+ * the attestation rewards (`attestationRewards`, asked for every validator in `indices` or more), and the
+ * sync-committee and proposer rewards of the epoch's blocks. `unserved` names the first answer the node did
+ * not serve (a node without the endpoints, a pruned state): the epoch then has no breakdown at all, never a
+ * partial one.
  */
-export function fetchNodeParts(
+export async function fetchNodeParts(
+  rewards: Rewards,
   input: EpochInput,
   indices: number[],
   att: Awaited<ReturnType<typeof attestationRewards>>,
-  blocks: ReadonlyMap<number, BlockParts>,
-): { parts: Map<number, NodeParts> } | { unserved: string } {
+): Promise<{ parts: Map<number, NodeParts> } | { unserved: string }> {
   const parts = new Map<number, NodeParts>();
   if (!indices.length) return { parts };
+  const asked = new Set(indices);
   const add = (index: number, part: keyof NodeParts, amount: bigint) => {
     const p = parts.get(index) ?? { ...NONE };
     p[part] += amount;
@@ -117,15 +81,34 @@ export function fetchNodeParts(
       add(i, "attInactivity", r.inactivity);
     }
   }
-  for (const { slot, block, root } of input.slots) {
-    if (!block || root === null) continue;
-    const b = blocks.get(slot);
-    if (b === undefined) throw new Error(`slot ${slot}: its block's rewards were not read`);
-    if (typeof b === "string") return { unserved: b };
-    for (const s of b.sync) add(Number(s.validator_index), "syncCommittee", s.reward);
-    if (b.proposed) add(Number(block.message.proposer_index), "proposer", b.proposed.total);
-  }
-  return { parts };
+  const blocks = input.slots.flatMap((s) =>
+    s.block && s.root !== null ? [{ slot: s.slot, block: s.block }] : [],
+  );
+  const answers = await mapConcurrent(blocks, 8, async ({ slot, block }) => {
+    const proposer = Number(block.message.proposer_index);
+    const [sync, proposed] = await Promise.all([
+      rewards.syncCommittee(slot, indices),
+      asked.has(proposer) ? rewards.block(slot) : undefined,
+    ]);
+    if (!sync) return `sync committee rewards of slot ${slot}`;
+    if (proposed === null) return `block rewards of slot ${slot}`;
+    checkIndices(
+      sync.map((s) => s.validator_index),
+      asked,
+      `sync committee rewards of slot ${slot}`,
+    );
+    for (const s of sync) add(Number(s.validator_index), "syncCommittee", s.reward);
+    if (proposed) {
+      if (Number(proposed.proposer_index) !== proposer)
+        throw new NodeAnswerRefused(
+          `Beacon node answered block rewards of slot ${slot} for proposer ${proposed.proposer_index}, the block's is ${proposer}`,
+        );
+      add(proposer, "proposer", proposed.total);
+    }
+    return null;
+  });
+  const unserved = answers.find((a) => a !== null);
+  return unserved ? { unserved } : { parts };
 }
 
 /**
