@@ -15,7 +15,6 @@
  * BENCH_PART=index|query runs one part; BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,6 +33,7 @@ import { createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf } from "../helpers/jobs.ts";
 import { adminUrl } from "../helpers/pg.ts";
 import { testRedisUrl } from "../helpers/redis.ts";
+import { cpuMs, watchNodeRequests } from "./node-requests.ts";
 
 const VALIDATORS = Number(process.env.VALIDATORS ?? 10_000);
 const EPOCHS = Number(process.env.EPOCHS ?? 225);
@@ -75,13 +75,12 @@ async function benchIndexing() {
       VALIDATORS: String(VALIDATORS),
     },
   });
+  const executionUrl = (
+    (await fetch(`${devnet.url}/devnet/execution`).then((r) => r.json())) as { data: { url: string } }
+  ).data.url;
   const h = await createControlPlaneHarness({
     ETH_BEACON_URL: devnet.url,
-    ETH_EXECUTION_URL: (
-      (await fetch(`${devnet.url}/devnet/execution`).then((r) => r.json())) as {
-        data: { url: string };
-      }
-    ).data.url,
+    ETH_EXECUTION_URL: executionUrl,
     BEACON_INDEXER_START_EPOCH: "0",
     BEACON_INDEXER_MAX_EPOCHS: "1",
   });
@@ -108,14 +107,20 @@ async function benchIndexing() {
       ]),
     ) as typeof deps.repo;
     const indexer = createIndexer({ ...deps, repo });
+    // Every node request of the indexer: its wall time to the body's end and its bytes, per kind; beside
+    // it the devnet's own time per answer (`GET /devnet/served`) and its CPU.
+    const nodes = watchNodeRequests({ beacon: devnet.url, execution: executionUrl });
     let t = performance.now();
     await fetch(`${devnet.url}/devnet/advance?to_epoch=${INDEX_EPOCHS}`, { method: "POST" });
     console.log(
       `chain: ${VALIDATORS} validators, ${INDEX_EPOCHS + 1} epochs produced in ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
     const steps: string[] = [];
+    const devnetCpu = () => cpuMs(devnet.child.pid as number);
     for (let e = 0; e <= INDEX_EPOCHS; e++) {
       pgMs.clear();
+      await nodes.reset();
+      const devnetCpu0 = devnetCpu();
       t = performance.now();
       const cpu = process.cpuUsage();
       const written = await indexer.runOnce();
@@ -127,16 +132,19 @@ async function benchIndexing() {
         .slice(0, 3)
         .map(([k, v]) => `${k} ${ms(v)}`)
         .join(", ");
+      const devnetUsed = devnetCpu() - devnetCpu0;
       steps.push(
-        `${ms(wall)} (CPU ${ms((used.user + used.system) / 1000)}; Postgres ${ms(pg)}: ${top}; nodes + computing ${ms(wall - pg)}; ${load().slice(0, 9)})`,
+        `  epoch ${e}: ${ms(wall)} (CPU ${ms((used.user + used.system) / 1000)}; Postgres ${ms(pg)}: ${top}; nodes + computing ${ms(wall - pg)}; devnet CPU ${ms(devnetUsed)}; ${load().slice(0, 9)})`,
+        ...(await nodes.lines()).map((l) => `    ${l}`),
       );
       if (written.length !== 1) throw new Error(`step wrote ${written.length} epochs`);
     }
     console.log(
-      `indexing one epoch of ${VALIDATORS} validators (${SLOTS_PER_EPOCH} slots, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; load):`,
+      `indexing one epoch of ${VALIDATORS} validators (${SLOTS_PER_EPOCH} slots, all proposers tracked): wall (indexer CPU; Postgres calls; the rest; the devnet's CPU; load), then per kind of node request: count, bytes, the indexer's wall (summed; requests overlap), the devnet's time to answer:`,
     );
-    for (const [e, s] of steps.entries()) console.log(`  epoch ${e}: ${s}`);
+    for (const s of steps) console.log(s);
     console.log("  (epoch 0 has no previous state; the node runs in its own process)");
+    nodes.restore();
   } finally {
     await stopAll([devnet]);
     await h.close();
@@ -230,12 +238,6 @@ async function seed(url: string, sql: postgres.Sql, db: ReturnType<typeof create
   console.log(
     `seeded ${BENCH_DB}: ${VALIDATORS * EPOCHS} reward rows (+ daily rollup) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
-}
-
-/** User + system CPU time of a process so far (Linux /proc, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function freePort(): Promise<number> {

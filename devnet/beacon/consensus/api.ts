@@ -20,8 +20,8 @@ import { type DevnetSignedBlock, type DevnetState, isElectra, typesAt } from "./
  * Electra's types, `version`, `Eth-Consensus-Version`); a state before Electra has no pending queues, and
  * its queue endpoints answer 400 as Lodestar's do. Devnet routes beside them (our addition):
  * `POST /devnet/slash/{index}` (the validator signs two blocks for one slot; the next block slashes it),
- * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E` and
- * `GET /devnet/execution` (the execution node's URL).
+ * `POST /devnet/offline/{index}?offline=true|false`, `POST /devnet/advance?to_epoch=E`,
+ * `GET /devnet/execution` (the execution node's URL) and `GET /devnet/served` (time and bytes per answer).
  */
 
 const FAR_FUTURE = Number.POSITIVE_INFINITY;
@@ -156,10 +156,48 @@ export function consensusApi(
   const rewardIds = (body: unknown) =>
     Array.isArray(body) ? body.map((id) => (/^\d+$/.test(String(id)) ? Number(id) : String(id))) : [];
 
+  /**
+   * Every validator's attestation rewards of an epoch, computed once per state that pays them (a re-org's
+   * state is another object) with each entry's JSON built once: the state transition's work on 10,000
+   * validators is the slow part, and the same epoch is asked again (a backfill, another reader). A request
+   * picks its validators' entries in index order, as Lodestar answers, with a set where Lodestar searches
+   * its id list once per validator; ids naming no validator are left out, and none left means all.
+   */
+  const attestationAnswers = new WeakMap<object, Promise<{ ideal: string; totals: [number, string][] }>>();
+  async function attestationRewards(epoch: number, ids: (number | string)[]) {
+    const last = (epoch + 2) * SLOTS_PER_EPOCH - 1;
+    const st = last <= chain.head ? chain.stateAt(last) : undefined;
+    if (!st) return undefined;
+    let all = attestationAnswers.get(st);
+    if (!all) {
+      all = chain.attestationRewards(epoch).then((r) => {
+        if (!r) throw new HttpError(404, `Rewards for epoch ${epoch} are not available yet`);
+        const json = rewards.AttestationsRewardsType.toJson(r) as {
+          ideal_rewards: unknown[];
+          total_rewards: { validator_index: string }[];
+        };
+        return {
+          ideal: JSON.stringify(json.ideal_rewards),
+          totals: json.total_rewards.map((t): [number, string] => [
+            Number(t.validator_index),
+            JSON.stringify(t),
+          ]),
+        };
+      });
+      attestationAnswers.set(st, all);
+      all.catch(() => attestationAnswers.delete(st));
+    }
+    const { ideal, totals } = await all;
+    const wanted = new Set(ids.map((id) => validatorIndex(st, String(id))).filter((i) => i >= 0));
+    const picked = wanted.size ? totals.filter(([i]) => wanted.has(i)) : totals;
+    return `{"ideal_rewards":${ideal},"total_rewards":[${picked.map(([, j]) => j).join(",")}]}`;
+  }
+
+  /** An answer: `body`, or with `data` (JSON already built) `body` is an envelope of null `data`. */
   async function route(
     req: IncomingMessage,
     url: URL,
-  ): Promise<{ status?: number; body?: unknown; version?: string }> {
+  ): Promise<{ status?: number; body?: unknown; data?: string; version?: string }> {
     const p = url.pathname;
     const post = req.method === "POST";
     if (p === "/eth/v1/beacon/genesis") {
@@ -241,14 +279,9 @@ export function consensusApi(
       const [, kind, id = ""] = m;
       if (kind === "attestations") {
         if (!/^\d+$/.test(id)) throw new HttpError(400, `Invalid epoch: ${id}`);
-        const r = await chain.attestationRewards(
-          Number(id),
-          rewardIds(post ? await readBody(req) : undefined),
-        );
-        if (!r) throw new HttpError(404, `Rewards for epoch ${id} are not available yet`);
-        return {
-          body: envelope(rewards.AttestationsRewardsType.toJson(r), (Number(id) + 2) * SLOTS_PER_EPOCH - 1),
-        };
+        const data = await attestationRewards(Number(id), rewardIds(post ? await readBody(req) : undefined));
+        if (!data) throw new HttpError(404, `Rewards for epoch ${id} are not available yet`);
+        return { body: envelope(null, (Number(id) + 2) * SLOTS_PER_EPOCH - 1), data };
       }
       const slot = blockOf(id).message.slot;
       if (kind === "blocks") {
@@ -309,20 +342,40 @@ export function consensusApi(
     throw new HttpError(404, "Not found");
   }
 
+  // Each kind of answer's count, milliseconds from request to the body's end, and bytes, for a benchmark in
+  // another process (`GET /devnet/served`, which also starts the count again): how long the node itself took.
+  let served = new Map<string, { count: number; ms: number; bytes: number }>();
+  const answered = (path: string, ms: number, bytes: number) => {
+    const kind = path.replace(/\/(\d+|0x[0-9a-fA-F]+|head|genesis|finalized|justified)(?=\/|$)/g, "/{id}");
+    const k = served.get(kind) ?? { count: 0, ms: 0, bytes: 0 };
+    served.set(kind, { count: k.count + 1, ms: k.ms + ms, bytes: k.bytes + bytes });
+  };
+
   return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const t0 = performance.now();
     const url = new URL(req.url ?? "/", "http://x");
     node.requests.set(url.pathname, (node.requests.get(url.pathname) ?? 0) + 1);
+    if (url.pathname === "/devnet/served") {
+      const data = Object.fromEntries(served);
+      served = new Map();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data }));
+      return;
+    }
+    let text: string | undefined;
     try {
-      const { status = 200, body, version } = await route(req, url);
+      const { status = 200, body, data, version } = await route(req, url);
       res.writeHead(status, {
         "content-type": "application/json",
         ...(version ? { "eth-consensus-version": version } : {}),
       });
-      res.end(body === undefined ? undefined : JSON.stringify(body));
+      text = body === undefined ? undefined : JSON.stringify(body);
+      if (text !== undefined && data !== undefined) text = `${text.slice(0, -"null}".length)}${data}}`;
     } catch (err) {
       const status = err instanceof HttpError ? err.status : 500;
       res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: status, message: (err as Error).message }));
+      text = JSON.stringify({ code: status, message: (err as Error).message });
     }
+    res.end(text, () => answered(url.pathname, performance.now() - t0, Buffer.byteLength(text ?? "")));
   };
 }

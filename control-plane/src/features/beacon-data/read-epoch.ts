@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Hex } from "viem";
 import { withdrawalAddressOf } from "../../chains/beacon.ts";
 import { DEPOSIT_EVENT_TOPIC, decodeDepositEvent } from "../../chains/deposit-contract.ts";
@@ -11,6 +12,7 @@ import { mapConcurrent } from "../../http/upstream.ts";
 import type {
   ApiPendingConsolidation,
   ApiPendingDeposit,
+  ApiValidator,
   BeaconApi,
   ChainSpec,
   ExecutionApi,
@@ -24,7 +26,7 @@ import {
   type SlotInput,
   type TrackedValidator,
 } from "./epoch-rewards.ts";
-import { fetchNodeParts, withBreakdown } from "./reward-breakdown.ts";
+import { attestationRewards, fetchNodeParts, withBreakdown } from "./reward-breakdown.ts";
 
 /** The beacon reads of an epoch: answers the node marks optimistic throw (client.ts `OptimisticAnswer`). */
 type BeaconReads = BeaconApi["verified"];
@@ -37,9 +39,11 @@ export interface EpochReadDeps {
 }
 
 /**
- * The pending queues of the states the indexer reads, each state's fetched once: the last state of epoch e
- * is the state before epoch e + 1 (and a backfill's e − 1), and on mainnet the deposit queue runs to
- * megabytes. Keeps the latest `keep` states; `clear()` after a re-org, which may have replaced them.
+ * The pending queues and the tracked validators of the states the indexer reads, each state's fetched once:
+ * the last state of epoch e is the state before epoch e + 1 (and a backfill's e − 1), on mainnet the deposit
+ * queue runs to megabytes, and 10,000 validators are 4.5 MiB of JSON. The validators are kept per set of
+ * pubkeys asked (a backfill asks for fewer, a registration adds some). Keeps the latest `keep` states;
+ * `clear()` after a re-org, which may have replaced them.
  */
 export function createStateQueues(beacon: BeaconReads, keep = 4) {
   const memo = new Map<string, Promise<unknown>>();
@@ -50,7 +54,7 @@ export function createStateQueues(beacon: BeaconReads, keep = 4) {
       memo.set(key, p);
       // A failed read is asked again next time.
       p.catch(() => memo.delete(key));
-      while (memo.size > 2 * keep) memo.delete(memo.keys().next().value as string);
+      while (memo.size > 3 * keep) memo.delete(memo.keys().next().value as string);
     }
     return p;
   }
@@ -59,6 +63,10 @@ export function createStateQueues(beacon: BeaconReads, keep = 4) {
       once(`d${slot}`, () => beacon.pendingDeposits(slot)),
     consolidations: (slot: number): Promise<ApiPendingConsolidation[]> =>
       once(`c${slot}`, () => beacon.pendingConsolidations(slot)),
+    validators: (slot: number | "genesis", pubkeys: string[]): Promise<ApiValidator[]> =>
+      once(`v${slot}:${createHash("sha256").update(pubkeys.join()).digest("hex")}`, () =>
+        beacon.validators(slot, pubkeys),
+      ),
     clear: () => memo.clear(),
   };
 }
@@ -68,19 +76,39 @@ export type StateQueues = ReturnType<typeof createStateQueues>;
  * Reads epoch `epoch` from the nodes (every input of `computeEpoch`, the node round trips of all slots a
  * few at a time), computes what it means for the tracked validators, and breaks their CL rewards down as
  * the node's rewards endpoints report them (reward-breakdown.ts). `unserved`: which rewards answer the node
- * did not serve (the rows then have no breakdown).
+ * did not serve (the rows then have no breakdown). The attestation rewards need only the tracked
+ * validators' indices (the epoch's last state, read once through the queues), so they are asked for beside
+ * the slots' reads, not after them: every row's validator is among those asked.
  */
 export async function readEpoch(
   deps: EpochReadDeps,
   epoch: number,
   tracked: TrackedValidator[],
 ): Promise<{ data: EpochData; unserved: string | null }> {
-  const input = await fetchEpoch(deps, epoch, tracked);
+  const last = (epoch + 1) * deps.spec.slotsPerEpoch - 1;
+  const [input, attestations] = await Promise.all([
+    fetchEpoch(deps, epoch, tracked),
+    tracked.length
+      ? deps.queues
+          .validators(
+            last,
+            tracked.map((t) => t.pubkey),
+          )
+          .then((after) =>
+            attestationRewards(
+              deps.beacon.rewards,
+              epoch,
+              after.map((v) => Number(v.index)),
+            ),
+          )
+      : undefined,
+  ]);
   const data = computeEpoch(input);
   const node = await fetchNodeParts(
     deps.beacon.rewards,
     input,
     data.rewards.map((r) => r.validatorIndex),
+    attestations,
   );
   return { data: withBreakdown(data, input, node), unserved: "unserved" in node ? node.unserved : null };
 }
@@ -101,37 +129,32 @@ export async function fetchEpoch(
   const queued = pubkeys.length > 0 && electra(last);
   const before = queued && first > 0 && electra(first - 1);
   const none = Promise.resolve([]);
-  const [after, prev, pendingAfter, pendingBefore, consolidatingAfter, consolidatingBefore] =
-    await Promise.all([
-      beacon.validators(last, pubkeys),
-      // Epoch 0 is measured from the genesis state: a genesis validator did not earn its balance in it.
-      beacon.validators(first > 0 ? first - 1 : "genesis", pubkeys),
-      queued ? queues.deposits(last) : none,
-      before ? queues.deposits(first - 1) : none,
-      before ? queues.consolidations(last) : none,
-      before ? queues.consolidations(first - 1) : none,
-    ]);
-  const trackedIndices = new Set(after.map((v) => Number(v.index)));
-  // The counterpart of a tracked validator in a finished consolidation may be untracked: read by index.
-  const known = new Set(prev.map((v) => v.index));
-  const unknownSources = finishedConsolidations(consolidatingBefore, consolidatingAfter, trackedIndices)
-    .map((c) => c.source_index)
-    .filter((i) => !known.has(i));
-  const untrackedSources = unknownSources.length ? await beacon.validators(first - 1, unknownSources) : [];
-
+  const states = Promise.all([
+    queues.validators(last, pubkeys),
+    // Epoch 0 is measured from the genesis state: a genesis validator did not earn its balance in it.
+    queues.validators(first > 0 ? first - 1 : "genesis", pubkeys),
+    queued ? queues.deposits(last) : none,
+    before ? queues.deposits(first - 1) : none,
+    before ? queues.consolidations(last) : none,
+    before ? queues.consolidations(first - 1) : none,
+  ]);
+  // The slots are read beside the states; only a block's EL reads wait for whether its proposer is tracked.
+  const tracking = states.then(([after]) => new Set(after.map((v) => Number(v.index))));
+  // Its failure is the states' (awaited below), not one more to report.
+  tracking.catch(() => {});
   const addresses = [
     deps.depositContract as Hex,
     SYSTEM_CONTRACTS.withdrawals,
     SYSTEM_CONTRACTS.consolidations,
   ];
-  const slots = await mapConcurrent(
+  const slotReads = mapConcurrent(
     Array.from({ length: spec.slotsPerEpoch }, (_, i) => first + i),
     8,
     async (slot): Promise<SlotInput> => {
       const [root, block] = await Promise.all([beacon.blockRoot(slot), beacon.block(slot)]);
       const hash = block?.message.body.execution_payload?.block_hash as Hex | undefined;
       if (!block || !hash || root === null) return { slot, root, block: null, proposed: null, requests: [] };
-      const proposer = trackedIndices.has(Number(block.message.proposer_index));
+      const proposer = (await tracking).has(Number(block.message.proposer_index));
       const [el, logs] = await Promise.all([
         proposer ? Promise.all([execution.block(hash), execution.receipts(hash)]) : null,
         execution.logs(hash, addresses),
@@ -149,6 +172,14 @@ export async function fetchEpoch(
       return { slot, root, block, proposed, requests };
     },
   );
+  const [[after, prev, pendingAfter, pendingBefore, consolidatingAfter, consolidatingBefore], slots] =
+    await Promise.all([states, slotReads]);
+  // The counterpart of a tracked validator in a finished consolidation may be untracked: read by index.
+  const known = new Set(prev.map((v) => v.index));
+  const unknownSources = finishedConsolidations(consolidatingBefore, consolidatingAfter, await tracking)
+    .map((c) => c.source_index)
+    .filter((i) => !known.has(i));
+  const untrackedSources = unknownSources.length ? await beacon.validators(first - 1, unknownSources) : [];
   return {
     epoch,
     spec,

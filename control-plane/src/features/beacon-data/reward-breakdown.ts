@@ -32,16 +32,35 @@ function checkIndices(indices: string[], asked: Set<number>, what: string): void
 }
 
 /**
+ * The attestation rewards that epoch `epoch`'s first slot pays (those of epoch − 2, processed at the end of
+ * epoch − 1; none before epoch 2, as the spec pays none for the genesis epoch) for the validators `indices`:
+ * undefined when there are none to ask, null when the node does not serve them.
+ */
+export async function attestationRewards(rewards: Rewards, epoch: number, indices: number[]) {
+  const attEpoch = epoch - 2;
+  if (attEpoch < 0 || !indices.length) return undefined;
+  const att = await rewards.attestations(attEpoch, indices);
+  if (att)
+    checkIndices(
+      att.total_rewards.map((r) => r.validator_index),
+      new Set(indices),
+      `attestation rewards of epoch ${attEpoch}`,
+    );
+  return att;
+}
+
+/**
  * The tracked validators' CL reward parts of epoch `input.epoch` from the node's standard rewards endpoints:
- * the attestation rewards that the epoch's first slot pays (those of epoch − 2, processed at the end of
- * epoch − 1; none before epoch 2, as the spec pays none for the genesis epoch), and the sync-committee and
- * proposer rewards of the epoch's blocks. `unserved` names the first answer the node did not serve (a node
- * without the endpoints, a pruned state): the epoch then has no breakdown at all, never a partial one.
+ * the attestation rewards (`attestationRewards`, asked for every validator in `indices` or more), and the
+ * sync-committee and proposer rewards of the epoch's blocks. `unserved` names the first answer the node did
+ * not serve (a node without the endpoints, a pruned state): the epoch then has no breakdown at all, never a
+ * partial one.
  */
 export async function fetchNodeParts(
   rewards: Rewards,
   input: EpochInput,
   indices: number[],
+  att: Awaited<ReturnType<typeof attestationRewards>>,
 ): Promise<{ parts: Map<number, NodeParts> } | { unserved: string }> {
   const parts = new Map<number, NodeParts>();
   if (!indices.length) return { parts };
@@ -53,13 +72,7 @@ export async function fetchNodeParts(
   };
   const attEpoch = input.epoch - 2;
   if (attEpoch >= 0) {
-    const att = await rewards.attestations(attEpoch, indices);
     if (!att) return { unserved: `attestation rewards of epoch ${attEpoch}` };
-    checkIndices(
-      att.total_rewards.map((r) => r.validator_index),
-      asked,
-      `attestation rewards of epoch ${attEpoch}`,
-    );
     for (const r of att.total_rewards) {
       const i = Number(r.validator_index);
       add(i, "attSource", r.source);
