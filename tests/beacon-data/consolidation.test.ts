@@ -77,6 +77,21 @@ async function request(source: string, target: string) {
   assert.equal((await ex.public.getTransactionReceipt({ hash })).status, "success");
 }
 
+/**
+ * Every page of a validator's transactions, newest first: a source in the sync committee earns every slot
+ * and is swept nearly every slot, more withdrawals than one page of 100 holds.
+ */
+async function transactionsOf(pubkey: string) {
+  const all: { type: string; layer: string; amount: string }[] = [];
+  for (let page = 1, pages = 1; page <= pages; page++) {
+    const res = await get("/api/transactions", { pubkeys: pubkey, per_page: 100, page });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    pages = res.body.pages;
+    all.push(...res.body.results);
+  }
+  return all;
+}
+
 test("a consolidation moves 32 ETH to the target without counting it as a reward or a loss", async () => {
   const reg = await supertest(h.app)
     .post("/api/validators/register")
@@ -108,8 +123,7 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   // The consolidation happened: the target holds both stakes, the source is exited and swept.
   assert.ok(BigInt(state.get(TARGET)?.balances.current_staked ?? 0) > 64n * GWEI);
   assert.equal(state.get(SOURCE)?.beacon_status, "withdrawal_done");
-  const txs = (await get("/api/transactions", { pubkeys: SOURCE, per_page: 100 })).body.results;
-  assert.ok(txs.some((t: { type: string }) => t.type === "CONSOLIDATE"));
+  assert.ok((await transactionsOf(SOURCE)).some((t) => t.type === "CONSOLIDATE"));
 
   const rewards = await get("/api/rewards/epoch", { start_epoch: 1, end_epoch: last, per_page: 100 });
   assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
@@ -125,18 +139,10 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   // The balances at the end of epoch 0, which epoch 1's rewards start from.
   const endOf0 = devnet.chain.stateAt(S - 1)!;
   const start = [SOURCE_INDEX, TARGET_INDEX].map((i) => BigInt(endOf0.balances.get(i)));
-  // Every page: a source in the sync committee is swept nearly every slot, more than one page's worth.
-  const paid = async (pubkey: string) => {
-    let sum = 0n;
-    for (let page = 1, pages = 1; page <= pages; page++) {
-      const res = await get("/api/transactions", { pubkeys: pubkey, per_page: 100, page });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      pages = res.body.pages;
-      for (const t of res.body.results as { layer: string; amount: string }[])
-        if (t.layer === "CONSENSUS_LAYER") sum += BigInt(t.amount);
-    }
-    return sum;
-  };
+  const paid = async (pubkey: string) =>
+    (await transactionsOf(pubkey))
+      .filter((t) => t.layer === "CONSENSUS_LAYER")
+      .reduce((a, t) => a + BigInt(t.amount), 0n);
   // What the chain's blocks paid the pair in the epochs summed (the indexer's record is checked against it).
   let swept = 0n;
   for (let slot = S; slot < (last + 1) * S; slot++) {
