@@ -10,6 +10,7 @@ import { loadLodestar } from "../beacon-consensus/load.ts";
 import { makeOrganisation } from "../helpers/accounts.ts";
 import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/control-plane.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
+import { transactionsOf } from "./fixtures.ts";
 
 const { SLOTS_PER_EPOCH, startConsensusDevnet } = await loadLodestar();
 
@@ -77,21 +78,6 @@ async function request(source: string, target: string) {
   assert.equal((await ex.public.getTransactionReceipt({ hash })).status, "success");
 }
 
-/**
- * Every page of a validator's transactions, newest first: a source in the sync committee earns every slot
- * and is swept nearly every slot, more withdrawals than one page of 100 holds.
- */
-async function transactionsOf(pubkey: string) {
-  const all: { type: string; layer: string; amount: string }[] = [];
-  for (let page = 1, pages = 1; page <= pages; page++) {
-    const res = await get("/api/transactions", { pubkeys: pubkey, per_page: 100, page });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    pages = res.body.pages;
-    all.push(...res.body.results);
-  }
-  return all;
-}
-
 test("a consolidation moves 32 ETH to the target without counting it as a reward or a loss", async () => {
   const reg = await supertest(h.app)
     .post("/api/validators/register")
@@ -123,7 +109,7 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   // The consolidation happened: the target holds both stakes, the source is exited and swept.
   assert.ok(BigInt(state.get(TARGET)?.balances.current_staked ?? 0) > 64n * GWEI);
   assert.equal(state.get(SOURCE)?.beacon_status, "withdrawal_done");
-  assert.ok((await transactionsOf(SOURCE)).some((t) => t.type === "CONSOLIDATE"));
+  assert.ok((await transactionsOf(h.app, key, SOURCE)).some((t) => t.type === "CONSOLIDATE"));
 
   const rewards = await get("/api/rewards/epoch", { start_epoch: 1, end_epoch: last, per_page: 100 });
   assert.equal(rewards.status, 200, JSON.stringify(rewards.body));
@@ -140,7 +126,7 @@ test("a consolidation moves 32 ETH to the target without counting it as a reward
   const endOf0 = devnet.chain.stateAt(S - 1)!;
   const start = [SOURCE_INDEX, TARGET_INDEX].map((i) => BigInt(endOf0.balances.get(i)));
   const paid = async (pubkey: string) =>
-    (await transactionsOf(pubkey))
+    (await transactionsOf(h.app, key, pubkey))
       .filter((t) => t.layer === "CONSENSUS_LAYER")
       .reduce((a, t) => a + BigInt(t.amount), 0n);
   // What the chain's blocks paid the pair in the epochs summed (the indexer's record is checked against it).
