@@ -1,3 +1,5 @@
+import assert from "node:assert/strict";
+import supertest from "supertest";
 import { QUEUES } from "../../control-plane/src/queues.ts";
 import type { ConsensusDevnetOptions } from "../../devnet/beacon/consensus/server.ts";
 import { loadLodestar } from "../beacon-consensus/load.ts";
@@ -59,3 +61,28 @@ export const depositQueueReads = (requests: Map<string, number>) =>
       return m ? [[Number(m[1]), n] as [number, number]] : [];
     })
     .sort((a, b) => a[0] - b[0]);
+
+/** A row of `GET /api/transactions`, as far as the tests sum and sort them. */
+export interface TransactionOut {
+  type: string;
+  layer: string;
+  amount: string;
+}
+
+/**
+ * Every page of `pubkey`'s transactions (newest first). A validator in the sync committee earns every block
+ * and is swept nearly every slot: its withdrawals can outgrow one page of 100.
+ */
+export async function transactionsOf(app: ControlPlaneHarness["app"], apiKey: string, pubkey: string) {
+  const all: TransactionOut[] = [];
+  for (let page = 1, pages = 1; page <= pages; page++) {
+    const res = await supertest(app)
+      .get("/api/transactions")
+      .set("api-key", apiKey)
+      .query({ pubkeys: pubkey, per_page: 100, page });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    pages = res.body.pages;
+    all.push(...res.body.results);
+  }
+  return all;
+}

@@ -17,7 +17,7 @@ import { type ControlPlaneHarness, createControlPlaneHarness } from "../helpers/
 import { eventually } from "../helpers/eventually.ts";
 import { areaOf, startJobs } from "../helpers/jobs.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
-import { indexedRows } from "./fixtures.ts";
+import { indexedRows, transactionsOf } from "./fixtures.ts";
 
 const { SLOTS_PER_EPOCH, startConsensusDevnet } = await loadLodestar();
 
@@ -267,7 +267,7 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
     `a CL reward outside ±0.1 ETH: ${cl}`,
   );
   // Σ CL rewards = what the validator received − what was put in: withdrawals − deposits (end balance is 0).
-  const all = (await get("/api/transactions").query({ pubkeys: pubkey, per_page: 100 })).body.results;
+  const all = await transactionsOf(h.app, org.apiKey, pubkey);
   const sum = (type: RegExp) =>
     all
       .filter(
