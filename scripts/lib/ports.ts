@@ -1,3 +1,5 @@
+import { randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 
 /**
@@ -20,6 +22,24 @@ function canListen(port: number, host?: string): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * The first port of the kernel's ephemeral range (Linux; elsewhere the IANA range's). A port picked inside
+ * the range can be taken between the pick and the process's listen by any outbound connection on the host
+ * (a busy host makes thousands), so a moved port is chosen below it, where only a listener can collide.
+ */
+function ephemeralStart(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    if (low > 11_000) return low;
+  } catch {}
+  return 49_152;
+}
+
+/** A random run of `span` ports from 10000 up to the ephemeral range, where no usual service listens. */
+function candidatePort(span: number): number {
+  return 10_000 + randomInt(ephemeralStart() - span - 10_000);
 }
 
 /** A loopback port that was free a moment ago (the OS's pick for a listener on port 0). */
@@ -59,9 +79,9 @@ export async function choosePort(opts: {
     throw new PortTaken(
       `port ${opts.preferred} (${opts.variable}, ${opts.what}) is in use by another program or checkout: free it or set ${opts.variable} to another port`,
     );
-  for (let tries = 0; tries < 20; tries++) {
-    const p = await freePort();
-    if (p + span <= 65536 && (await runFree(p))) {
+  for (let tries = 0; tries < 50; tries++) {
+    const p = candidatePort(span);
+    if (await runFree(p)) {
       opts.log(`${opts.what} ${opts.preferred} → ${p}`);
       return p;
     }
