@@ -309,6 +309,7 @@ describe("organisations' console", { skip: "missing" in chromium && chromium.mis
     await page.getByLabel("Amount (ETH)").fill("1.5");
     await page.getByRole("button", { name: "Prepare withdrawal request…" }).click();
     await page.getByRole("alertdialog", { name: "Prepare this withdrawal request?" }).waitFor();
+    assert.equal(await page.evaluate<string>("document.activeElement.textContent"), "Cancel");
     await page.keyboard.press("Escape");
     await page.getByTestId("exit-outcome").filter({ hasText: "Cancelled: nothing was sent." }).waitFor();
     assert.deepEqual(

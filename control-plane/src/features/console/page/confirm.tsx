@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 /**
  * The step between asking and sending: what will be sent, in words, and two buttons. Cancel is focused
@@ -14,7 +14,9 @@ export function Confirm(props: {
   children: ComponentChildren;
 }) {
   const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancel.current?.focus(), []);
+  // Before the dialog is painted: a key pressed as soon as it shows (Escape) lands in it, not on the button
+  // that opened it.
+  useLayoutEffect(() => cancel.current?.focus(), []);
   return (
     <div
       class="confirm"
