@@ -80,6 +80,10 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
   const anvil = await startAnvil(
     [
       "--no-mining",
+      // Arrival order: a builder block's payment, sent last, is its last transaction as builders make it
+      // (the indexer finds MEV there), whatever tip a user's transaction in the same block offers.
+      "--order",
+      "fifo",
       "--hardfork",
       "prague",
       "--chain-id",
@@ -176,7 +180,7 @@ export async function startExecutionNode(opts: { chainId: number; port?: number 
         });
       }
       if (args.builderPaymentWei) {
-        // The lowest tip, so the fee ordering puts the payment last, as builders do.
+        // Sent last (anvil orders by arrival), so it is the block's last transaction, as builders do.
         await wallet.sendTransaction({
           chain: null,
           account: builder as Address,
