@@ -111,7 +111,8 @@ async function benchIndexing() {
     // it the devnet's own time per answer (`GET /devnet/served`) and its CPU.
     const nodes = watchNodeRequests({ beacon: devnet.url, execution: executionUrl });
     let t = performance.now();
-    await fetch(`${devnet.url}/devnet/advance?to_epoch=${INDEX_EPOCHS}`, { method: "POST" });
+    const advanced = await fetch(`${devnet.url}/devnet/advance?to_epoch=${INDEX_EPOCHS}`, { method: "POST" });
+    if (!advanced.ok) throw new Error(`devnet advance: ${advanced.status} ${await advanced.text()}`);
     console.log(
       `chain: ${VALIDATORS} validators, ${INDEX_EPOCHS + 1} epochs produced in ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
