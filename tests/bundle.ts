@@ -19,6 +19,7 @@ const ENTRIES = [
   "control-plane/src/worker.ts",
   "gateway/src/main.ts",
   "scripts/bench/bare-proxy.ts",
+  "scripts/bench/floor-proxy.ts",
   "scripts/bench/gateway.ts",
   "scripts/bench/load.ts",
   "scripts/bench/upstream.ts",

@@ -32,7 +32,7 @@ import { buildGateway } from "@stake/gateway/build";
 import postgres from "postgres";
 import { startRedis, stateDir } from "../lib/infra.ts";
 import { reportMetrics, type ScrapeStats, scrapeDuring } from "./gateway-metrics.ts";
-import { pairedRounds, quickCallsBar, roundTripFloor } from "./quick-calls.ts";
+import { FLOOR, pairedRounds, quickCallsBar, roundTripFloor } from "./quick-calls.ts";
 import {
   commandStats,
   describeCommands,
@@ -104,6 +104,8 @@ async function main() {
     const upstreamUrl = await upstream.ready;
     const bare = startProcess(["scripts/bench/bare-proxy.ts", upstreamUrl]);
     children.push(bare.child);
+    const floorProxy = startProcess(["scripts/bench/floor-proxy.ts", upstreamUrl, gatewayRedis]);
+    children.push(floorProxy.child);
 
     const operator = createGatewayOperatorService({ db: pg.db, redis, keys });
     await operator.addProvider({ key: "bench", originUrl: upstreamUrl, costInUsd: "0.000001" });
@@ -142,6 +144,8 @@ async function main() {
       pid: number;
       gatewayKey?: string;
       metricsUrl?: string | undefined;
+      /** It calls Redis: Redis's CPU is counted against its requests. */
+      redis?: boolean;
     }> = [
       { name: "direct", url: upstreamUrl, path: "/", pid: upstream.child.pid as number },
       {
@@ -150,13 +154,21 @@ async function main() {
         path: "/",
         pid: bare.child.pid as number,
       },
-      { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, ...gw },
+      {
+        name: FLOOR,
+        url: await floorProxy.ready,
+        path: "/",
+        pid: floorProxy.child.pid as number,
+        redis: true,
+      },
+      { name: "gateway + billing", path: "/gateway/bench/x", gatewayKey: bench.apiKey, redis: true, ...gw },
     ];
     if (REDIS_SOCKET === "both")
       targets.push({
         name: SOCKET_GATEWAY,
         path: "/gateway/bench/x",
         gatewayKey: bench.apiKey,
+        redis: true,
         ...(await startGateway(1, socketRedis)),
       });
     if (PROCESSES > 1) {
@@ -165,6 +177,7 @@ async function main() {
         name,
         path: "/gateway/bench/x",
         gatewayKey: bench.apiKey,
+        redis: true,
         ...(await startGateway(PROCESSES)),
       });
     }
@@ -200,7 +213,7 @@ async function main() {
       const scraping = t.metricsUrl ? scrapeDuring(t.metricsUrl) : undefined;
       const counted = t.gatewayKey && ownRedis;
       const before = counted ? await commandStats(redis) : undefined;
-      const redisOf = t.gatewayKey ? redisPid : undefined;
+      const redisOf = t.redis ? redisPid : undefined;
       const r = await load(t.url, t.path, c, seconds, t.pid, t.gatewayKey, redisOf, pinned ? "1" : undefined);
       if (before) {
         const key = `${named(t.name, pinned)} c${c}`;
@@ -350,8 +363,16 @@ async function main() {
     for (const line of books.lines) console.log(line);
     if (!books.ok) process.exitCode = 1;
   } finally {
+    // Each drains and exits (a gateway writes its BENCH_PROFILE then); one still running after 10 s is killed.
+    const exited = children.map((c) =>
+      c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once("exit", r)),
+    );
     for (const c of children) c.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 300));
+    const stuck = setTimeout(() => {
+      for (const c of children) c.kill("SIGKILL");
+    }, 10_000);
+    await Promise.all(exited);
+    clearTimeout(stuck);
     let cursor = "0";
     do {
       const [next, batch] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 5000);

@@ -20,7 +20,7 @@ export function startProcess(
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of the gateway process on exit; BENCH_NODE_FLAGS replaces
   // the gateway's V8 flags (to compare settings); BENCH_ONLY=<name prefix>[,<prefix>…] runs only those targets.
   const profile =
-    process.env.BENCH_PROFILE && /(^|\/)gateway\//.test(args[0] ?? "")
+    process.env.BENCH_PROFILE && /(^|\/)(bench-)?gateway\//.test(args[0] ?? "")
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
   // A TypeScript helper (the upstream, the bare proxy) from its bundle under `npm test`, else through tsx.
