@@ -297,12 +297,38 @@ test("provision → deposits on anvil → indexed lifecycle, rewards and transac
   const balanceAt = (blockNumber: number) =>
     ex.getBalance({ address: FEE_RECIPIENT, blockNumber: BigInt(blockNumber) });
   let received = 0n;
+  const blocks: {
+    slot: number;
+    blockNumber: number;
+    builder: string | null;
+    mevWei: bigint;
+    gwei: bigint;
+  }[] = [];
   for (const p of devnet.payments!.values()) {
     if (p.pubkey !== pubkey || Math.floor(p.slot / S) !== proposedEpoch) continue;
-    received += ((await balanceAt(p.blockNumber)) - (await balanceAt(p.blockNumber - 1))) / GWEI;
+    const gwei = ((await balanceAt(p.blockNumber)) - (await balanceAt(p.blockNumber - 1))) / GWEI;
+    received += gwei;
+    blocks.push({ ...p, gwei });
   }
   assert.ok(received > 0n, "the proposal paid the fee recipient");
-  assert.equal(BigInt(el?.el_reward ?? -1), received);
+  if (BigInt(el?.el_reward ?? -1) !== received) {
+    // What each block of the proposer held, to tell a devnet's payment out of place from an indexer's miss.
+    const held = await Promise.all(
+      blocks.map(async (b) => {
+        const block = await ex.getBlock({ blockNumber: BigInt(b.blockNumber), includeTransactions: true });
+        const receipts = await ex.getBlockReceipts({ blockHash: block.hash });
+        const status = (hash: string) =>
+          receipts.find((r) => r.transactionHash === hash)?.status ?? "no receipt";
+        const txs = block.transactions
+          .map((t) => `${t.from}→${t.to} ${t.value} (${status(t.hash)})`)
+          .join("; ");
+        return `slot ${b.slot} block ${b.blockNumber} (coinbase ${block.miner}, builder ${b.builder}, bid ${b.mevWei} wei, fee recipient +${b.gwei} gwei): ${txs}`;
+      }),
+    );
+    assert.fail(
+      `indexed EL reward ${JSON.stringify(el)} against ${received} gwei received:\n${held.join("\n")}`,
+    );
+  }
 
   const overview = await get("/api/rewards/overview");
   assert.equal(overview.status, 200, JSON.stringify(overview.body));
