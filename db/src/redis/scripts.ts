@@ -137,7 +137,7 @@ export interface ReserveItem {
   /** The API key the request came with, kept for the usage roll-up ("" when none: a tool's). */
   keyId: string;
   /** The party's and the key's caps and the key's limits, as `encodeBudget` writes them ("" or absent: none). */
-  budget?: string;
+  budget?: string | undefined;
 }
 
 /** What reserve.lua holds a request to beyond the party's balance and request limit. */
@@ -232,13 +232,13 @@ export const finalizeScript: BatchScript<
   {
     outcome: "registered" | "failed" | "failed-unanswered" | "failed-mid-body" | "late-registered";
     expectedId: string;
-    newId?: string;
+    newId?: string | undefined;
     /** The HTTP status the client got (0 or absent: none, e.g. it left first). */
-    httpStatus?: number;
+    httpStatus?: number | undefined;
     /** The provider's latency to its response headers, ms (absent: it did not answer). */
-    upstreamMs?: number;
+    upstreamMs?: number | undefined;
     /** The path asked of the provider, without its query (absent: unknown, the reaper's). */
-    path?: string;
+    path?: string | undefined;
   }
 > = {
   script: load("finalize"),

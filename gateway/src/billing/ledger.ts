@@ -175,12 +175,19 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
       const id = newId("reservation");
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
       const recordKey = g.reservation(input.partyId, scope);
-      const reply = await batcher.add(
-        "reserve",
-        input.partyId,
-        recordKey,
-        reserveScript.item({ ...input, id, scope }),
-      );
+      // Fields named one by one: on Node 20, `{ ...input, id, scope }` (a spread followed by properties)
+      // took V8's slow path, 7–11 µs a request against 0.1 µs (docs/benchmarks.md, "object spread").
+      const item: ReserveItem = {
+        cost: input.cost,
+        id,
+        idempotencyKey: input.idempotencyKey,
+        providerKey: input.providerKey,
+        costInUsd: input.costInUsd,
+        scope,
+        keyId: input.keyId,
+        budget: input.budget,
+      };
+      const reply = await batcher.add("reserve", input.partyId, recordKey, reserveScript.item(item));
       if (reply[0] === "RATE_LIMITED" || reply[0] === "SPEND_CAP")
         return {
           ok: false,
@@ -225,10 +232,19 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
           ? { ok: false, code: "NOT_IN_FLIGHT", status: String(reply[1]) }
           : { ok: false, code: "NOT_FOUND" };
       };
-      const done = await move({ outcome, expectedId: r.id, ...facts });
+      // The facts named one by one, not spread (why: reserve, above).
+      const { httpStatus, upstreamMs, path } = facts;
+      const done = await move({ outcome, expectedId: r.id, httpStatus, upstreamMs, path });
       if (outcome !== "registered" || done.ok || done.status !== "failed") return done;
       const charge = newId("reservation");
-      const late = await move({ outcome: "late-registered", expectedId: r.id, newId: charge, ...facts });
+      const late = await move({
+        outcome: "late-registered",
+        expectedId: r.id,
+        newId: charge,
+        httpStatus,
+        upstreamMs,
+        path,
+      });
       if (!late.ok) return late;
       r.id = charge;
       return { ok: true, lateCharge: charge };
