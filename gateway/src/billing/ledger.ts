@@ -176,7 +176,7 @@ export function createLedger(redis: Redis, keys: RedisKeys, ttlSeconds: number, 
       const scope = scopeHash(input.providerKey, input.idempotencyKey);
       const recordKey = g.reservation(input.partyId, scope);
       // Fields named one by one: on Node 20, `{ ...input, id, scope }` (a spread followed by properties)
-      // took V8's slow path, 7–11 µs a request against 0.1 µs (docs/benchmarks.md, "object spread").
+      // took V8's slow path, 4–12 µs a request against 0.1 µs (docs/benchmarks.md, "object spread").
       const item: ReserveItem = {
         cost: input.cost,
         id,
